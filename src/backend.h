@@ -1,0 +1,104 @@
+/*
+ * backend.h -- INTERNAL: the interface every backend implements, and the context struct.
+ *
+ * A backend is one table of function pointers (gpusort_backend_ops) plus its own state, kept in
+ * gpusort_ctx.impl. The core (src/gpusort.c) checks every argument before it calls a backend, so
+ * a backend may assume:
+ *   - types are valid, n > 0, pointers non-NULL where the call needs them;
+ *   - value_type is NONE, U32 or U64; for argsort values_in == NULL and values_out != NULL;
+ *   - keys_out == keys_in (in place) or the two do not overlap (same for values);
+ *   - keys_out may be NULL only for pairs/argsort (the backend then uses its own scratch).
+ * A backend sets a detailed message with gpusort__set_error() when it fails.
+ *
+ * Registration: gpusort__backends[] in src/registry.c is the one place that lists backends.
+ * Methods marked (optional) may be NULL: the core answers GPUSORT_STATUS_UNSUPPORTED, except for
+ * segmented/batch sort and strings/records, where the core falls back to the CPU backend's
+ * implementation through a temporary host copy when the backend lacks them.
+ *
+ * Names starting with gpusort__ (two underscores) are internal to the library.
+ */
+#ifndef GPUSORT_BACKEND_H
+#define GPUSORT_BACKEND_H
+
+#include "gpusort.h"
+
+#include <stdarg.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GPUSORT_BACKEND_OPS_VERSION 1
+#define GPUSORT_ERROR_MAX 1024
+
+typedef struct gpusort_backend_ops {
+    int version;                 /* GPUSORT_BACKEND_OPS_VERSION */
+    gpusort_backend id;
+    const char *name;            /* "cpu", "cuda", "opencl" */
+
+    /* Device enumeration (no context needed). A built backend with no driver or no device
+     * answers *count = 0 and SUCCESS. */
+    gpusort_status (*device_count)(int *count);
+    gpusort_status (*device_info)(int device, gpusort_device_info *info);
+
+    /* Create the backend state for ctx on device (>= 0), store it in ctx->impl. */
+    gpusort_status (*init)(gpusort_ctx *ctx, int device);
+    /* Free ctx->impl (called once; synchronise first). */
+    void (*destroy)(gpusort_ctx *ctx);
+
+    /* Keys, pairs and argsort (desc->values_in == NULL with a value type). */
+    gpusort_status (*sort)(gpusort_ctx *ctx, const gpusort_sort_desc *desc);
+    gpusort_status (*reduce)(gpusort_ctx *ctx, gpusort_type type, const void *data, size_t n,
+                             gpusort_op op, gpusort_value *result);
+
+    /* (optional) */
+    gpusort_status (*segmented_sort)(gpusort_ctx *ctx, const gpusort_sort_desc *desc,
+                                     const uint64_t *offsets, size_t num_segments);
+    /* (optional) */
+    gpusort_status (*batch_sort)(gpusort_ctx *ctx, const gpusort_sort_desc *desc,
+                                 size_t row_length);
+    /* (optional) perm_out is always U64 here; the core narrows to U32 if asked. */
+    gpusort_status (*sort_strings)(gpusort_ctx *ctx, const uint8_t *bytes,
+                                   const uint64_t *offsets, size_t n, gpusort_order order,
+                                   uint64_t *perm_out);
+    /* (optional) perm_out is never NULL here (the core provides scratch). */
+    gpusort_status (*sort_records)(gpusort_ctx *ctx, const void *records_in, void *records_out,
+                                   size_t n, size_t record_size, size_t key_offset,
+                                   size_t key_size, gpusort_order order, uint64_t *perm_out);
+    /* (optional) stream/queue handle; NULL restores the backend's own. */
+    gpusort_status (*set_stream)(gpusort_ctx *ctx, void *stream);
+    /* (optional) */
+    gpusort_status (*synchronize)(gpusort_ctx *ctx);
+} gpusort_backend_ops;
+
+struct gpusort_ctx {
+    const gpusort_backend_ops *ops;
+    void *impl;                         /* the backend's own state */
+    int device;
+    int threads;                        /* 0 = all online cores */
+    char last_error[GPUSORT_ERROR_MAX];
+};
+
+/* The registry (src/registry.c): NULL for a backend not built. Indexed by gpusort_backend. */
+const gpusort_backend_ops *gpusort__backend_ops(gpusort_backend backend);
+
+/* Set ctx->last_error (printf-style) and return status, so a backend can write
+ *   return gpusort__set_error(ctx, GPUSORT_STATUS_DEVICE_ERROR, "cudaMalloc: %s", msg); */
+gpusort_status gpusort__set_error(gpusort_ctx *ctx, gpusort_status status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Number of worker threads a context should use (resolves 0 to the online core count). */
+int gpusort__threads(const gpusort_ctx *ctx);
+
+/* The backends' tables (each defined in its folder; referenced only by src/registry.c). */
+extern const gpusort_backend_ops gpusort__cpu_ops;
+extern const gpusort_backend_ops gpusort__cuda_ops;
+extern const gpusort_backend_ops gpusort__opencl_ops;
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GPUSORT_BACKEND_H */

@@ -1,0 +1,61 @@
+/*
+ * cpu.h -- INTERNAL: the CPU backend's functions, shared by its files and usable by the other
+ * backends (the GPU backends merge host-side runs with them) and by the CLI's text mode.
+ *
+ *   backend.c   the ops table, device info, dispatch by algorithm     (gpusort__cpu_ops)
+ *   parallel.c  a tiny pthread fork-join helper                        gpusort__cpu_parallel_for
+ *   radix.c     multithreaded LSD radix sort, keys/pairs/argsort       gpusort__cpu_radix_sort
+ *   merge.c     stable parallel merge sort; k-way merge of sorted runs gpusort__cpu_merge_sort,
+ *                                                                      gpusort__cpu_merge_runs
+ *   reduce.c    parallel sum/min/max                                   gpusort__cpu_reduce
+ *   segmented.c segmented and fixed-row batch sort                     gpusort__cpu_segmented_sort
+ *   strings.c   byte-string sort (MSD radix + multikey quicksort)       gpusort__cpu_sort_strings
+ *   records.c   fixed-size record sort by a byte key                   gpusort__cpu_sort_records
+ *
+ * All take arguments already checked by the core (see backend.h), host memory only.
+ */
+#ifndef GPUSORT_CPU_H
+#define GPUSORT_CPU_H
+
+#include "backend.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Run fn(arg, i) for i in [0, count) on up to `threads` threads (the caller's thread is one of
+ * them) and wait for all. count <= threads is the usual use (one task per thread). Returns
+ * OUT_OF_HOST_MEMORY / DEVICE_ERROR (thread creation failed) without running partially: on
+ * failure to create threads it runs the remaining tasks on the calling thread. */
+gpusort_status gpusort__cpu_parallel_for(int threads, size_t count,
+                                         void (*fn)(void *arg, size_t i), void *arg);
+
+gpusort_status gpusort__cpu_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d);
+gpusort_status gpusort__cpu_radix_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d);
+gpusort_status gpusort__cpu_merge_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d);
+
+/* Stable k-way merge of sorted runs. Run r is elements [run_offsets[r], run_offsets[r+1]) of
+ * d->keys_in (and d->values_in if d has values), each sorted in d->order by the gpusort order.
+ * The merged result goes to d->keys_out / d->values_out (must not alias the inputs). Ties go to
+ * the lower run, so merging runs cut from one array in order is stable. */
+gpusort_status gpusort__cpu_merge_runs(gpusort_ctx *ctx, const gpusort_sort_desc *d,
+                                       const uint64_t *run_offsets, size_t num_runs);
+
+gpusort_status gpusort__cpu_reduce(gpusort_ctx *ctx, gpusort_type type, const void *data,
+                                   size_t n, gpusort_op op, gpusort_value *result);
+gpusort_status gpusort__cpu_segmented_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d,
+                                           const uint64_t *offsets, size_t num_segments);
+gpusort_status gpusort__cpu_batch_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d,
+                                       size_t row_length);
+gpusort_status gpusort__cpu_sort_strings(gpusort_ctx *ctx, const uint8_t *bytes,
+                                         const uint64_t *offsets, size_t n, gpusort_order order,
+                                         uint64_t *perm_out);
+gpusort_status gpusort__cpu_sort_records(gpusort_ctx *ctx, const void *records_in,
+                                         void *records_out, size_t n, size_t record_size,
+                                         size_t key_offset, size_t key_size, gpusort_order order,
+                                         uint64_t *perm_out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GPUSORT_CPU_H */

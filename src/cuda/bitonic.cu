@@ -1,0 +1,8 @@
+/* bitonic.cu -- PLACEHOLDER until issue 4 lands: the bitonic sort answers "unsupported". */
+#include "cuda_internal.h"
+
+extern "C" gpusort_status gpusort__cuda_bitonic_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d)
+{
+    return gpusort__set_error(ctx, GPUSORT_STATUS_UNSUPPORTED,
+                              "the CUDA bitonic sort is not implemented yet");
+}

@@ -1,0 +1,8 @@
+/* merge.cu -- PLACEHOLDER until issue 4 lands: the merge sort answers "unsupported". */
+#include "cuda_internal.h"
+
+extern "C" gpusort_status gpusort__cuda_merge_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d)
+{
+    return gpusort__set_error(ctx, GPUSORT_STATUS_UNSUPPORTED,
+                              "the CUDA merge sort is not implemented yet");
+}

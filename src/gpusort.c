@@ -1,0 +1,494 @@
+/*
+ * gpusort.c -- the core: names, argument checks, context life cycle and dispatch to backends.
+ *
+ * Every public call lands here first. The core validates the arguments once (so backends need
+ * not), picks the backend from the context, and forwards the call through the backend's table
+ * (src/backend.h). Errors come back as gpusort_status with a detail in ctx->last_error; the
+ * library never prints, aborts or exits.
+ *
+ * Exports: everything in include/gpusort.h, plus gpusort__set_error() and gpusort__threads()
+ * for the backends.
+ */
+#include "backend.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- names ---- */
+
+const char *gpusort_status_string(gpusort_status status)
+{
+    switch (status) {
+#define GPUSORT_X_(name, code, msg) case GPUSORT_STATUS_##name: return msg;
+        GPUSORT_STATUS_LIST(GPUSORT_X_)
+#undef GPUSORT_X_
+    default: return "unknown status";
+    }
+}
+
+static const char *const type_names[GPUSORT_TYPE_COUNT_] = {"u32", "i32", "f32",
+                                                            "u64", "i64", "f64"};
+static const size_t type_sizes[GPUSORT_TYPE_COUNT_] = {4, 4, 4, 8, 8, 8};
+static const char *const backend_names[GPUSORT_BACKEND_COUNT_] = {"auto", "cpu", "cuda",
+                                                                  "opencl"};
+static const char *const algorithm_names[GPUSORT_ALGORITHM_COUNT_] = {"auto", "radix", "merge",
+                                                                      "bitonic", "rank"};
+
+static int type_valid(gpusort_type t) { return (int)t >= 0 && t < GPUSORT_TYPE_COUNT_; }
+
+size_t gpusort_type_size(gpusort_type type) { return type_valid(type) ? type_sizes[type] : 0; }
+
+const char *gpusort_type_name(gpusort_type type)
+{
+    return type_valid(type) ? type_names[type] : NULL;
+}
+
+static gpusort_status parse_name(const char *name, const char *const *names, int count, int *out)
+{
+    if (!name || !out) return GPUSORT_STATUS_INVALID_ARGUMENT;
+    for (int i = 0; i < count; i++)
+        if (strcmp(name, names[i]) == 0) { *out = i; return GPUSORT_STATUS_SUCCESS; }
+    return GPUSORT_STATUS_INVALID_ARGUMENT;
+}
+
+gpusort_status gpusort_type_parse(const char *name, gpusort_type *type)
+{
+    int v = 0;
+    gpusort_status s = parse_name(name, type_names, GPUSORT_TYPE_COUNT_, &v);
+    if (s == GPUSORT_STATUS_SUCCESS && type) *type = (gpusort_type)v;
+    return type ? s : GPUSORT_STATUS_INVALID_ARGUMENT;
+}
+
+const char *gpusort_backend_name(gpusort_backend b)
+{
+    return ((int)b >= 0 && b < GPUSORT_BACKEND_COUNT_) ? backend_names[b] : NULL;
+}
+
+gpusort_status gpusort_backend_parse(const char *name, gpusort_backend *backend)
+{
+    int v = 0;
+    gpusort_status s = parse_name(name, backend_names, GPUSORT_BACKEND_COUNT_, &v);
+    if (s == GPUSORT_STATUS_SUCCESS && backend) *backend = (gpusort_backend)v;
+    return backend ? s : GPUSORT_STATUS_INVALID_ARGUMENT;
+}
+
+const char *gpusort_algorithm_name(gpusort_algorithm a)
+{
+    return ((int)a >= 0 && a < GPUSORT_ALGORITHM_COUNT_) ? algorithm_names[a] : NULL;
+}
+
+gpusort_status gpusort_algorithm_parse(const char *name, gpusort_algorithm *algorithm)
+{
+    int v = 0;
+    gpusort_status s = parse_name(name, algorithm_names, GPUSORT_ALGORITHM_COUNT_, &v);
+    if (s == GPUSORT_STATUS_SUCCESS && algorithm) *algorithm = (gpusort_algorithm)v;
+    return algorithm ? s : GPUSORT_STATUS_INVALID_ARGUMENT;
+}
+
+char gpusort_value_field(gpusort_type type)
+{
+    switch (type) {
+    case GPUSORT_TYPE_U32: case GPUSORT_TYPE_U64: return 'u';
+    case GPUSORT_TYPE_I32: case GPUSORT_TYPE_I64: return 'i';
+    case GPUSORT_TYPE_F32: case GPUSORT_TYPE_F64: return 'f';
+    default: return 0;
+    }
+}
+
+/* ---- errors ---- */
+
+gpusort_status gpusort__set_error(gpusort_ctx *ctx, gpusort_status status, const char *fmt, ...)
+{
+    if (ctx) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(ctx->last_error, sizeof ctx->last_error, fmt, ap);
+        va_end(ap);
+    }
+    return status;
+}
+
+int gpusort__threads(const gpusort_ctx *ctx)
+{
+    if (ctx && ctx->threads > 0) return ctx->threads;
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)(n > 1024 ? 1024 : n) : 1;
+}
+
+/* ---- backends and devices ---- */
+
+int gpusort_backend_built(gpusort_backend backend)
+{
+    if (backend == GPUSORT_BACKEND_AUTO) return 1;
+    return gpusort__backend_ops(backend) != NULL;
+}
+
+gpusort_status gpusort_device_count(gpusort_backend backend, int *count)
+{
+    if (!count) return GPUSORT_STATUS_INVALID_ARGUMENT;
+    *count = 0;
+    if (backend == GPUSORT_BACKEND_AUTO || (int)backend < 0 || backend >= GPUSORT_BACKEND_COUNT_)
+        return GPUSORT_STATUS_INVALID_ARGUMENT;
+    const gpusort_backend_ops *ops = gpusort__backend_ops(backend);
+    if (!ops) return GPUSORT_STATUS_BACKEND_NOT_BUILT;
+    return ops->device_count(count);
+}
+
+gpusort_status gpusort_device_get_info(gpusort_backend backend, int device,
+                                       gpusort_device_info *info)
+{
+    if (!info || device < 0) return GPUSORT_STATUS_INVALID_ARGUMENT;
+    int count = 0;
+    gpusort_status s = gpusort_device_count(backend, &count);
+    if (s != GPUSORT_STATUS_SUCCESS) return s;
+    if (device >= count) return count ? GPUSORT_STATUS_INVALID_ARGUMENT : GPUSORT_STATUS_NO_DEVICE;
+    memset(info, 0, sizeof *info);
+    return gpusort__backend_ops(backend)->device_info(device, info);
+}
+
+/* ---- context ---- */
+
+static gpusort_status ctx_try(gpusort_ctx **out, gpusort_backend backend, int device)
+{
+    const gpusort_backend_ops *ops = gpusort__backend_ops(backend);
+    if (!ops) return GPUSORT_STATUS_BACKEND_NOT_BUILT;
+    int count = 0;
+    gpusort_status s = ops->device_count(&count);
+    if (s != GPUSORT_STATUS_SUCCESS) return s;
+    if (count == 0) return GPUSORT_STATUS_NO_DEVICE;
+    if (device < 0) device = 0;
+    if (device >= count) return GPUSORT_STATUS_INVALID_ARGUMENT;
+    gpusort_ctx *ctx = (gpusort_ctx *)calloc(1, sizeof *ctx);
+    if (!ctx) return GPUSORT_STATUS_OUT_OF_HOST_MEMORY;
+    ctx->ops = ops;
+    ctx->device = device;
+    s = ops->init(ctx, device);
+    if (s != GPUSORT_STATUS_SUCCESS) { free(ctx); return s; }
+    *out = ctx;
+    return GPUSORT_STATUS_SUCCESS;
+}
+
+gpusort_status gpusort_ctx_create(gpusort_ctx **ctx, gpusort_backend backend, int device)
+{
+    if (!ctx) return GPUSORT_STATUS_INVALID_ARGUMENT;
+    *ctx = NULL;
+    if ((int)backend < 0 || backend >= GPUSORT_BACKEND_COUNT_ || device < -1)
+        return GPUSORT_STATUS_INVALID_ARGUMENT;
+    if (backend != GPUSORT_BACKEND_AUTO) return ctx_try(ctx, backend, device);
+    /* AUTO: the first backend with a usable device. The device index applies to the GPU
+     * backends; the CPU fallback always takes its single device. */
+    static const gpusort_backend order[] = {GPUSORT_BACKEND_CUDA, GPUSORT_BACKEND_OPENCL};
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
+        if (ctx_try(ctx, order[i], device) == GPUSORT_STATUS_SUCCESS) return GPUSORT_STATUS_SUCCESS;
+    return ctx_try(ctx, GPUSORT_BACKEND_CPU, 0);
+}
+
+void gpusort_ctx_free(gpusort_ctx *ctx)
+{
+    if (!ctx) return;
+    if (ctx->ops->synchronize) (void)ctx->ops->synchronize(ctx);
+    ctx->ops->destroy(ctx);
+    free(ctx);
+}
+
+gpusort_backend gpusort_ctx_backend(const gpusort_ctx *ctx)
+{
+    return ctx ? ctx->ops->id : GPUSORT_BACKEND_AUTO;
+}
+
+int gpusort_ctx_device(const gpusort_ctx *ctx) { return ctx ? ctx->device : -1; }
+
+const char *gpusort_ctx_last_error(const gpusort_ctx *ctx) { return ctx ? ctx->last_error : ""; }
+
+gpusort_status gpusort_ctx_set_threads(gpusort_ctx *ctx, int threads)
+{
+    if (!ctx || threads < 0) return GPUSORT_STATUS_INVALID_ARGUMENT;
+    ctx->threads = threads;
+    return GPUSORT_STATUS_SUCCESS;
+}
+
+int gpusort_ctx_threads(const gpusort_ctx *ctx) { return gpusort__threads(ctx); }
+
+gpusort_status gpusort_ctx_set_stream(gpusort_ctx *ctx, void *stream)
+{
+    if (!ctx) return GPUSORT_STATUS_INVALID_ARGUMENT;
+    ctx->last_error[0] = 0;
+    if (!ctx->ops->set_stream)
+        return stream ? gpusort__set_error(ctx, GPUSORT_STATUS_UNSUPPORTED,
+                                           "the %s backend has no streams", ctx->ops->name)
+                      : GPUSORT_STATUS_SUCCESS;
+    return ctx->ops->set_stream(ctx, stream);
+}
+
+gpusort_status gpusort_ctx_synchronize(gpusort_ctx *ctx)
+{
+    if (!ctx) return GPUSORT_STATUS_INVALID_ARGUMENT;
+    ctx->last_error[0] = 0;
+    return ctx->ops->synchronize ? ctx->ops->synchronize(ctx) : GPUSORT_STATUS_SUCCESS;
+}
+
+/* ---- argument checks ---- */
+
+#define FAIL(ctx, ...) gpusort__set_error((ctx), GPUSORT_STATUS_INVALID_ARGUMENT, __VA_ARGS__)
+
+/* 1 if [a, a+na) and [b, b+nb) overlap. */
+static int overlaps(const void *a, size_t na, const void *b, size_t nb)
+{
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return na && nb && x < y + nb && y < x + na;
+}
+
+/* Check a sort description; on success *argsort tells whether values are generated indices. */
+static gpusort_status check_desc(gpusort_ctx *ctx, const gpusort_sort_desc *d)
+{
+    if (!d) return FAIL(ctx, "the sort description is NULL");
+    if (!type_valid(d->key_type)) return FAIL(ctx, "invalid key type %d", (int)d->key_type);
+    if (d->order != GPUSORT_ORDER_ASC && d->order != GPUSORT_ORDER_DESC)
+        return FAIL(ctx, "invalid order %d", (int)d->order);
+    if ((int)d->algorithm < 0 || d->algorithm >= GPUSORT_ALGORITHM_COUNT_)
+        return FAIL(ctx, "invalid algorithm %d", (int)d->algorithm);
+    if (d->flags & ~GPUSORT_FLAG_CL_MEM) return FAIL(ctx, "unknown flags 0x%x", d->flags);
+    if ((d->flags & GPUSORT_FLAG_CL_MEM) && ctx->ops->id != GPUSORT_BACKEND_OPENCL)
+        return gpusort__set_error(ctx, GPUSORT_STATUS_UNSUPPORTED,
+                                  "GPUSORT_FLAG_CL_MEM needs the OpenCL backend, not %s",
+                                  ctx->ops->name);
+    int has_values = d->value_type != GPUSORT_TYPE_NONE;
+    if (has_values && d->value_type != GPUSORT_TYPE_U32 && d->value_type != GPUSORT_TYPE_U64)
+        return FAIL(ctx, "value/index type must be u32 or u64, not %d", (int)d->value_type);
+    if (d->n == 0) return GPUSORT_STATUS_SUCCESS;
+    size_t ks = type_sizes[d->key_type];
+    if (d->n > SIZE_MAX / 16) return FAIL(ctx, "n = %zu is too large", d->n);
+    if (!d->keys_in) return FAIL(ctx, "keys_in is NULL");
+    if (!has_values) {
+        if (!d->keys_out) return FAIL(ctx, "keys_out is NULL");
+        if (d->values_in || d->values_out)
+            return FAIL(ctx, "values given without a value type (use GPUSORT_TYPE_U32/U64)");
+    } else {
+        if (!d->values_out) return FAIL(ctx, "values_out is NULL");
+        if (!d->values_in && d->value_type == GPUSORT_TYPE_U32 && d->n > UINT32_MAX)
+            return FAIL(ctx, "u32 indices cannot number %zu keys: use u64", d->n);
+    }
+    if (d->flags & GPUSORT_FLAG_CL_MEM) return GPUSORT_STATUS_SUCCESS; /* handles, not addresses */
+    size_t vs = has_values ? type_sizes[d->value_type] : 0;
+    size_t kb = d->n * ks, vb = d->n * vs;
+    if (d->keys_out && d->keys_out != d->keys_in && overlaps(d->keys_in, kb, d->keys_out, kb))
+        return FAIL(ctx, "keys_out overlaps keys_in without being equal to it");
+    if (has_values) {
+        if (d->values_in && d->values_out != d->values_in &&
+            overlaps(d->values_in, vb, d->values_out, vb))
+            return FAIL(ctx, "values_out overlaps values_in without being equal to it");
+        if (overlaps(d->values_out, vb, d->keys_in, kb) ||
+            (d->keys_out && overlaps(d->values_out, vb, d->keys_out, kb)))
+            return FAIL(ctx, "values_out overlaps the keys");
+        if (d->values_in && d->keys_out && overlaps(d->values_in, vb, d->keys_out, kb))
+            return FAIL(ctx, "keys_out overlaps values_in");
+    }
+    return GPUSORT_STATUS_SUCCESS;
+}
+
+static gpusort_status check_ctx(gpusort_ctx *ctx)
+{
+    if (!ctx) return GPUSORT_STATUS_INVALID_ARGUMENT;
+    ctx->last_error[0] = 0;
+    return GPUSORT_STATUS_SUCCESS;
+}
+
+/* ---- sorting ---- */
+
+gpusort_status gpusort_sort_ex(gpusort_ctx *ctx, const gpusort_sort_desc *desc)
+{
+    gpusort_status s = check_ctx(ctx);
+    if (s) return s;
+    if ((s = check_desc(ctx, desc))) return s;
+    if (desc->n == 0) return GPUSORT_STATUS_SUCCESS;
+    return ctx->ops->sort(ctx, desc);
+}
+
+gpusort_status gpusort_sort(gpusort_ctx *ctx, gpusort_type type, const void *keys_in,
+                            void *keys_out, size_t n, gpusort_order order,
+                            gpusort_algorithm algorithm)
+{
+    gpusort_sort_desc d = {type, keys_in, keys_out, GPUSORT_TYPE_NONE, NULL, NULL,
+                           n, order, algorithm, 0};
+    return gpusort_sort_ex(ctx, &d);
+}
+
+gpusort_status gpusort_sort_pairs(gpusort_ctx *ctx, gpusort_type key_type, const void *keys_in,
+                                  void *keys_out, gpusort_type value_type,
+                                  const void *values_in, void *values_out, size_t n,
+                                  gpusort_order order, gpusort_algorithm algorithm)
+{
+    if (ctx && n && !values_in) {
+        ctx->last_error[0] = 0;
+        return FAIL(ctx, "values_in is NULL (use gpusort_argsort for indices)");
+    }
+    if (ctx && value_type == GPUSORT_TYPE_NONE) {
+        ctx->last_error[0] = 0;
+        return FAIL(ctx, "sort_pairs needs a value type (u32 or u64)");
+    }
+    gpusort_sort_desc d = {key_type, keys_in, keys_out, value_type, values_in, values_out,
+                           n, order, algorithm, 0};
+    return gpusort_sort_ex(ctx, &d);
+}
+
+gpusort_status gpusort_argsort(gpusort_ctx *ctx, gpusort_type key_type, const void *keys,
+                               gpusort_type index_type, void *indices_out, size_t n,
+                               gpusort_order order, gpusort_algorithm algorithm)
+{
+    if (ctx && index_type == GPUSORT_TYPE_NONE) {
+        ctx->last_error[0] = 0;
+        return FAIL(ctx, "argsort needs an index type (u32 or u64)");
+    }
+    gpusort_sort_desc d = {key_type, keys, NULL, index_type, NULL, indices_out,
+                           n, order, algorithm, 0};
+    return gpusort_sort_ex(ctx, &d);
+}
+
+/* A CPU context for the core's fallbacks (backends without an optional method). */
+static gpusort_status cpu_fallback(gpusort_ctx *ctx, gpusort_ctx **cpu)
+{
+    gpusort_status s = ctx_try(cpu, GPUSORT_BACKEND_CPU, 0);
+    if (s) return gpusort__set_error(ctx, s, "cannot create the CPU fallback context");
+    (*cpu)->threads = ctx->threads;
+    return GPUSORT_STATUS_SUCCESS;
+}
+
+static void copy_error(gpusort_ctx *to, const gpusort_ctx *from)
+{
+    memcpy(to->last_error, from->last_error, sizeof to->last_error);
+}
+
+gpusort_status gpusort_segmented_sort(gpusort_ctx *ctx, const gpusort_sort_desc *desc,
+                                      const uint64_t *offsets, size_t num_segments)
+{
+    gpusort_status s = check_ctx(ctx);
+    if (s) return s;
+    if ((s = check_desc(ctx, desc))) return s;
+    if (num_segments && !offsets) return FAIL(ctx, "offsets is NULL");
+    if (desc->flags & GPUSORT_FLAG_CL_MEM)
+        return gpusort__set_error(ctx, GPUSORT_STATUS_UNSUPPORTED,
+                                  "segmented sort of cl_mem buffers is not supported");
+    if (desc->n == 0 && num_segments == 0) return GPUSORT_STATUS_SUCCESS;
+    if (ctx->ops->segmented_sort) return ctx->ops->segmented_sort(ctx, desc, offsets, num_segments);
+    gpusort_ctx *cpu = NULL;
+    if ((s = cpu_fallback(ctx, &cpu))) return s;
+    s = cpu->ops->segmented_sort(cpu, desc, offsets, num_segments);
+    copy_error(ctx, cpu);
+    gpusort_ctx_free(cpu);
+    return s;
+}
+
+gpusort_status gpusort_batch_sort(gpusort_ctx *ctx, const gpusort_sort_desc *desc,
+                                  size_t row_length)
+{
+    gpusort_status s = check_ctx(ctx);
+    if (s) return s;
+    if ((s = check_desc(ctx, desc))) return s;
+    if (row_length == 0 || desc->n % row_length)
+        return FAIL(ctx, "n = %zu is not a multiple of row_length = %zu", desc->n, row_length);
+    if (desc->flags & GPUSORT_FLAG_CL_MEM)
+        return gpusort__set_error(ctx, GPUSORT_STATUS_UNSUPPORTED,
+                                  "batch sort of cl_mem buffers is not supported");
+    if (desc->n == 0) return GPUSORT_STATUS_SUCCESS;
+    if (ctx->ops->batch_sort) return ctx->ops->batch_sort(ctx, desc, row_length);
+    gpusort_ctx *cpu = NULL;
+    if ((s = cpu_fallback(ctx, &cpu))) return s;
+    s = cpu->ops->batch_sort(cpu, desc, row_length);
+    copy_error(ctx, cpu);
+    gpusort_ctx_free(cpu);
+    return s;
+}
+
+/* ---- strings and records ---- */
+
+gpusort_status gpusort_sort_strings(gpusort_ctx *ctx, const uint8_t *bytes,
+                                    const uint64_t *offsets, size_t n, gpusort_order order,
+                                    gpusort_type index_type, void *perm_out)
+{
+    gpusort_status s = check_ctx(ctx);
+    if (s) return s;
+    if (order != GPUSORT_ORDER_ASC && order != GPUSORT_ORDER_DESC)
+        return FAIL(ctx, "invalid order %d", (int)order);
+    if (index_type != GPUSORT_TYPE_U32 && index_type != GPUSORT_TYPE_U64)
+        return FAIL(ctx, "index type must be u32 or u64");
+    if (index_type == GPUSORT_TYPE_U32 && n > UINT32_MAX)
+        return FAIL(ctx, "u32 indices cannot number %zu strings: use u64", n);
+    if (n == 0) return GPUSORT_STATUS_SUCCESS;
+    if (!offsets || !perm_out || (!bytes && offsets[n] > offsets[0]))
+        return FAIL(ctx, "NULL bytes, offsets or perm_out");
+    for (size_t i = 0; i < n; i++)
+        if (offsets[i] > offsets[i + 1]) return FAIL(ctx, "offsets decrease at %zu", i);
+
+    uint64_t *perm = index_type == GPUSORT_TYPE_U64 ? (uint64_t *)perm_out
+                                                    : (uint64_t *)malloc(n * sizeof *perm);
+    if (!perm) return gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY,
+                                         "%zu bytes for the permutation", n * sizeof *perm);
+    gpusort_ctx *run = ctx, *cpu = NULL;
+    if (!ctx->ops->sort_strings) {
+        if ((s = cpu_fallback(ctx, &cpu))) goto done;
+        run = cpu;
+    }
+    s = run->ops->sort_strings(run, bytes, offsets, n, order, perm);
+    if (cpu) { copy_error(ctx, cpu); gpusort_ctx_free(cpu); }
+    if (s == GPUSORT_STATUS_SUCCESS && index_type == GPUSORT_TYPE_U32)
+        for (size_t i = 0; i < n; i++) ((uint32_t *)perm_out)[i] = (uint32_t)perm[i];
+done:
+    if (perm != perm_out) free(perm);
+    return s;
+}
+
+gpusort_status gpusort_sort_records(gpusort_ctx *ctx, const void *records_in, void *records_out,
+                                    size_t n, size_t record_size, size_t key_offset,
+                                    size_t key_size, gpusort_order order, uint64_t *perm_out)
+{
+    gpusort_status s = check_ctx(ctx);
+    if (s) return s;
+    if (order != GPUSORT_ORDER_ASC && order != GPUSORT_ORDER_DESC)
+        return FAIL(ctx, "invalid order %d", (int)order);
+    if (record_size == 0 || key_offset > record_size || key_size > record_size - key_offset)
+        return FAIL(ctx, "key [%zu, +%zu) does not fit in a record of %zu bytes", key_offset,
+                    key_size, record_size);
+    if (n == 0) return GPUSORT_STATUS_SUCCESS;
+    if (n > SIZE_MAX / record_size) return FAIL(ctx, "n * record_size overflows");
+    if (!records_in || !records_out) return FAIL(ctx, "NULL records");
+    if (records_in != records_out &&
+        overlaps(records_in, n * record_size, records_out, n * record_size))
+        return FAIL(ctx, "records_out overlaps records_in without being equal to it");
+    uint64_t *perm = perm_out ? perm_out : (uint64_t *)malloc(n * sizeof *perm);
+    if (!perm) return gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY,
+                                         "%zu bytes for the permutation", n * sizeof *perm);
+    gpusort_ctx *run = ctx, *cpu = NULL;
+    if (!ctx->ops->sort_records) {
+        if ((s = cpu_fallback(ctx, &cpu))) goto done;
+        run = cpu;
+    }
+    s = run->ops->sort_records(run, records_in, records_out, n, record_size, key_offset,
+                               key_size, order, perm);
+    if (cpu) { copy_error(ctx, cpu); gpusort_ctx_free(cpu); }
+done:
+    if (perm != perm_out) free(perm);
+    return s;
+}
+
+/* ---- reduction ---- */
+
+gpusort_status gpusort_reduce(gpusort_ctx *ctx, gpusort_type type, const void *data, size_t n,
+                              gpusort_op op, gpusort_value *result)
+{
+    gpusort_status s = check_ctx(ctx);
+    if (s) return s;
+    if (!type_valid(type)) return FAIL(ctx, "invalid type %d", (int)type);
+    if (op != GPUSORT_OP_SUM && op != GPUSORT_OP_MIN && op != GPUSORT_OP_MAX)
+        return FAIL(ctx, "invalid reduce op %d", (int)op);
+    if (!result) return FAIL(ctx, "result is NULL");
+    if (n == 0) {
+        if (op != GPUSORT_OP_SUM) return FAIL(ctx, "min/max of an empty array");
+        memset(result, 0, sizeof *result);
+        return GPUSORT_STATUS_SUCCESS;
+    }
+    if (!data) return FAIL(ctx, "data is NULL");
+    return ctx->ops->reduce(ctx, type, data, n, op, result);
+}
