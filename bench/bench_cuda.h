@@ -1,0 +1,13 @@
+/*
+ * bench_cuda.h -- what the CUDA benchmark program's files share.
+ * bench_cuda.cu owns main() and the radix/reduce/host-data suites; each cuda_*.cu file adds a
+ * suite, called from main by its --suite name.
+ */
+#ifndef GPUSORT_BENCH_CUDA_H
+#define GPUSORT_BENCH_CUDA_H
+
+/* cuda_seeds.cu: bitonic, merge, rank and segmented sort against their baselines and CUB.
+ * argv holds the options after "--suite seeds"; returns the exit code. */
+int bench_cuda_seeds(int argc, char **argv);
+
+#endif
