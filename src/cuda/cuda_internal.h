@@ -9,6 +9,7 @@
  *   rank.cu       O(n^2) rank sort for tiny n             gpusort__cuda_rank_sort
  *   segmented.cu  segmented / batched sort                gpusort__cuda_segmented_sort
  *   reduce.cu     sum / min / max                         gpusort__cuda_reduce
+ *   strings.cu    byte strings and records (host data)    gpusort__cuda_sort_strings/_records
  *
  * Contract of every algorithm entry:
  *   - every pointer in the desc is DEVICE memory; n > 0; types valid (the core checked);
@@ -62,6 +63,15 @@ gpusort_status gpusort__cuda_segmented_sort(gpusort_ctx *ctx, const gpusort_sort
 /* result is host memory; the call completes before returning. */
 gpusort_status gpusort__cuda_reduce(gpusort_ctx *ctx, gpusort_type type, const void *d_data,
                                     size_t n, gpusort_op op, gpusort_value *result);
+
+/* Host pointers in, host pointers out (the ops-table signatures of backend.h). */
+gpusort_status gpusort__cuda_sort_strings(gpusort_ctx *ctx, const uint8_t *bytes,
+                                          const uint64_t *offsets, size_t n, gpusort_order order,
+                                          uint64_t *perm_out);
+gpusort_status gpusort__cuda_sort_records(gpusort_ctx *ctx, const void *records_in,
+                                          void *records_out, size_t n, size_t record_size,
+                                          size_t key_offset, size_t key_size, gpusort_order order,
+                                          uint64_t *perm_out);
 
 /* The largest n the rank sort accepts (O(n^2) work); above it it answers UNSUPPORTED. */
 #define GPUSORT_CUDA_RANK_MAX_N ((size_t)1 << 16)
