@@ -101,7 +101,9 @@ GPUSORT_API const char *gpusort_status_string(gpusort_status status);
 
 /* ---- Enumerations ---- */
 typedef enum gpusort_backend {
-    GPUSORT_BACKEND_AUTO = 0,   /* CUDA, then OpenCL, then CPU: the first with a device */
+    GPUSORT_BACKEND_AUTO = 0,   /* CUDA, then OpenCL, then CPU: the first with a device
+                                   (OpenCL only for a GPU: an OpenCL CPU device such as PoCL
+                                   is slower than the native CPU backend on the same cores) */
     GPUSORT_BACKEND_CPU = 1,
     GPUSORT_BACKEND_CUDA = 2,
     GPUSORT_BACKEND_OPENCL = 3,

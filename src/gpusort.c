@@ -178,11 +178,24 @@ gpusort_status gpusort_ctx_create(gpusort_ctx **ctx, gpusort_backend backend, in
     if ((int)backend < 0 || backend >= GPUSORT_BACKEND_COUNT_ || device < -1)
         return GPUSORT_STATUS_INVALID_ARGUMENT;
     if (backend != GPUSORT_BACKEND_AUTO) return ctx_try(ctx, backend, device);
-    /* AUTO: the first backend with a usable device. The device index applies to the GPU
-     * backends; the CPU fallback always takes its single device. */
-    static const gpusort_backend order[] = {GPUSORT_BACKEND_CUDA, GPUSORT_BACKEND_OPENCL};
-    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
-        if (ctx_try(ctx, order[i], device) == GPUSORT_STATUS_SUCCESS) return GPUSORT_STATUS_SUCCESS;
+    /* AUTO: CUDA, then OpenCL, then the CPU: the first with a usable device. The device index
+     * applies to the GPU backends; the CPU fallback always takes its single device. OpenCL is
+     * taken only for a GPU (or accelerator): an OpenCL CPU device such as PoCL runs the same
+     * cores as the native CPU backend, only slower, so AUTO prefers the CPU backend then. */
+    if (ctx_try(ctx, GPUSORT_BACKEND_CUDA, device) == GPUSORT_STATUS_SUCCESS)
+        return GPUSORT_STATUS_SUCCESS;
+    const gpusort_backend_ops *cl = gpusort__backend_ops(GPUSORT_BACKEND_OPENCL);
+    int count = 0;
+    if (cl && cl->device_count(&count) == GPUSORT_STATUS_SUCCESS) {
+        for (int d = device < 0 ? 0 : device; d < count; d++) {
+            gpusort_device_info info;
+            memset(&info, 0, sizeof info);
+            if (cl->device_info(d, &info) == GPUSORT_STATUS_SUCCESS && info.is_gpu &&
+                ctx_try(ctx, GPUSORT_BACKEND_OPENCL, d) == GPUSORT_STATUS_SUCCESS)
+                return GPUSORT_STATUS_SUCCESS;
+            if (device >= 0) break;   /* an explicit index: that device or none */
+        }
+    }
     return ctx_try(ctx, GPUSORT_BACKEND_CPU, 0);
 }
 
