@@ -42,6 +42,9 @@ void cli_out_open(cli_out *o, const char *path);
 void cli_out_write(cli_out *o, const void *data, size_t n);
 /* Flush, fsync, close and rename into place; cli_fail on any error. */
 void cli_out_commit(cli_out *o);
+/* Flush, fsync and close without renaming yet (commit then only renames). Lets a caller finish
+ * several outputs before it publishes any of them. */
+void cli_out_sync(cli_out *o);
 /* Close and remove the temporary file (safe to call twice). */
 void cli_out_abort(cli_out *o);
 
@@ -54,5 +57,8 @@ void cli_signals_install(void);
 
 /* Parse sizes like "100", "10K", "64M", "2G", "50%" (of physical RAM); returns 0 on success. */
 int cli_parse_size(const char *s, uint64_t *bytes);
+/* Parse an element count: "1000", "1e6" (exact powers of ten), "2^26", or binary suffixes
+ * "64K", "16M", "1G" (K = 1024). Returns 0 on success, -1 on a malformed or overflowing value. */
+int cli_parse_count(const char *s, uint64_t *count);
 
 #endif

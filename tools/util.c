@@ -1,0 +1,585 @@
+/*
+ * util.c -- helpers every mode of the gpusort program shares (declared in util.h).
+ *
+ * Exports:
+ *   cli_fail / cli_error          one line "gpusort: ..." on stderr; cli_fail also cleans up and
+ *                                 exits with 2
+ *   cli_temp_register / _forget   a registry of temporary files, removed on cli_fail, on exit
+ *                                 and on SIGINT/SIGTERM/SIGHUP/SIGPIPE (cli_signals_install)
+ *   cli_out_*                     atomic output: temp file in the destination's folder, fsync,
+ *                                 rename into place
+ *   cli_read_file                 read a whole file or stdin into memory
+ *   cli_progress_*                "\rsorting: 45%" on a terminal, after the first second
+ *   cli_parse_size / cli_parse_count   "64M", "50%", "2^26", "1e6"
+ *
+ * Order of calls: cli_signals_install() once at start; then any of the others.
+ *
+ * Temp-file registry. The signal handler must only do async-signal-safe work, so it walks a
+ * linked list of paths and calls unlink(2). The list is changed only with the catchable signals
+ * blocked (sigprocmask), so the handler never sees it half-updated. After removing the files the
+ * handler restores the default action and re-raises the signal, so the parent shell sees the
+ * usual "killed by SIGINT" status.
+ *
+ * Atomic output. The temporary file is "<dir>/.<name>.gpusort-XXXXXX" (mkstemp) in the same
+ * folder as the destination, so rename(2) is atomic and never copies across file systems. It gets
+ * the destination's permission bits when the destination exists (else 0666 & ~umask, as a plain
+ * open would). A destination that exists and is not a regular file (/dev/null, /dev/full, a FIFO)
+ * is written directly: renaming over a device node would replace it. A symbolic link is resolved
+ * so that the file it names is replaced, not the link.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+int cli_quiet = 0;
+
+/* ---- temporary-file registry ---- */
+
+typedef struct temp_node {
+    struct temp_node *next;
+    char path[];            /* NUL-terminated */
+} temp_node;
+
+static temp_node *volatile temp_head = NULL;
+
+static const int caught_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+#define NUM_CAUGHT ((int)(sizeof caught_signals / sizeof caught_signals[0]))
+
+static void block_signals(sigset_t *old)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    for (int i = 0; i < NUM_CAUGHT; i++) sigaddset(&set, caught_signals[i]);
+    pthread_sigmask(SIG_BLOCK, &set, old);
+}
+
+static void restore_signals(const sigset_t *old) { pthread_sigmask(SIG_SETMASK, old, NULL); }
+
+void cli_temp_register(const char *path)
+{
+    size_t len = strlen(path);
+    temp_node *node = (temp_node *)malloc(sizeof *node + len + 1);
+    if (!node) {
+        /* Cannot track it: remove it now rather than risk leaving it behind. */
+        unlink(path);
+        cli_fail("out of memory");
+    }
+    memcpy(node->path, path, len + 1);
+    sigset_t old;
+    block_signals(&old);
+    node->next = temp_head;
+    temp_head = node;
+    restore_signals(&old);
+}
+
+void cli_temp_forget(const char *path)
+{
+    sigset_t old;
+    block_signals(&old);
+    temp_node *volatile *link = &temp_head;
+    while (*link && strcmp((*link)->path, path) != 0) link = &(*link)->next;
+    temp_node *found = *link;
+    if (found) *link = found->next;
+    restore_signals(&old);
+    free(found);
+}
+
+/* Unlink every registered file. Async-signal-safe (unlink only); the nodes are not freed. */
+static void temp_remove_all(void)
+{
+    for (temp_node *n = temp_head; n; n = n->next) unlink(n->path);
+}
+
+static void temp_cleanup_at_exit(void)
+{
+    sigset_t old;
+    block_signals(&old);
+    temp_remove_all();
+    temp_node *n = temp_head;
+    temp_head = NULL;
+    restore_signals(&old);
+    while (n) {
+        temp_node *next = n->next;
+        free(n);
+        n = next;
+    }
+}
+
+static void on_signal(int sig)
+{
+    temp_remove_all();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void cli_signals_install(void)
+{
+    static int installed = 0;
+    if (installed) return;
+    installed = 1;
+    atexit(temp_cleanup_at_exit);
+    for (int i = 0; i < NUM_CAUGHT; i++) {
+        struct sigaction sa, old;
+        /* Keep "ignored" signals ignored (nohup, or a shell that ignores SIGINT in background
+         * jobs), as POSIX utilities do. */
+        if (sigaction(caught_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigfillset(&sa.sa_mask);
+        sigaction(caught_signals[i], &sa, NULL);
+    }
+}
+
+/* ---- errors ---- */
+
+static void progress_clear(void);
+
+static void verror(const char *fmt, va_list ap)
+{
+    progress_clear();
+    fflush(stdout);
+    /* Build the whole line first so that it reaches stderr in one write. */
+    char line[4096];
+    int len = snprintf(line, sizeof line, "gpusort: ");
+    int m = vsnprintf(line + len, sizeof line - (size_t)len - 1, fmt, ap);
+    if (m < 0) m = 0;
+    len += m;
+    if (len > (int)sizeof line - 2) len = (int)sizeof line - 2;
+    line[len++] = '\n';
+    fwrite(line, 1, (size_t)len, stderr);
+    fflush(stderr);
+}
+
+void cli_fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    verror(fmt, ap);
+    va_end(ap);
+    temp_cleanup_at_exit();
+    exit(2);
+}
+
+int cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    verror(fmt, ap);
+    va_end(ap);
+    return 2;
+}
+
+/* ---- progress ---- */
+
+/* One progress line at a time. When the total is unknown (0), a helper thread prints the
+ * elapsed time, because the work is then a single long call (a library sort) that cannot report. */
+static struct {
+    int active;
+    int shown;              /* something was printed: clear the line at the end */
+    const char *what;
+    uint64_t total;
+    double start, last;
+    pthread_t ticker;
+    int ticker_running;
+    pthread_mutex_t lock;
+    pthread_cond_t stop;
+    int stopping;
+} prog = {.lock = PTHREAD_MUTEX_INITIALIZER, .stop = PTHREAD_COND_INITIALIZER};
+
+/* Work must run this long before progress appears, and lines are at least this far apart. */
+#define PROGRESS_DELAY_S 1.0
+#define PROGRESS_PERIOD_S 0.25
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int progress_wanted(void) { return !cli_quiet && isatty(STDERR_FILENO); }
+
+static void progress_clear(void)
+{
+    if (prog.shown) {
+        fputs("\r\033[K", stderr);
+        fflush(stderr);
+        prog.shown = 0;
+    }
+}
+
+static void *progress_ticker(void *arg)
+{
+    (void)arg;
+    /* Signals go to the main thread, whose handler may touch the temp-file list. */
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL);
+    pthread_mutex_lock(&prog.lock);
+    while (!prog.stopping) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += (long)(PROGRESS_PERIOD_S * 1e9);
+        if (until.tv_nsec >= 1000000000L) { until.tv_sec++; until.tv_nsec -= 1000000000L; }
+        pthread_cond_timedwait(&prog.stop, &prog.lock, &until);
+        if (prog.stopping) break;
+        double el = now_s() - prog.start;
+        if (el >= PROGRESS_DELAY_S) {
+            fprintf(stderr, "\r%s: %.0f s", prog.what, el);
+            fflush(stderr);
+            prog.shown = 1;
+        }
+    }
+    pthread_mutex_unlock(&prog.lock);
+    return NULL;
+}
+
+void cli_progress_start(const char *what, uint64_t total)
+{
+    cli_progress_end();
+    if (!progress_wanted()) return;
+    prog.active = 1;
+    prog.what = what;
+    prog.total = total;
+    prog.start = now_s();
+    prog.last = 0;
+    prog.stopping = 0;
+    if (total == 0)
+        prog.ticker_running = pthread_create(&prog.ticker, NULL, progress_ticker, NULL) == 0;
+}
+
+void cli_progress_update(uint64_t done)
+{
+    if (!prog.active || prog.total == 0) return;
+    double t = now_s();
+    if (t - prog.start < PROGRESS_DELAY_S || t - prog.last < PROGRESS_PERIOD_S) return;
+    prog.last = t;
+    double pct = 100.0 * (double)done / (double)prog.total;
+    fprintf(stderr, "\r%s: %.0f%%", prog.what, pct > 100 ? 100 : pct);
+    fflush(stderr);
+    prog.shown = 1;
+}
+
+void cli_progress_end(void)
+{
+    if (prog.ticker_running) {
+        pthread_mutex_lock(&prog.lock);
+        prog.stopping = 1;
+        pthread_cond_signal(&prog.stop);
+        pthread_mutex_unlock(&prog.lock);
+        pthread_join(prog.ticker, NULL);
+        prog.ticker_running = 0;
+    }
+    prog.active = 0;
+    progress_clear();
+}
+
+/* ---- reading ---- */
+
+/* Reads go in pieces of this size so that progress can move and signals are seen promptly. */
+#define READ_CHUNK ((size_t)64 << 20)
+
+static const char *display_name(const char *path)
+{
+    return (!path || strcmp(path, "-") == 0) ? "standard input" : path;
+}
+
+void *cli_read_file(const char *path, size_t *size)
+{
+    int is_stdin = !path || strcmp(path, "-") == 0;
+    const char *name = display_name(path);
+    int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) cli_fail("cannot open %s: %s", name, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0) cli_fail("cannot stat %s: %s", name, strerror(errno));
+    if (S_ISDIR(st.st_mode)) cli_fail("%s: is a directory", name);
+
+    /* A regular file of known size is read into one exact buffer; a pipe grows one. */
+    int known = S_ISREG(st.st_mode);
+    size_t cap = known ? (size_t)st.st_size : READ_CHUNK;
+    if (known && (uint64_t)st.st_size > (uint64_t)SIZE_MAX / 2)
+        cli_fail("%s: too large for this machine's address space", name);
+    unsigned char *buf = (unsigned char *)malloc(cap ? cap : 1);
+    if (!buf)
+        cli_fail("out of memory: cannot hold %s (%zu bytes)", name, cap);
+    size_t len = 0;
+    cli_progress_start("reading", known ? (uint64_t)cap : 0);
+    for (;;) {
+        if (len == cap) {
+            if (known) {
+                /* The file may have grown since fstat: check with a one-byte read. */
+                unsigned char probe;
+                ssize_t r = read(fd, &probe, 1);
+                if (r == 0) break;
+                if (r < 0) {
+                    if (errno == EINTR) continue;
+                    cli_fail("read error on %s: %s", name, strerror(errno));
+                }
+                known = 0;
+                size_t ncap = cap + READ_CHUNK;
+                unsigned char *nb = (unsigned char *)realloc(buf, ncap);
+                if (!nb) cli_fail("out of memory reading %s", name);
+                buf = nb;
+                cap = ncap;
+                buf[len++] = probe;
+                continue;
+            }
+            size_t ncap = cap + cap / 2;
+            if (ncap < cap) cli_fail("out of memory reading %s", name);
+            unsigned char *nb = (unsigned char *)realloc(buf, ncap);
+            if (!nb) cli_fail("out of memory reading %s (%zu bytes so far)", name, len);
+            buf = nb;
+            cap = ncap;
+        }
+        size_t want = cap - len;
+        if (want > READ_CHUNK) want = READ_CHUNK;
+        ssize_t r = read(fd, buf + len, want);
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            cli_fail("read error on %s: %s", name, strerror(errno));
+        }
+        if (r == 0) break;
+        len += (size_t)r;
+        cli_progress_update(len);
+    }
+    cli_progress_end();
+    if (!is_stdin) close(fd);
+    *size = len;
+    return buf;
+}
+
+/* ---- atomic output ---- */
+
+void cli_out_open(cli_out *o, const char *path)
+{
+    memset(o, 0, sizeof *o);
+    if (!path || strcmp(path, "-") == 0) {
+        o->f = stdout;
+        return;
+    }
+    /* Resolve a symbolic link so that its target is replaced. */
+    char *dest = NULL;
+    struct stat lst, st;
+    int exists = stat(path, &st) == 0;
+    if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) && exists) dest = realpath(path, NULL);
+    if (!dest) dest = strdup(path);
+    if (!dest) cli_fail("out of memory");
+    o->path = dest;
+
+    if (exists && !S_ISREG(st.st_mode)) {
+        if (S_ISDIR(st.st_mode)) cli_fail("cannot write %s: is a directory", path);
+        /* A device or FIFO: write straight into it. */
+        o->f = fopen(dest, "wb");
+        if (!o->f) cli_fail("cannot open %s for writing: %s", path, strerror(errno));
+        return;
+    }
+
+    const char *slash = strrchr(dest, '/');
+    size_t dirlen = slash ? (size_t)(slash - dest) + 1 : 0;
+    const char *base = slash ? slash + 1 : dest;
+    size_t tlen = dirlen + 1 + strlen(base) + sizeof ".gpusort-XXXXXX";
+    char *tmp = (char *)malloc(tlen);
+    if (!tmp) cli_fail("out of memory");
+    snprintf(tmp, tlen, "%.*s.%s.gpusort-XXXXXX", (int)dirlen, dest, base);
+
+    /* Register the name before the file exists, with signals blocked around mkstemp, so that
+     * there is no moment at which the file exists and a signal would leave it behind. */
+    sigset_t old;
+    block_signals(&old);
+    int fd = mkostemp(tmp, O_CLOEXEC);
+    int err = errno;
+    if (fd >= 0) cli_temp_register(tmp);
+    restore_signals(&old);
+    if (fd < 0) {
+        char dir[PATH_MAX];
+        snprintf(dir, sizeof dir, "%.*s", dirlen ? (int)dirlen : 1, dirlen ? dest : ".");
+        cli_fail("cannot create a temporary file in %s for %s: %s", dir, path, strerror(err));
+    }
+    mode_t mode;
+    if (exists) {
+        mode = st.st_mode & 07777;
+    } else {
+        mode_t mask = umask(0);
+        umask(mask);
+        mode = 0666 & ~mask;
+    }
+    (void)fchmod(fd, mode);
+    o->tmp = tmp;
+    o->f = fdopen(fd, "wb");
+    if (!o->f) {
+        close(fd);
+        cli_fail("cannot open %s: %s", tmp, strerror(errno));
+    }
+}
+
+static const char *out_name(const cli_out *o) { return o->path ? o->path : "standard output"; }
+
+void cli_out_write(cli_out *o, const void *data, size_t n)
+{
+    if (!o->f) cli_fail("internal error: write to a closed output");
+    if (n && fwrite(data, 1, n, o->f) != n) {
+        int err = errno;
+        cli_fail("write error on %s: %s", out_name(o), strerror(err ? err : EIO));
+    }
+}
+
+void cli_out_sync(cli_out *o)
+{
+    if (!o->f) return;
+    const char *name = out_name(o);
+    int err = 0;
+    if (fflush(o->f) != 0 || ferror(o->f)) err = errno ? errno : EIO;
+    if (!err && o->tmp && fsync(fileno(o->f)) != 0) err = errno;
+    if (o->f == stdout) {
+        o->f = NULL;
+        if (err) cli_fail("write error on %s: %s", name, strerror(err));
+        return;
+    }
+    if (fclose(o->f) != 0 && !err) err = errno;
+    o->f = NULL;
+    if (err) cli_fail("write error on %s: %s", name, strerror(err));
+}
+
+void cli_out_commit(cli_out *o)
+{
+    cli_out_sync(o);
+    if (o->tmp) {
+        if (rename(o->tmp, o->path) != 0)
+            cli_fail("cannot rename %s to %s: %s", o->tmp, o->path, strerror(errno));
+        cli_temp_forget(o->tmp);
+        /* Make the rename itself durable: fsync the folder (best effort). */
+        char *slash = strrchr(o->path, '/');
+        char dir[PATH_MAX];
+        if (slash) snprintf(dir, sizeof dir, "%.*s", (int)(slash - o->path) + 1, o->path);
+        else snprintf(dir, sizeof dir, ".");
+        int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd >= 0) {
+            (void)fsync(dfd);
+            close(dfd);
+        }
+        free(o->tmp);
+        o->tmp = NULL;
+    }
+    free(o->path);
+    o->path = NULL;
+}
+
+void cli_out_abort(cli_out *o)
+{
+    if (o->f && o->f != stdout) fclose(o->f);
+    o->f = NULL;
+    if (o->tmp) {
+        unlink(o->tmp);
+        cli_temp_forget(o->tmp);
+        free(o->tmp);
+        o->tmp = NULL;
+    }
+    free(o->path);
+    o->path = NULL;
+}
+
+/* ---- sizes ---- */
+
+static uint64_t physical_ram(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return (pages > 0 && page > 0) ? (uint64_t)pages * (uint64_t)page : 0;
+}
+
+/* Multiply with overflow check; returns 0 on overflow. */
+static int mul_ok(uint64_t a, uint64_t b, uint64_t *r)
+{
+    if (a && b > UINT64_MAX / a) return 0;
+    *r = a * b;
+    return 1;
+}
+
+static int parse_u64(const char *s, const char **end, uint64_t *v)
+{
+    if (!s || *s < '0' || *s > '9') return -1;
+    errno = 0;
+    char *e;
+    unsigned long long x = strtoull(s, &e, 10);
+    if (errno == ERANGE) return -1;
+    *v = x;
+    *end = e;
+    return 0;
+}
+
+/* Binary suffixes: K = 2^10 ... E = 2^60 (as GNU sort -S). Returns the shift or -1. */
+static int suffix_shift(char c)
+{
+    switch (c) {
+    case 'b': case 'B': return 0;
+    case 'k': case 'K': return 10;
+    case 'm': case 'M': return 20;
+    case 'g': case 'G': return 30;
+    case 't': case 'T': return 40;
+    case 'p': case 'P': return 50;
+    case 'e': case 'E': return 60;
+    default: return -1;
+    }
+}
+
+int cli_parse_size(const char *s, uint64_t *bytes)
+{
+    const char *e;
+    uint64_t v;
+    if (parse_u64(s, &e, &v) != 0) return -1;
+    if (*e == 0) { *bytes = v; return 0; }
+    if (e[0] == '%' && e[1] == 0) {
+        if (v > 100) return -1;
+        *bytes = (uint64_t)((long double)physical_ram() * (long double)v / 100.0L);
+        return 0;
+    }
+    int sh = suffix_shift(e[0]);
+    /* Accept "64M", "64MB" and "64MiB". */
+    if (sh < 0 || !(e[1] == 0 || (sh && strcmp(e + 1, "B") == 0) || (sh && strcmp(e + 1, "iB") == 0)))
+        return -1;
+    return mul_ok(v, (uint64_t)1 << sh, bytes) ? 0 : -1;
+}
+
+int cli_parse_count(const char *s, uint64_t *count)
+{
+    const char *e;
+    uint64_t v;
+    if (parse_u64(s, &e, &v) != 0) return -1;
+    if (*e == 0) { *count = v; return 0; }
+    if (e[0] == '^') {                              /* 2^26 */
+        uint64_t k, r = 1;
+        const char *e2;
+        if (parse_u64(e + 1, &e2, &k) != 0 || *e2) return -1;
+        if (v < 2) { *count = k ? v : 1; return 0; }
+        for (uint64_t i = 0; i < k; i++)
+            if (!mul_ok(r, v, &r)) return -1;
+        *count = r;
+        return 0;
+    }
+    if (e[0] == 'e' || e[0] == 'E') {               /* 1e6 */
+        uint64_t k;
+        const char *e2;
+        if (parse_u64(e + 1, &e2, &k) != 0 || *e2 || k > 19) return -1;
+        uint64_t r = v;
+        for (uint64_t i = 0; i < k; i++)
+            if (!mul_ok(r, 10, &r)) return -1;
+        *count = r;
+        return 0;
+    }
+    int sh = suffix_shift(e[0]);
+    if (sh <= 0 || e[1] != 0) return -1;
+    return mul_ok(v, (uint64_t)1 << sh, count) ? 0 : -1;
+}
