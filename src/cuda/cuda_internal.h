@@ -40,7 +40,8 @@ enum {
     GPUSORT_CUDA_SCRATCH_AUX2 = 3,
     GPUSORT_CUDA_SCRATCH_IO_KEYS = 4, /* backend.cu: device copies of host data */
     GPUSORT_CUDA_SCRATCH_IO_VALUES = 5,
-    GPUSORT_CUDA_SCRATCH_COUNT = 6
+    GPUSORT_CUDA_SCRATCH_IO_OFFSETS = 6, /* backend.cu: device copy of segment offsets */
+    GPUSORT_CUDA_SCRATCH_COUNT = 7
 };
 
 cudaStream_t gpusort__cuda_stream(gpusort_ctx *ctx);

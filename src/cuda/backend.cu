@@ -1,0 +1,690 @@
+/*
+ * backend.cu -- the CUDA backend: context state, pointer detection, the host-data pipeline and
+ * dispatch to the algorithm files (see cuda_internal.h for the list).
+ *
+ * Exports: gpusort__cuda_ops (the backend table of src/backend.h) and the helpers every CUDA
+ * file uses: gpusort__cuda_stream, gpusort__cuda_scratch, gpusort__cuda_check,
+ * gpusort__cuda_props.
+ *
+ * Order of calls (made by the core, src/gpusort.c):
+ *   device_count -> init (cudaSetDevice, own stream, two copy streams, props)
+ *   -> sort / reduce / segmented_sort / batch_sort ... (any number, any order)
+ *   -> [set_stream(caller's stream) ... set_stream(NULL)] -> synchronize -> destroy.
+ *
+ * Where the data lives decides the path (cudaPointerGetAttributes on every pointer):
+ *   device or managed memory  the algorithm runs on the caller's buffers, enqueued on the
+ *                             context's stream (the caller's with set_stream); asynchronous.
+ *   host memory               "host path": the data goes to device scratch (IO slots), is sorted
+ *                             there and comes back; the call completes before returning.
+ *                             Pinned (registered or cudaHostAlloc'd) memory is copied directly
+ *                             by DMA. Pageable memory goes through two pinned staging buffers
+ *                             owned by the context: the CPU fills one while the copy engine
+ *                             drains the other (two copy streams), so the memcpy into pinned
+ *                             memory and the PCIe transfer overlap.
+ *   mixed kinds               invalid argument (gpusort.h: all pointers of one call alike).
+ *
+ * Host arrays larger than the device can hold (with the radix sort's alternate buffers) are
+ * sorted in runs of the largest size that fits; the sorted runs come back to a host buffer and
+ * are merged on the CPU with gpusort__cpu_merge_runs. Why the CPU: a GPU merge of runs that do
+ * not fit on the GPU together would send every byte over PCIe twice more; the CPU merge reads
+ * and writes host memory once, at host bandwidth, while PCIe is the bottleneck anyway.
+ *
+ * AUTO with host data below GPUSORT_CUDA_HOST_CPU_CROSSOVER keys runs the CPU backend's sort:
+ * the PCIe round trip and launch latency cost more than the CPU's sort at those sizes.
+ *
+ * Scratch: six slots (cuda_internal.h), each a cudaMalloc'd buffer grown on demand (never
+ * shrunk) and freed by destroy. A failed cudaMalloc gives OUT_OF_DEVICE_MEMORY, never a crash.
+ */
+#include "cuda_internal.h"
+#include "cpu/cpu.h"
+
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Measured on H100 (bench_cuda --suite host, see bench/results/cuda-2026-11-22.md): for host
+ * data with AUTO, below this many keys the CPU backend's sort is faster than the round trip
+ * through the GPU. */
+#define GPUSORT_CUDA_HOST_CPU_CROSSOVER ((size_t)1 << 16)
+
+/* Size of each of the two pinned staging buffers for pageable host data: large enough that one
+ * cudaMemcpyAsync runs at full PCIe rate (a few MiB suffice), small enough to stay in the CPU's
+ * last-level cache neighbourhood and to keep pinned memory modest. */
+#define STAGE_BYTES ((size_t)16 << 20)
+
+/* Device memory left free for the runtime, kernels' look-back state and other users when the
+ * host path sizes its runs. */
+#define DEVICE_MEM_RESERVE ((size_t)512 << 20)
+
+typedef struct cuda_impl {
+    int device;
+    cudaStream_t own_stream;       /* created at init */
+    cudaStream_t stream;           /* own_stream or the caller's (set_stream) */
+    cudaStream_t copy_stream[2];   /* host-path copies of pageable data */
+    cudaEvent_t copy_done[2];      /* staging buffer i is free again */
+    void *scratch[GPUSORT_CUDA_SCRATCH_COUNT];
+    size_t scratch_bytes[GPUSORT_CUDA_SCRATCH_COUNT];
+    void *stage[2];                /* pinned staging, STAGE_BYTES each (allocated on first use) */
+    struct cudaDeviceProp props;
+} cuda_impl;
+
+static cuda_impl *impl_of(gpusort_ctx *ctx) { return (cuda_impl *)ctx->impl; }
+
+/* ---- helpers shared with the algorithm files ---- */
+
+extern "C" cudaStream_t gpusort__cuda_stream(gpusort_ctx *ctx) { return impl_of(ctx)->stream; }
+
+extern "C" const struct cudaDeviceProp *gpusort__cuda_props(gpusort_ctx *ctx)
+{
+    return &impl_of(ctx)->props;
+}
+
+extern "C" gpusort_status gpusort__cuda_check(gpusort_ctx *ctx, cudaError_t err, const char *what)
+{
+    if (err == cudaSuccess) return GPUSORT_STATUS_SUCCESS;
+    (void)cudaGetLastError(); /* clear a non-sticky error so the context stays usable */
+    gpusort_status s = err == cudaErrorMemoryAllocation ? GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY
+                                                        : GPUSORT_STATUS_DEVICE_ERROR;
+    return gpusort__set_error(ctx, s, "%s: %s", what, cudaGetErrorString(err));
+}
+
+extern "C" void *gpusort__cuda_scratch(gpusort_ctx *ctx, int slot, size_t bytes)
+{
+    cuda_impl *im = impl_of(ctx);
+    if (slot < 0 || slot >= GPUSORT_CUDA_SCRATCH_COUNT) return NULL;
+    if (bytes == 0) bytes = 1;
+    if (im->scratch[slot] && im->scratch_bytes[slot] >= bytes) return im->scratch[slot];
+    if (im->scratch[slot]) {
+        /* The old buffer may still be used by enqueued work: cudaFree waits for the device. */
+        cudaFree(im->scratch[slot]);
+        im->scratch[slot] = NULL;
+        im->scratch_bytes[slot] = 0;
+    }
+    /* Round up to 2 MiB so that slowly growing requests do not reallocate every call. */
+    size_t want = (bytes + ((size_t)2 << 20) - 1) & ~(((size_t)2 << 20) - 1);
+    void *p = NULL;
+    cudaError_t e = cudaMalloc(&p, want);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        want = bytes;
+        e = cudaMalloc(&p, want);
+    }
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY,
+                           "cudaMalloc of %zu bytes (scratch slot %d): %s", bytes, slot,
+                           cudaGetErrorString(e));
+        return NULL;
+    }
+    im->scratch[slot] = p;
+    im->scratch_bytes[slot] = want;
+    return p;
+}
+
+/* Free every scratch slot (the host path does so before sizing its runs on a full device). */
+static void scratch_release(cuda_impl *im)
+{
+    for (int i = 0; i < GPUSORT_CUDA_SCRATCH_COUNT; i++) {
+        if (im->scratch[i]) cudaFree(im->scratch[i]);
+        im->scratch[i] = NULL;
+        im->scratch_bytes[i] = 0;
+    }
+}
+
+/* ---- devices ---- */
+
+static gpusort_status cuda_device_count(int *count)
+{
+    int c = 0;
+    cudaError_t e = cudaGetDeviceCount(&c);
+    if (e != cudaSuccess) { /* no driver, no device, driver too old: "no device", not an error */
+        (void)cudaGetLastError();
+        c = 0;
+    }
+    *count = c;
+    return GPUSORT_STATUS_SUCCESS;
+}
+
+static gpusort_status cuda_device_info(int device, gpusort_device_info *info)
+{
+    struct cudaDeviceProp p;
+    cudaError_t e = cudaGetDeviceProperties(&p, device);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return GPUSORT_STATUS_DEVICE_ERROR;
+    }
+    int drv = 0, rt = 0;
+    cudaDriverGetVersion(&drv);
+    cudaRuntimeGetVersion(&rt);
+    snprintf(info->name, sizeof info->name, "%s", p.name);
+    snprintf(info->platform, sizeof info->platform, "CUDA driver %d.%d, runtime %d.%d",
+             drv / 1000, (drv % 1000) / 10, rt / 1000, (rt % 1000) / 10);
+    info->memory_bytes = p.totalGlobalMem;
+    info->compute_units = p.multiProcessorCount;
+    info->capability_major = p.major;
+    info->capability_minor = p.minor;
+    info->is_gpu = 1;
+    info->supports_f64 = 1;
+    return GPUSORT_STATUS_SUCCESS;
+}
+
+/* ---- context ---- */
+
+static void cuda_destroy(gpusort_ctx *ctx);
+
+static gpusort_status cuda_init(gpusort_ctx *ctx, int device)
+{
+    cuda_impl *im = (cuda_impl *)calloc(1, sizeof *im);
+    if (!im) return gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY, "CUDA context");
+    ctx->impl = im;
+    im->device = device;
+    gpusort_status s;
+    if ((s = gpusort__cuda_check(ctx, cudaSetDevice(device), "cudaSetDevice"))) goto fail;
+    if ((s = gpusort__cuda_check(ctx, cudaGetDeviceProperties(&im->props, device),
+                                 "cudaGetDeviceProperties")))
+        goto fail;
+    if ((s = gpusort__cuda_check(ctx, cudaStreamCreateWithFlags(&im->own_stream,
+                                                                cudaStreamNonBlocking),
+                                 "cudaStreamCreate")))
+        goto fail;
+    im->stream = im->own_stream;
+    for (int i = 0; i < 2; i++) {
+        if ((s = gpusort__cuda_check(ctx, cudaStreamCreateWithFlags(&im->copy_stream[i],
+                                                                    cudaStreamNonBlocking),
+                                     "cudaStreamCreate")))
+            goto fail;
+        if ((s = gpusort__cuda_check(ctx, cudaEventCreateWithFlags(&im->copy_done[i],
+                                                                   cudaEventDisableTiming),
+                                     "cudaEventCreate")))
+            goto fail;
+    }
+    return GPUSORT_STATUS_SUCCESS;
+fail:
+    cuda_destroy(ctx);
+    return s;
+}
+
+static void cuda_destroy(gpusort_ctx *ctx)
+{
+    cuda_impl *im = impl_of(ctx);
+    if (!im) return;
+    cudaSetDevice(im->device);
+    if (im->own_stream) cudaStreamSynchronize(im->own_stream);
+    scratch_release(im);
+    for (int i = 0; i < 2; i++) {
+        if (im->stage[i]) cudaFreeHost(im->stage[i]);
+        if (im->copy_done[i]) cudaEventDestroy(im->copy_done[i]);
+        if (im->copy_stream[i]) cudaStreamDestroy(im->copy_stream[i]);
+    }
+    if (im->own_stream) cudaStreamDestroy(im->own_stream);
+    (void)cudaGetLastError();
+    free(im);
+    ctx->impl = NULL;
+}
+
+static gpusort_status cuda_set_stream(gpusort_ctx *ctx, void *stream)
+{
+    cuda_impl *im = impl_of(ctx);
+    im->stream = stream ? (cudaStream_t)stream : im->own_stream;
+    return GPUSORT_STATUS_SUCCESS;
+}
+
+static gpusort_status cuda_synchronize(gpusort_ctx *ctx)
+{
+    cuda_impl *im = impl_of(ctx);
+    cudaSetDevice(im->device);
+    return gpusort__cuda_check(ctx, cudaStreamSynchronize(im->stream), "cudaStreamSynchronize");
+}
+
+/* ---- pointer kinds ---- */
+
+enum mem_kind { MEM_NONE = 0, MEM_PAGEABLE, MEM_PINNED, MEM_DEVICE };
+
+static enum mem_kind mem_kind_of(const void *p)
+{
+    if (!p) return MEM_NONE;
+    struct cudaPointerAttributes a;
+    cudaError_t e = cudaPointerGetAttributes(&a, p);
+    if (e != cudaSuccess) { /* older runtimes answer "invalid value" for plain host memory */
+        (void)cudaGetLastError();
+        return MEM_PAGEABLE;
+    }
+    switch (a.type) {
+    case cudaMemoryTypeDevice:
+    case cudaMemoryTypeManaged: return MEM_DEVICE;
+    case cudaMemoryTypeHost: return MEM_PINNED;
+    default: return MEM_PAGEABLE;
+    }
+}
+
+/* The common kind of up to four pointers (NULLs ignored): MEM_DEVICE, MEM_PINNED (all host and
+ * all pinned), MEM_PAGEABLE (all host, at least one pageable), or MEM_NONE if device and host
+ * pointers are mixed. `pinned` receives, per pointer, whether it can be DMA'd directly. */
+static enum mem_kind common_kind(const void *const *ptrs, int count, int *pinned)
+{
+    int dev = 0, host = 0, pageable = 0;
+    for (int i = 0; i < count; i++) {
+        enum mem_kind k = mem_kind_of(ptrs[i]);
+        pinned[i] = k == MEM_PINNED;
+        if (k == MEM_DEVICE) dev++;
+        else if (k != MEM_NONE) host++;
+        if (k == MEM_PAGEABLE) pageable++;
+    }
+    if (dev && host) return MEM_NONE;
+    if (dev) return MEM_DEVICE;
+    return pageable ? MEM_PAGEABLE : MEM_PINNED;
+}
+
+/* ---- host <-> device copies ---- */
+
+static gpusort_status stage_alloc(gpusort_ctx *ctx)
+{
+    cuda_impl *im = impl_of(ctx);
+    for (int i = 0; i < 2; i++) {
+        if (im->stage[i]) continue;
+        cudaError_t e = cudaHostAlloc(&im->stage[i], STAGE_BYTES, cudaHostAllocDefault);
+        if (e != cudaSuccess) {
+            im->stage[i] = NULL;
+            return gpusort__cuda_check(ctx, e, "cudaHostAlloc (staging)");
+        }
+    }
+    return GPUSORT_STATUS_SUCCESS;
+}
+
+/* Copy `bytes` from host `src` to device `dst`; the data is ready for work enqueued on the
+ * context's stream afterwards. Pinned memory: one cudaMemcpyAsync on the stream. Pageable:
+ * double-buffered through the staging buffers on the two copy streams. */
+static gpusort_status copy_h2d(gpusort_ctx *ctx, void *dst, const void *src, size_t bytes,
+                               int pinned)
+{
+    cuda_impl *im = impl_of(ctx);
+    if (bytes == 0) return GPUSORT_STATUS_SUCCESS;
+    if (pinned)
+        return gpusort__cuda_check(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice,
+                                                        im->stream),
+                                   "cudaMemcpyAsync (host to device)");
+    gpusort_status s = stage_alloc(ctx);
+    if (s) { /* no pinned memory to be had: the driver's own (synchronous) staging */
+        ctx->last_error[0] = 0;
+        return gpusort__cuda_check(ctx, cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice),
+                                   "cudaMemcpy (host to device)");
+    }
+    /* Earlier work on the stream may still use dst: the copy streams wait for it. */
+    cudaEvent_t ready = im->copy_done[0];
+    cudaEventRecord(ready, im->stream);
+    for (int i = 0; i < 2; i++) cudaStreamWaitEvent(im->copy_stream[i], ready, 0);
+    size_t chunks = (bytes + STAGE_BYTES - 1) / STAGE_BYTES;
+    for (size_t c = 0; c < chunks; c++) {
+        int b = (int)(c & 1);
+        size_t off = c * STAGE_BYTES, len = bytes - off < STAGE_BYTES ? bytes - off : STAGE_BYTES;
+        if (c >= 2 && (s = gpusort__cuda_check(ctx, cudaEventSynchronize(im->copy_done[b]),
+                                               "cudaEventSynchronize (staging)")))
+            return s;
+        memcpy(im->stage[b], (const char *)src + off, len);
+        if ((s = gpusort__cuda_check(ctx, cudaMemcpyAsync((char *)dst + off, im->stage[b], len,
+                                                          cudaMemcpyHostToDevice,
+                                                          im->copy_stream[b]),
+                                     "cudaMemcpyAsync (staging to device)")))
+            return s;
+        cudaEventRecord(im->copy_done[b], im->copy_stream[b]);
+    }
+    for (int i = 0; i < 2; i++) {
+        cudaEventRecord(im->copy_done[i], im->copy_stream[i]);
+        cudaStreamWaitEvent(im->stream, im->copy_done[i], 0);
+    }
+    return gpusort__cuda_check(ctx, cudaGetLastError(), "host to device copy");
+}
+
+/* Copy `bytes` from device `src` (written by work on the context's stream) to host `dst`; the
+ * call returns when the data is in dst. */
+static gpusort_status copy_d2h(gpusort_ctx *ctx, void *dst, const void *src, size_t bytes,
+                               int pinned)
+{
+    cuda_impl *im = impl_of(ctx);
+    gpusort_status s;
+    if (bytes == 0) return GPUSORT_STATUS_SUCCESS;
+    if (pinned) {
+        if ((s = gpusort__cuda_check(ctx, cudaMemcpyAsync(dst, src, bytes,
+                                                          cudaMemcpyDeviceToHost, im->stream),
+                                     "cudaMemcpyAsync (device to host)")))
+            return s;
+        return gpusort__cuda_check(ctx, cudaStreamSynchronize(im->stream),
+                                   "cudaStreamSynchronize");
+    }
+    if ((s = stage_alloc(ctx))) {
+        ctx->last_error[0] = 0;
+        if ((s = gpusort__cuda_check(ctx, cudaStreamSynchronize(im->stream),
+                                     "cudaStreamSynchronize")))
+            return s;
+        return gpusort__cuda_check(ctx, cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost),
+                                   "cudaMemcpy (device to host)");
+    }
+    cudaEvent_t ready = im->copy_done[0];
+    cudaEventRecord(ready, im->stream);
+    for (int i = 0; i < 2; i++) cudaStreamWaitEvent(im->copy_stream[i], ready, 0);
+    size_t chunks = (bytes + STAGE_BYTES - 1) / STAGE_BYTES;
+    /* Enqueue chunk c + 1 before draining chunk c, so the DMA runs while the CPU copies. */
+    for (size_t c = 0; c <= chunks; c++) {
+        if (c < chunks) {
+            int b = (int)(c & 1);
+            size_t off = c * STAGE_BYTES;
+            size_t len = bytes - off < STAGE_BYTES ? bytes - off : STAGE_BYTES;
+            if ((s = gpusort__cuda_check(ctx, cudaMemcpyAsync(im->stage[b], (const char *)src + off,
+                                                              len, cudaMemcpyDeviceToHost,
+                                                              im->copy_stream[b]),
+                                         "cudaMemcpyAsync (device to staging)")))
+                return s;
+            cudaEventRecord(im->copy_done[b], im->copy_stream[b]);
+        }
+        if (c >= 1) {
+            size_t p = c - 1;
+            int b = (int)(p & 1);
+            size_t off = p * STAGE_BYTES;
+            size_t len = bytes - off < STAGE_BYTES ? bytes - off : STAGE_BYTES;
+            if ((s = gpusort__cuda_check(ctx, cudaEventSynchronize(im->copy_done[b]),
+                                         "cudaEventSynchronize (staging)")))
+                return s;
+            memcpy((char *)dst + off, im->stage[b], len);
+        }
+    }
+    return gpusort__cuda_check(ctx, cudaGetLastError(), "device to host copy");
+}
+
+/* ---- dispatch ---- */
+
+static gpusort_status dispatch_device(gpusort_ctx *ctx, const gpusort_sort_desc *d)
+{
+    switch (d->algorithm) {
+    case GPUSORT_ALGORITHM_AUTO:
+    case GPUSORT_ALGORITHM_RADIX: return gpusort__cuda_radix_sort(ctx, d);
+    case GPUSORT_ALGORITHM_BITONIC: return gpusort__cuda_bitonic_sort(ctx, d);
+    case GPUSORT_ALGORITHM_MERGE: return gpusort__cuda_merge_sort(ctx, d);
+    case GPUSORT_ALGORITHM_RANK: return gpusort__cuda_rank_sort(ctx, d);
+    default:
+        return gpusort__set_error(ctx, GPUSORT_STATUS_UNSUPPORTED, "algorithm %d",
+                                  (int)d->algorithm);
+    }
+}
+
+/* Sort device data: give argsort (keys_out == NULL) a scratch key buffer. */
+static gpusort_status sort_device(gpusort_ctx *ctx, const gpusort_sort_desc *d)
+{
+    gpusort_sort_desc dd = *d;
+    if (!dd.keys_out) {
+        dd.keys_out = gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_IO_KEYS,
+                                            d->n * gpusort_type_size(d->key_type));
+        if (!dd.keys_out) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
+    }
+    return dispatch_device(ctx, &dd);
+}
+
+/* One run of the host path: elements [off, off + m) of d go to the device, are sorted there and
+ * come back to keys_out/values_out (host, same offsets), which may be d's outputs or a host
+ * temporary. idx_base: for argsort, indices start at this value (runs after the first). */
+static gpusort_status host_run(gpusort_ctx *ctx, const gpusort_sort_desc *d, size_t off, size_t m,
+                               void *keys_out, void *values_out, const int *pinned)
+{
+    size_t ks = gpusort_type_size(d->key_type);
+    size_t vs = d->value_type == GPUSORT_TYPE_NONE ? 0 : gpusort_type_size(d->value_type);
+    gpusort_status s;
+    void *dk = gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_IO_KEYS, m * ks);
+    if (!dk) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
+    void *dv = NULL;
+    if (vs) {
+        dv = gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_IO_VALUES, m * vs);
+        if (!dv) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
+    }
+    if ((s = copy_h2d(ctx, dk, (const char *)d->keys_in + off * ks, m * ks, pinned[0]))) return s;
+    if (vs && d->values_in &&
+        (s = copy_h2d(ctx, dv, (const char *)d->values_in + off * vs, m * vs, pinned[2])))
+        return s;
+    gpusort_sort_desc dd = *d;
+    dd.keys_in = dk;
+    dd.keys_out = dk;
+    dd.values_in = d->values_in ? dv : NULL;
+    dd.values_out = dv;
+    dd.n = m;
+    if ((s = dispatch_device(ctx, &dd))) return s;
+    if (keys_out && (s = copy_d2h(ctx, (char *)keys_out + off * ks, dk, m * ks, pinned[1])))
+        return s;
+    if (vs && (s = copy_d2h(ctx, (char *)values_out + off * vs, dv, m * vs, pinned[3]))) return s;
+    return GPUSORT_STATUS_SUCCESS;
+}
+
+/* The largest run of the host path that fits on the device with the sort's scratch: the IO
+ * buffers plus the radix sort's alternate buffers, 2 * (K + V) bytes a key. */
+static size_t host_run_capacity(gpusort_ctx *ctx, size_t per_key)
+{
+    size_t free_b = 0, total_b = 0;
+    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    /* Our own scratch counts as available: it is released before the run is sized. */
+    cuda_impl *im = impl_of(ctx);
+    for (int i = 0; i < GPUSORT_CUDA_SCRATCH_COUNT; i++) free_b += im->scratch_bytes[i];
+    if (free_b <= DEVICE_MEM_RESERVE) return 0;
+    return (free_b - DEVICE_MEM_RESERVE) / (2 * per_key + 1);
+}
+
+static gpusort_status sort_host(gpusort_ctx *ctx, const gpusort_sort_desc *d, const int *pinned)
+{
+    size_t n = d->n;
+    size_t ks = gpusort_type_size(d->key_type);
+    size_t vs = d->value_type == GPUSORT_TYPE_NONE ? 0 : gpusort_type_size(d->value_type);
+    size_t cap = host_run_capacity(ctx, ks + vs);
+    if (n <= cap) {
+        gpusort_status s = host_run(ctx, d, 0, n, d->keys_out, d->values_out, pinned);
+        if (s != GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY) return s;
+        ctx->last_error[0] = 0;
+        cap = n / 2; /* someone else took the memory meanwhile: fall through to runs */
+    }
+    if (cap < 1024)
+        return gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY,
+                                  "too little device memory for host data of %zu keys", n);
+    if (d->algorithm != GPUSORT_ALGORITHM_AUTO && d->algorithm != GPUSORT_ALGORITHM_RADIX &&
+        d->algorithm != GPUSORT_ALGORITHM_MERGE)
+        return gpusort__set_error(ctx, GPUSORT_STATUS_UNSUPPORTED,
+                                  "%zu keys do not fit on the device for this algorithm", n);
+
+    /* Runs: sorted on the device into host temporaries, then merged on the CPU. */
+    scratch_release(impl_of(ctx));
+    cap = host_run_capacity(ctx, ks + vs);
+    size_t runs = (n + cap - 1) / cap;
+    gpusort_sort_desc rd = *d;
+    char *tk = (char *)malloc(n * ks);
+    char *tv = vs ? (char *)malloc(n * vs) : NULL;
+    char *iota = (vs && !d->values_in) ? (char *)malloc(n * vs) : NULL;
+    uint64_t *offs = (uint64_t *)malloc((runs + 1) * sizeof *offs);
+    int tpin[4] = {pinned[0], 0, pinned[2], 0};
+    gpusort_status s = GPUSORT_STATUS_SUCCESS;
+    if (!tk || (vs && !tv) || (vs && !d->values_in && !iota) || !offs) {
+        s = gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY,
+                               "host temporaries for %zu keys in %zu runs", n, runs);
+        goto done;
+    }
+    if (iota) { /* argsort in runs: the runs sort pairs whose values are the global indices */
+        if (vs == 4) for (size_t i = 0; i < n; i++) ((uint32_t *)iota)[i] = (uint32_t)i;
+        else for (size_t i = 0; i < n; i++) ((uint64_t *)iota)[i] = i;
+        rd.values_in = iota;
+        tpin[2] = 0;
+    }
+    for (size_t r = 0; r < runs; r++) {
+        size_t off = r * cap, m = n - off < cap ? n - off : cap;
+        offs[r] = off;
+        if ((s = host_run(ctx, &rd, off, m, tk, tv, tpin))) goto done;
+    }
+    offs[runs] = n;
+    {
+        gpusort_sort_desc md = *d;
+        md.keys_in = tk;
+        md.values_in = tv;
+        /* argsort: keys_out may be NULL; merge the keys into the key temporary's twin. */
+        char *mk = NULL;
+        if (!md.keys_out) {
+            mk = (char *)malloc(n * ks);
+            if (!mk) {
+                s = gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY, "merge keys");
+                goto done;
+            }
+            md.keys_out = mk;
+        }
+        s = gpusort__cpu_merge_runs(ctx, &md, offs, runs);
+        free(mk);
+    }
+done:
+    free(tk);
+    free(tv);
+    free(iota);
+    free(offs);
+    return s;
+}
+
+static gpusort_status cuda_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d)
+{
+    cuda_impl *im = impl_of(ctx);
+    gpusort_status s;
+    if ((s = gpusort__cuda_check(ctx, cudaSetDevice(im->device), "cudaSetDevice"))) return s;
+    const void *ptrs[4] = {d->keys_in, d->keys_out, d->values_in, d->values_out};
+    int pinned[4];
+    enum mem_kind k = common_kind(ptrs, 4, pinned);
+    if (k == MEM_NONE)
+        return gpusort__set_error(ctx, GPUSORT_STATUS_INVALID_ARGUMENT,
+                                  "device and host pointers mixed in one call");
+    if (k == MEM_DEVICE) return sort_device(ctx, d);
+    if (d->algorithm == GPUSORT_ALGORITHM_AUTO && d->n < GPUSORT_CUDA_HOST_CPU_CROSSOVER)
+        return gpusort__cpu_sort(ctx, d);
+    return sort_host(ctx, d, pinned);
+}
+
+/* ---- reduce ---- */
+
+static gpusort_status cuda_reduce(gpusort_ctx *ctx, gpusort_type type, const void *data, size_t n,
+                                  gpusort_op op, gpusort_value *result)
+{
+    cuda_impl *im = impl_of(ctx);
+    gpusort_status s;
+    if ((s = gpusort__cuda_check(ctx, cudaSetDevice(im->device), "cudaSetDevice"))) return s;
+    enum mem_kind k = mem_kind_of(data);
+    if (k == MEM_DEVICE) return gpusort__cuda_reduce(ctx, type, data, n, op, result);
+    /* Host data: onto the device (which then gives the same result as for device data). If it
+     * does not fit, the CPU reduces it (a sum reads each byte once: host memory bandwidth beats
+     * the PCIe link it would otherwise cross). */
+    size_t bytes = n * gpusort_type_size(type);
+    void *dd = gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_IO_KEYS, bytes);
+    if (!dd) {
+        ctx->last_error[0] = 0;
+        return gpusort__cpu_reduce(ctx, type, data, n, op, result);
+    }
+    if ((s = copy_h2d(ctx, dd, data, bytes, k == MEM_PINNED))) return s;
+    return gpusort__cuda_reduce(ctx, type, dd, n, op, result);
+}
+
+/* ---- segmented and batch sort ---- */
+
+/* Copy a host array to a device scratch slot (or use it in place if it is device memory). */
+static gpusort_status to_device(gpusort_ctx *ctx, const void *p, size_t bytes, int slot,
+                                const void **out)
+{
+    enum mem_kind k = mem_kind_of(p);
+    if (k == MEM_DEVICE || !p) { *out = p; return GPUSORT_STATUS_SUCCESS; }
+    void *dp = gpusort__cuda_scratch(ctx, slot, bytes);
+    if (!dp) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
+    *out = dp;
+    return copy_h2d(ctx, dp, p, bytes, k == MEM_PINNED);
+}
+
+/* Segmented sort: device data runs in place; host data goes through the IO slots (keys, values)
+ * and IO_OFFSETS (offsets) and comes back. */
+static gpusort_status segmented_common(gpusort_ctx *ctx, const gpusort_sort_desc *d,
+                                       const uint64_t *offsets, size_t num_segments,
+                                       int offsets_on_device)
+{
+    cuda_impl *im = impl_of(ctx);
+    gpusort_status s;
+    if ((s = gpusort__cuda_check(ctx, cudaSetDevice(im->device), "cudaSetDevice"))) return s;
+    const void *ptrs[4] = {d->keys_in, d->keys_out, d->values_in, d->values_out};
+    int pinned[4];
+    enum mem_kind k = common_kind(ptrs, 4, pinned);
+    if (k == MEM_NONE)
+        return gpusort__set_error(ctx, GPUSORT_STATUS_INVALID_ARGUMENT,
+                                  "device and host pointers mixed in one call");
+    const uint64_t *doffs = offsets;
+    if (!offsets_on_device &&
+        (s = to_device(ctx, offsets, (num_segments + 1) * sizeof *offsets,
+                       GPUSORT_CUDA_SCRATCH_IO_OFFSETS, (const void **)&doffs)))
+        return s;
+    size_t ks = gpusort_type_size(d->key_type);
+    size_t vs = d->value_type == GPUSORT_TYPE_NONE ? 0 : gpusort_type_size(d->value_type);
+    if (k == MEM_DEVICE) {
+        gpusort_sort_desc dd = *d;
+        if (!dd.keys_out) {
+            dd.keys_out = gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_IO_KEYS, d->n * ks);
+            if (!dd.keys_out) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
+        }
+        return gpusort__cuda_segmented_sort(ctx, &dd, doffs, num_segments);
+    }
+    void *dk = gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_IO_KEYS, d->n * ks);
+    void *dv = vs ? gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_IO_VALUES, d->n * vs) : NULL;
+    if (!dk || (vs && !dv)) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
+    if ((s = copy_h2d(ctx, dk, d->keys_in, d->n * ks, pinned[0]))) return s;
+    if (vs && d->values_in && (s = copy_h2d(ctx, dv, d->values_in, d->n * vs, pinned[2])))
+        return s;
+    gpusort_sort_desc dd = *d;
+    dd.keys_in = dk;
+    dd.keys_out = dk;
+    dd.values_in = d->values_in ? dv : NULL;
+    dd.values_out = dv;
+    if ((s = gpusort__cuda_segmented_sort(ctx, &dd, doffs, num_segments))) return s;
+    if (d->keys_out && (s = copy_d2h(ctx, d->keys_out, dk, d->n * ks, pinned[1]))) return s;
+    if (vs && (s = copy_d2h(ctx, d->values_out, dv, d->n * vs, pinned[3]))) return s;
+    return GPUSORT_STATUS_SUCCESS;
+}
+
+static gpusort_status cuda_segmented_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d,
+                                          const uint64_t *offsets, size_t num_segments)
+{
+    return segmented_common(ctx, d, offsets, num_segments, 0);
+}
+
+static __global__ void fill_row_offsets(uint64_t *offs, size_t count, uint64_t row_length)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count;
+         i += (size_t)gridDim.x * blockDim.x)
+        offs[i] = i * row_length;
+}
+
+static gpusort_status cuda_batch_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d,
+                                      size_t row_length)
+{
+    cuda_impl *im = impl_of(ctx);
+    gpusort_status s;
+    if ((s = gpusort__cuda_check(ctx, cudaSetDevice(im->device), "cudaSetDevice"))) return s;
+    size_t rows = d->n / row_length;
+    uint64_t *offs = (uint64_t *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_IO_OFFSETS,
+                                                       (rows + 1) * sizeof(uint64_t));
+    if (!offs) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
+    unsigned blocks = (unsigned)((rows + 1 + 255) / 256 < 4096 ? (rows + 1 + 255) / 256 : 4096);
+    fill_row_offsets<<<blocks, 256, 0, im->stream>>>(offs, rows + 1, row_length);
+    if ((s = gpusort__cuda_check(ctx, cudaGetLastError(), "fill_row_offsets"))) return s;
+    return segmented_common(ctx, d, offs, rows, 1);
+}
+
+extern "C" const gpusort_backend_ops gpusort__cuda_ops = {
+    GPUSORT_BACKEND_OPS_VERSION,
+    GPUSORT_BACKEND_CUDA,
+    "cuda",
+    cuda_device_count,
+    cuda_device_info,
+    cuda_init,
+    cuda_destroy,
+    cuda_sort,
+    cuda_reduce,
+    cuda_segmented_sort,
+    cuda_batch_sort,
+    gpusort__cuda_sort_strings,
+    gpusort__cuda_sort_records,
+    cuda_set_stream,
+    cuda_synchronize,
+};
