@@ -1,0 +1,10 @@
+# tests/text/ -- string/record sort of the library, and the GNU-sort-compatible text CLI.
+#   test_strings     library string and record sort vs. a reference, every backend present
+#   text_cli         tests/text/run_tests.sh: differential tests of `gpusort` against
+#                    `LC_ALL=C sort`, the external (spilling) path, cleanup after SIGTERM
+gpusort_add_test_program(test_strings ${CMAKE_CURRENT_LIST_DIR}/test_strings.c)
+add_test(NAME text_strings COMMAND test_strings)
+if(TARGET gpusort_cli)
+  add_test(NAME text_cli COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/run_tests.sh $<TARGET_FILE:gpusort_cli>)
+  set_tests_properties(text_cli PROPERTIES TIMEOUT 300)
+endif()
