@@ -1,0 +1,307 @@
+#!/usr/bin/env bash
+# cli_test.sh -- tests of the gpusort program's binary mode, its error paths and its routing.
+#
+#   bash tests/cli/cli_test.sh path/to/gpusort path/to/clitool [-v]
+#
+# Results are judged by clitool (tests/cli/clitool.c), which shares no code with gpusort: order,
+# permutation (bit patterns), pair integrity and stability, reduce results. Every error path
+# checks: exit status 2, exactly one line on stderr starting "gpusort: ", no output file (or the
+# old one unchanged) and no temporary file left behind, and the input unchanged (cksum).
+# Data come from `gpusort gen` with fixed seeds, printed on failure, so a failure replays.
+# Prints "N passed, N failed"; exits 1 if anything failed. Runs in about 10-20 s on 2 cores.
+set -u
+G=$(readlink -f "$1")
+T=$(readlink -f "$2")
+VERBOSE=${3:-}
+W=$(mktemp -d "${TMPDIR:-/tmp}/gpusort-cli-test.XXXXXX")
+MNT=""
+cleanup() {
+    if [ -n "$MNT" ]; then umount "$MNT" 2>/dev/null; fi
+    rm -rf "$W"
+}
+trap cleanup EXIT
+cd "$W" || exit 2
+
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); [ -n "$VERBOSE" ] && echo "ok: $1"; return 0; }
+bad() { failed=$((failed + 1)); echo "FAIL: $1"; [ -s err ] && sed 's/^/    stderr: /' err | head -5; return 0; }
+# check NAME COMMAND...: passes when the command exits 0.
+check() { local name=$1; shift; if "$@" 2>err; then ok "$name"; else bad "$name"; fi; }
+sum_of() { cksum < "$1"; }
+# no_temp DIR: no temporary output file left in DIR.
+no_temp() { ! ls -A "$1" | grep -q '\.gpusort-'; }
+
+# snapshot: name and checksum of every file in the work folder but the test's own err file.
+snapshot() { for f in *; do [ -f "$f" ] && [ "$f" != err ] && echo "$f $(cksum < "$f")"; done; }
+
+# expect_error NAME WANT_IN_MESSAGE OUTPUT_FILE -- COMMAND...
+#   exit 2, one stderr line "gpusort: ..." containing WANT, OUTPUT_FILE unchanged (or still absent),
+#   every file in the work folder unchanged, no temp file.
+expect_error() {
+    local name=$1 want=$2 outf=$3
+    shift 4
+    local before after out_before="absent"
+    before=$(snapshot)
+    [ -e "$outf" ] && out_before=$(sum_of "$outf")
+    "$@" >stdout.txt 2>err
+    local rc=$? why=""
+    rm -f stdout.txt
+    [ $rc -eq 2 ] || why="exit status $rc, not 2"
+    [ -z "$why" ] && [ "$(wc -l < err)" -ne 1 ] && why="$(wc -l < err) lines on stderr, not 1"
+    [ -z "$why" ] && ! grep -q '^gpusort: ' err && why="stderr does not start with 'gpusort: '"
+    [ -z "$why" ] && [ -n "$want" ] && ! grep -qi -- "$want" err && why="stderr lacks '$want'"
+    if [ -z "$why" ]; then
+        if [ "$out_before" = absent ]; then
+            [ -e "$outf" ] && why="output $outf was created"
+        elif [ "$(sum_of "$outf")" != "$out_before" ]; then
+            why="output $outf changed"
+        fi
+    fi
+    after=$(snapshot)
+    [ -z "$why" ] && [ "$before" != "$after" ] && why="files in the work folder changed"
+    [ -z "$why" ] && ! no_temp . && why="a temporary file was left behind"
+    if [ -z "$why" ]; then ok "$name"; else bad "$name: $why"; fi
+}
+
+TYPES="u32 i32 f32 u64 i64 f64"
+
+# ---- help, version, devices, bench ----
+check "--help" bash -c "'$G' --help | grep -q '^Usage: gpusort'"
+check "--version" bash -c "'$G' --version | grep -q '^gpusort '"
+for c in sort gen check reduce devices bench; do
+    check "help $c" bash -c "'$G' help $c > /dev/null"
+    if "$G" "$c" --help >h.txt 2>err && grep -q "^Usage: gpusort $c" h.txt; then ok "$c --help"; else bad "$c --help"; fi
+done
+if "$G" devices >devices.txt 2>err && grep -q '^cpu: ' devices.txt && grep -q '^auto: ' devices.txt; then
+    ok "devices"
+else
+    bad "devices"
+fi
+if "$G" bench --n 5000 --runs 3 --backend cpu >bench.txt 2>err && grep -q '^cpu ' bench.txt; then
+    ok "bench"
+else
+    bad "bench"
+fi
+rm -f h.txt bench.txt
+
+# ---- gen: deterministic, seeds matter, index ----
+"$G" gen --type u64 --n 1000 --dist zipf --seed 7 -o g1 && "$G" gen --type u64 --n 1000 --dist zipf --seed 7 -o g2
+check "gen is deterministic" cmp -s g1 g2
+"$G" gen --type u64 --n 1000 --dist zipf --seed 8 -o g2
+check "gen seed changes the data" bash -c "! cmp -s g1 g2"
+"$G" gen --type u32 --n 2^10 --dist index -o g1
+check "gen --n 2^10 size" test "$(stat -c %s g1)" -eq 4096
+"$G" gen --type u32 --n 3 --dist index | od -An -tu4 | xargs > g2
+check "gen index to stdout" test "$(cat g2)" = "0 1 2"
+"$G" gen --type u32 --n 1000 --dist bit-entropy --entropy-k 5 -o g1 2>err
+check "gen bit-entropy" test "$(stat -c %s g1)" -eq 4000
+rm -f g1 g2
+
+# ---- sort round trips: every type x distribution x order, several sizes ----
+seed=11
+for t in $TYPES; do
+    for dist in uniform special few sorted reversed zipf; do
+        for n in 0 1 33 5000; do
+            seed=$((seed + 1))
+            "$G" gen --type "$t" --n "$n" --dist "$dist" --seed "$seed" -o in 2>err || { bad "gen $t $dist"; continue; }
+            for order in asc desc; do
+                flag=""
+                [ $order = desc ] && flag=--desc
+                name="sort $t $dist n=$n $order seed=$seed"
+                if ! "$G" sort in --type "$t" $flag -o out 2>err; then bad "$name: exit $?"; continue; fi
+                if ! "$T" sorted "$t" $order out 2>err; then bad "$name: not sorted"; continue; fi
+                if ! "$T" perm "$t" in out 2>err; then bad "$name: not a permutation"; continue; fi
+                if ! "$G" check out --type "$t" $flag 2>err; then bad "$name: gpusort check says unsorted"; continue; fi
+                ok "$name"
+            done
+        done
+    done
+done
+rm -f in out
+
+# ---- check: exit codes and messages ----
+"$T" write u32 1 2 5 3 4 > c.u32
+"$G" check c.u32 --type u32 2>err
+rc=$?
+if [ $rc -eq 1 ] && [ "$(cat err)" = "gpusort: c.u32: disorder at index 3: 5 then 3" ]; then ok "check disorder message"; else bad "check disorder message (rc=$rc)"; fi
+"$G" check c.u32 --type u32 --quiet 2>err
+rc=$?
+if [ $rc -eq 1 ] && [ ! -s err ]; then ok "check --quiet"; else bad "check --quiet (rc=$rc)"; fi
+"$T" write f32 -inf -1 -0 0 -0 1 inf nan bits:0xffc00001 > c.f32
+check "check f32 specials ascending" "$G" check c.f32 --type f32
+"$G" check c.f32 --type f32 --desc 2>err
+[ $? -eq 1 ] && ok "check f32 specials not descending" || bad "check f32 specials not descending"
+"$T" write f64 nan 1e300 0 -0 -inf > c.f64
+check "check f64 NaN first descending" "$G" check c.f64 --type f64 --desc
+"$T" write i64 -9223372036854775808 -1 0 9223372036854775807 > c.i64
+check "check i64 extremes" "$G" check c.i64 --type i64
+"$T" write i32 5 -3 > c.i32
+"$G" check c.i32 --type i32 2>err
+[ $? -eq 1 ] && grep -q 'disorder at index 1: 5 then -3' err && ok "check i32 signed" || bad "check i32 signed"
+: > empty
+check "check empty file" "$G" check empty --type f64
+"$T" write u32 1 2 3 | "$G" check - --type u32 2>err
+[ $? -eq 0 ] && ok "check stdin" || bad "check stdin"
+rm -f c.u32 c.f32 c.f64 c.i64 c.i32
+
+# ---- sort: specials keep their bits; NaN last; stable -0.0/+0.0 ----
+"$T" write f32 nan 1 -0 0 -inf bits:0xffc00001 -0 > s.f32
+"$G" sort s.f32 --type f32 -o s.out 2>err
+od -An -tx4 s.out | xargs > s.hex
+check "f32 specials sorted bit-exact and stable" test "$(cat s.hex)" = "ff800000 80000000 00000000 80000000 3f800000 7fc00000 ffc00001"
+rm -f s.f32 s.out s.hex
+
+# ---- stdin to stdout ----
+"$G" gen --type i32 --n 3000 --seed 3 -o in
+cat in | "$G" sort - --type i32 > out 2>err
+check "sort stdin to stdout" "$T" sorted i32 asc out
+check "sort stdin to stdout permutation" "$T" perm i32 in out
+
+# ---- -o equal to the input (in place) ----
+cp in keep
+"$G" sort in --type i32 --desc -o in 2>err
+check "sort -o IN: sorted" "$T" sorted i32 desc in
+check "sort -o IN: permutation" "$T" perm i32 keep in
+rm -f in keep out
+
+# ---- --values: permutation integrity and stability ----
+seed=100
+for t in u32 f32 i64 f64; do
+    for vt in u32 u64; do
+        for order in asc desc; do
+            seed=$((seed + 1))
+            flag=""
+            [ $order = desc ] && flag=--desc
+            name="pairs $t+$vt $order seed=$seed"
+            "$G" gen --type "$t" --n 20000 --dist few --seed $seed -o k
+            "$G" gen --type "$vt" --n 20000 --dist index -o v
+            if "$G" sort k --type "$t" $flag --values v --value-type "$vt" --values-out vo -o ko 2>err &&
+               "$T" pairs "$t" $order k ko vo "$vt" 2>err; then ok "$name"; else bad "$name"; fi
+        done
+    done
+done
+# Value type inferred from the file size; -o IN sorts both files in place.
+"$G" gen --type u64 --n 5000 --dist special --seed 5 -o k
+"$G" gen --type u32 --n 5000 --dist index -o v
+cp k k0
+cp v v0
+if "$G" sort k --type u64 --values v -o k 2>err && "$T" pairs u64 asc k0 k v u32 2>err; then
+    ok "pairs in place, value type inferred"
+else
+    bad "pairs in place, value type inferred"
+fi
+rm -f k k0 v v0 ko vo
+
+# ---- reduce against the independent reference ----
+for t in $TYPES; do
+    case $t in f*) dists="unit zipf special few" ;; *) dists="uniform special huge few" ;; esac
+    for dist in $dists; do
+        "$G" gen --type "$t" --n 10007 --dist "$dist" --seed 9 -o r
+        for op in sum min max; do
+            res=$("$G" reduce r --type "$t" --op $op 2>err)
+            if [ $? -eq 0 ] && "$T" reduce "$t" $op r "$res" 2>err; then ok "reduce $t $dist $op"; else bad "reduce $t $dist $op: $res"; fi
+        done
+    done
+done
+: > r
+check "reduce sum of empty is 0" test "$("$G" reduce r --type f64 --op sum)" = 0
+expect_error "reduce min of empty" "empty" nothing -- "$G" reduce r --type u32 --op min
+rm -f r
+
+# ---- error paths ----
+"$G" gen --type u32 --n 10000 --seed 1 -o in
+"$G" gen --type u32 --n 100 --seed 2 -o other
+printf 'abcdefg' > seven
+expect_error "size not a multiple" "not a multiple" out -- "$G" sort seven --type u32 -o out
+expect_error "size not a multiple (stdin)" "not a multiple" out -- bash -c "cat seven | '$G' sort - --type u64 -o out"
+expect_error "check size not a multiple" "not a multiple" out -- "$G" check seven --type u32
+expect_error "reduce size not a multiple" "not a multiple" out -- "$G" reduce seven --type f64 --op sum
+expect_error "missing input" "no such file" out -- "$G" sort missing --type u32 -o out
+expect_error "missing input, existing output kept" "no such file" other -- "$G" sort missing --type u32 -o other
+mkdir adir
+expect_error "directory as input" "directory" out -- "$G" sort adir --type u32 -o out
+if [ "$(id -u)" -ne 0 ]; then
+    cp in unreadable && chmod 000 unreadable
+    expect_error "unreadable input" "permission denied" out -- "$G" sort unreadable --type u32 -o out
+    rm -f unreadable
+fi
+expect_error "unknown type" "unknown type" out -- "$G" sort in --type u16 -o out
+expect_error "unknown option" "unknown option" out -- "$G" sort in --type u32 --fast -o out
+expect_error "unknown backend" "unknown backend" out -- "$G" sort in --type u32 --backend metal -o out
+expect_error "unknown algorithm" "unknown algorithm" out -- "$G" sort in --type u32 --algorithm quick -o out
+expect_error "missing option value" "needs a value" out -- "$G" sort in -o out --type
+expect_error "bad count" "invalid count" out -- "$G" gen --type u32 --n 12x -o out
+expect_error "unknown distribution" "unknown distribution" out -- "$G" gen --type u32 --n 10 --dist gauss -o out
+expect_error "unknown reduce op" "unknown operation" out -- "$G" reduce in --type u32 --op avg
+expect_error "output folder missing" "no such file" nodir/out -- "$G" sort in --type u32 -o nodir/out
+expect_error "output is a directory" "directory" adir -- "$G" sort in --type u32 -o adir
+expect_error "values count mismatch" "values" vo -- "$G" sort in --type u32 --values other --value-type u32 --values-out vo -o out
+expect_error "values without --values-out" "values-out" out -- "$G" sort in --type u32 --values other -o out
+expect_error "-o and --values-out the same" "same file" out -- "$G" sort in --type u32 --values in2 --values-out out -o out
+# A backend that is not built, or has no device.
+for b in cuda opencl; do
+    if grep -q "^$b: not built" devices.txt; then
+        expect_error "backend $b not built" "not built" out -- "$G" sort in --type u32 --backend $b -o out
+    elif grep -q "^$b: built; no device" devices.txt; then
+        expect_error "backend $b without a device" "no device" out -- "$G" sort in --type u32 --backend $b -o out
+    fi
+done
+expect_error "device index out of range" "device" out -- "$G" sort in --type u32 --backend cpu --device 7 -o out
+# A library error: an algorithm the CPU backend does not offer.
+if ! "$G" sort in --type u32 --backend cpu --algorithm rank -o out 2>/dev/null; then
+    rm -f out
+    expect_error "library error (cpu rank sort)" "" out -- "$G" sort in --type u32 --backend cpu --algorithm rank -o out
+fi
+rm -f out
+# Full disk: /dev/full (written directly, as it is not a regular file).
+expect_error "full disk (/dev/full)" "no space" out -- "$G" sort in --type u32 -o /dev/full
+expect_error "gen to a full disk" "no space" out -- "$G" gen --type u64 --n 100000 -o /dev/full
+expect_error "full stdout" "no space" out -- bash -c "'$G' sort in --type u32 > /dev/full"
+# Full disk: a small tmpfs (needs root); the old output and the input survive, no temp file.
+MNT=$W/tiny
+mkdir -p "$MNT"
+if mount -t tmpfs -o size=64k tmpfs "$MNT" 2>/dev/null; then
+    "$G" gen --type u32 --n 12000 --seed 4 -o "$MNT/small"     # 48000 bytes: a second copy does not fit
+    "$G" gen --type u32 --n 100 --seed 5 -o "$MNT/old"
+    s_small=$(sum_of "$MNT/small")
+    s_old=$(sum_of "$MNT/old")
+    expect_error "full tmpfs, new output" "no space" "$MNT/new" -- "$G" sort in --type u32 -o "$MNT/new"
+    expect_error "full tmpfs, existing output" "no space" "$MNT/old" -- "$G" sort in --type u32 -o "$MNT/old"
+    expect_error "full tmpfs, -o IN" "no space" "$MNT/small" -- "$G" sort "$MNT/small" --type u32 -o "$MNT/small"
+    if [ "$(sum_of "$MNT/small")" = "$s_small" ] && [ "$(sum_of "$MNT/old")" = "$s_old" ] &&
+       no_temp "$MNT"; then ok "full tmpfs: files intact, no temp"; else bad "full tmpfs: files intact, no temp"; fi
+    umount "$MNT"
+    MNT=""
+else
+    echo "note: cannot mount a tmpfs (not root?): the tmpfs full-disk tests are skipped"
+    MNT=""
+fi
+
+# ---- signals: a killed sort leaves no temporary file and no output ----
+# The input is a FIFO with no writer yet, so gpusort waits while its temp output exists.
+for sig in TERM HUP INT; do
+    rm -f fifo
+    mkfifo fifo
+    set -m    # job control: a background job does not ignore SIGINT
+    "$G" sort fifo --type u32 -o sig.out 2>err &
+    pid=$!
+    set +m
+    for _ in $(seq 100); do ls -A | grep -q '\.sig\.out\.gpusort-' && break; sleep 0.05; done
+    if ! ls -A | grep -q '\.sig\.out\.gpusort-'; then bad "SIG$sig: no temp file appeared"; kill -9 $pid; wait $pid 2>/dev/null; continue; fi
+    kill -$sig $pid
+    wait $pid 2>/dev/null
+    rc=$?
+    if [ $rc -gt 128 ] && [ ! -e sig.out ] && no_temp .; then ok "SIG$sig cleanup"; else bad "SIG$sig cleanup (rc=$rc)"; fi
+    rm -f fifo
+done
+
+# ---- routing: check without --type is text mode (gpusort -c) ----
+printf 'b\na\n' > lines.txt
+"$G" check lines.txt >r1 2>e1; rc1=$?
+"$G" -c lines.txt >r2 2>e2; rc2=$?
+if [ $rc1 -eq $rc2 ] && cmp -s r1 r2 && cmp -s e1 e2; then ok "check FILE routes to text mode"; else bad "check FILE routes to text mode"; fi
+rm -f lines.txt r1 r2 e1 e2
+
+echo "$passed passed, $failed failed"
+[ $failed -eq 0 ]
