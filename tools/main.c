@@ -41,7 +41,8 @@ static const char usage_main[] =
     "Other commands:\n"
     "  devices                     list backends and devices with their properties\n"
     "  bench                       a small built-in benchmark of every available backend\n"
-    "  help [COMMAND]              this text, or a command's options (also COMMAND --help)\n"
+    "  help [COMMAND]              this text, or a command's options (also COMMAND --help);\n"
+    "                              `gpusort help text` describes text mode's options\n"
     "\n"
     "Text mode: anything that is not a command runs GNU sort compatible text sorting, e.g.\n"
     "  gpusort -n -k2,2 -t, data.csv -o sorted.csv\n"
@@ -131,9 +132,13 @@ int main(int argc, char **argv)
             fputs(usage_main, stdout);
             return 0;
         }
+        if (strcmp(argv[2], "text") == 0) {            /* text mode's own --help */
+            char *tv[] = {argv[0], "--help", NULL};
+            return gpusort_cli_text_main(2, tv);
+        }
         const command *c = find_command(argv[2]);
         if (!c) return cli_error("help: unknown command '%s' (commands: sort gen check reduce "
-                                 "devices bench)", argv[2]);
+                                 "devices bench text)", argv[2]);
         char *hv[] = {argv[2], "--help", NULL};
         return c->run(2, hv);
     }

@@ -239,7 +239,7 @@ static void *progress_ticker(void *arg)
         if (prog.stopping) break;
         double el = now_s() - prog.start;
         if (el >= PROGRESS_DELAY_S) {
-            fprintf(stderr, "\r%s: %.0f s", prog.what, el);
+            fprintf(stderr, "\r%s: %.1f s", prog.what, el);
             fflush(stderr);
             prog.shown = 1;
         }
@@ -380,6 +380,9 @@ void cli_out_open(cli_out *o, const char *path)
     if (!dest) cli_fail("out of memory");
     o->path = dest;
 
+    /* Replacing a file we could not write to would bypass its permissions: refuse, as a
+     * plain open for writing would. */
+    if (exists && access(dest, W_OK) != 0) cli_fail("cannot write %s: %s", path, strerror(errno));
     if (exists && !S_ISREG(st.st_mode)) {
         if (S_ISDIR(st.st_mode)) cli_fail("cannot write %s: is a directory", path);
         /* A device or FIFO: write straight into it. */

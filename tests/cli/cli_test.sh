@@ -278,6 +278,17 @@ else
     MNT=""
 fi
 
+# Out of memory: a file that fits under the address-space limit, but not with the sort's scratch
+# (skipped where the limit cannot apply, e.g. under AddressSanitizer).
+"$G" gen --type u32 --n 4M --seed 6 -o big
+if (ulimit -v 40000; "$G" --version) >/dev/null 2>&1; then
+    expect_error "out of memory (sort scratch)" "out of" out -- bash -c "ulimit -v 40000; '$G' sort big --type u32 --backend cpu -o out"
+    expect_error "out of memory (reading)" "out of memory" out -- bash -c "ulimit -v 12000; '$G' sort big --type u32 --backend cpu -o out"
+else
+    echo "note: cannot limit the address space (ASan build?): the out-of-memory tests are skipped"
+fi
+rm -f big
+
 # ---- signals: a killed sort leaves no temporary file and no output ----
 # The input is a FIFO with no writer yet, so gpusort waits while its temp output exists.
 for sig in TERM HUP INT; do
