@@ -1,0 +1,140 @@
+/*
+ * radix_impl.h -- INTERNAL to radix.c: the element loops of the LSD radix sort, written once
+ * and compiled once per (key width, value width). radix.c includes this file six times with
+ *   RI_KBITS   32 or 64          key width in bits
+ *   RI_VBYTES  0, 4 or 8         value width in bytes (0: keys only)
+ * and gets the functions named <name>_<RI_KBITS>_<RI_VBYTES> plus a table ri_ops_<K>_<V>.
+ * Everything here is static; radix.c holds the plan (struct rplan) and the driver.
+ */
+#define RI_CAT_(a, b, c) a##_##b##_##c
+#define RI_CAT(a, b, c) RI_CAT_(a, b, c)
+#define RI_FN(name) RI_CAT(name, RI_KBITS, RI_VBYTES)
+
+#if RI_KBITS == 32
+#define RI_KT uint32_t
+#define RI_RK(bits) gpusort__radix32((bits), type, desc)
+#else
+#define RI_KT uint64_t
+#define RI_RK(bits) gpusort__radix64((bits), type, desc)
+#endif
+#if RI_VBYTES == 4
+#define RI_VT uint32_t
+#elif RI_VBYTES == 8
+#define RI_VT uint64_t
+#endif
+
+/* Histograms of every digit of chunk t of the input, in one read of the keys. */
+static void RI_FN(hist_all)(void *arg, size_t t)
+{
+    rplan *p = (rplan *)arg;
+    const RI_KT *k = (const RI_KT *)p->job->keys_in;
+    const int type = p->job->key_type, desc = p->job->desc;
+    const int bits = p->bits, nd = p->ndigits;
+    const RI_KT mask = (RI_KT)(p->radix - 1);
+    size_t *h = p->hist + t * (size_t)nd * p->radix;
+    memset(h, 0, (size_t)nd * p->radix * sizeof *h);
+    size_t lo = p->bounds[t], hi = p->bounds[t + 1];
+    if (nd == 3 && bits == 11 && RI_KBITS == 32) {
+        /* the common case (32-bit keys, 11-bit digits), unrolled for the compiler */
+        size_t *h0 = h, *h1 = h + p->radix, *h2 = h + 2 * p->radix;
+        for (size_t i = lo; i < hi; i++) {
+            RI_KT r = RI_RK(k[i]);
+            h0[r & mask]++;
+            h1[(r >> 11) & mask]++;
+            h2[(size_t)(r >> 22)]++;
+        }
+        return;
+    }
+    for (size_t i = lo; i < hi; i++) {
+        RI_KT r = RI_RK(k[i]);
+        for (int d = 0; d < nd; d++) h[(size_t)d * p->radix + (size_t)((r >> (d * bits)) & mask)]++;
+    }
+}
+
+/* Histogram of the current pass's digit over chunk t of the pass's source. */
+static void RI_FN(count)(void *arg, size_t t)
+{
+    rplan *p = (rplan *)arg;
+    const RI_KT *k = (const RI_KT *)p->src_k;
+    const int type = p->job->key_type, desc = p->job->desc, shift = p->shift;
+    const RI_KT mask = (RI_KT)(p->radix - 1);
+    size_t *h = p->offs + t * p->radix;
+    memset(h, 0, p->radix * sizeof *h);
+    size_t lo = p->bounds[t], hi = p->bounds[t + 1];
+    for (size_t i = lo; i < hi; i++) h[(size_t)((RI_RK(k[i]) >> shift) & mask)]++;
+}
+
+/* Stable scatter of chunk t: each element goes to offs[t][digit]++ of the destination. The
+ * offsets of thread t start after those of threads < t for the same digit, so the threads
+ * write disjoint slots and the whole pass is stable. */
+static void RI_FN(scatter)(void *arg, size_t t)
+{
+    rplan *p = (rplan *)arg;
+    const RI_KT *sk = (const RI_KT *)p->src_k;
+    RI_KT *dk = (RI_KT *)p->dst_k;
+    const int type = p->job->key_type, desc = p->job->desc, shift = p->shift;
+    const RI_KT mask = (RI_KT)(p->radix - 1);
+    size_t *off = p->offs + t * p->radix;
+    size_t lo = p->bounds[t], hi = p->bounds[t + 1];
+#if RI_VBYTES
+    const RI_VT *sv = (const RI_VT *)p->src_v;
+    RI_VT *dv = (RI_VT *)p->dst_v;
+    if (!sv) {                             /* argsort: the values are the input positions */
+        const uint64_t base = p->job->index_base;
+        for (size_t i = lo; i < hi; i++) {
+            RI_KT b = sk[i];
+            size_t o = off[(size_t)((RI_RK(b) >> shift) & mask)]++;
+            dk[o] = b;
+            dv[o] = (RI_VT)(base + i);
+        }
+        return;
+    }
+    for (size_t i = lo; i < hi; i++) {
+        RI_KT b = sk[i];
+        size_t o = off[(size_t)((RI_RK(b) >> shift) & mask)]++;
+        dk[o] = b;
+        dv[o] = sv[i];
+    }
+#else
+    for (size_t i = lo; i < hi; i++) {
+        RI_KT b = sk[i];
+        dk[off[(size_t)((RI_RK(b) >> shift) & mask)]++] = b;
+    }
+#endif
+}
+
+/* Stable insertion sort of n elements in place (keys k, values v or NULL), for tiny n. */
+static void RI_FN(insertion)(void *k_, void *v_, size_t n, int type, int desc)
+{
+    RI_KT *k = (RI_KT *)k_;
+#if RI_VBYTES
+    RI_VT *v = (RI_VT *)v_;
+#endif
+    for (size_t i = 1; i < n; i++) {
+        RI_KT b = k[i], r = RI_RK(b);
+#if RI_VBYTES
+        RI_VT x = v[i];
+#endif
+        size_t j = i;
+        for (; j > 0 && RI_RK(k[j - 1]) > r; j--) {
+            k[j] = k[j - 1];
+#if RI_VBYTES
+            v[j] = v[j - 1];
+#endif
+        }
+        k[j] = b;
+#if RI_VBYTES
+        v[j] = x;
+#endif
+    }
+}
+
+static const rkernels RI_FN(ri_ops) = {RI_FN(hist_all), RI_FN(count), RI_FN(scatter),
+                                       RI_FN(insertion)};
+
+#undef RI_KT
+#undef RI_VT
+#undef RI_RK
+#undef RI_FN
+#undef RI_CAT
+#undef RI_CAT_
