@@ -167,6 +167,23 @@ int verify_ref_segmented_argsort(gpusort_type type, const void *keys, size_t n,
     return 0;
 }
 
+void verify_ref_reverse_stable(gpusort_type type, const void *keys, size_t n,
+                               const uint64_t *perm_asc, uint64_t *perm_desc)
+{
+    const unsigned char *k = (const unsigned char *)keys;
+    size_t es = gpusort_type_size(type), out = 0;
+    /* walk the ascending order from its end, one run of equal keys at a time */
+    size_t end = n;
+    while (end > 0) {
+        size_t start = end - 1;
+        while (start > 0 &&
+               verify_cmp(type, k + perm_asc[start - 1] * es, k + perm_asc[end - 1] * es) == 0)
+            start--;
+        for (size_t i = start; i < end; i++) perm_desc[out++] = perm_asc[i];
+        end = start;
+    }
+}
+
 void verify_gather(void *out, const void *in, const uint64_t *perm, size_t n, size_t elem_size)
 {
     if (elem_size == 4)

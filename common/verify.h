@@ -43,6 +43,12 @@ size_t verify_first_unsorted(gpusort_type type, const void *keys, size_t n, gpus
 int verify_ref_argsort(gpusort_type type, const void *keys, size_t n, gpusort_order order,
                        uint64_t *perm);
 
+/* Turn the stable ASCENDING permutation of keys (from verify_ref_argsort) into the stable
+ * DESCENDING one in O(n): the runs of equal keys come in reverse order, each keeping its input
+ * order. perm_asc and perm_desc must not alias. */
+void verify_ref_reverse_stable(gpusort_type type, const void *keys, size_t n,
+                               const uint64_t *perm_asc, uint64_t *perm_desc);
+
 /* Same, per segment [offsets[s], offsets[s+1]) for s < num_segments; positions outside every
  * segment keep their own index (perm[i] = i), as gpusort_segmented_sort copies them unchanged.
  * The offsets must be valid (non-decreasing, last <= n). Returns 0 or -1 (out of memory). */

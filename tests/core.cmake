@@ -1,0 +1,82 @@
+# tests/core.cmake -- the core tests: the API contract, the cross-backend test, the big test.
+# Included by tests/CMakeLists.txt (which defines gpusort_add_test_program and gpusort_skippable).
+#
+#   test_api                       the API contract; no device needed
+#   test_backends_<backend>_<type> the cross-backend test, one ctest test per backend and key type
+#                                  (so `ctest -j2` spreads them and a hang costs one timeout);
+#                                  backends without a device exit 77 and show as skipped
+#   test_big_<backend>             n = 2^32 + 1234 keys: skipped (exit 77) unless
+#                                  GPUSORT_BIG_TESTS=1; label "big" 
+#
+# common/ (data generators and the independent reference) is compiled into each test program.
+
+set(GPUSORT_COMMON_DIR ${PROJECT_SOURCE_DIR}/common)
+set(GPUSORT_COMMON_SRC ${GPUSORT_COMMON_DIR}/datagen.c ${GPUSORT_COMMON_DIR}/verify.c)
+
+# Device memory for the tests (tests/cuda_mem.h): its own small library, because
+# gpusort_add_test_program's warning flags are for the C compiler and nvcc rejects them.
+if(GPUSORT_HAVE_CUDA)
+  add_library(gpusort_test_cuda_mem STATIC ${CMAKE_CURRENT_SOURCE_DIR}/cuda_mem.cu)
+  target_include_directories(gpusort_test_cuda_mem PRIVATE ${PROJECT_SOURCE_DIR}/include
+                             ${PROJECT_SOURCE_DIR}/src)
+  target_link_libraries(gpusort_test_cuda_mem PUBLIC CUDA::cudart_static)
+endif()
+
+# Test programs that use common/ and, with CUDA, device memory.
+function(gpusort_add_core_test_program name)
+  gpusort_add_test_program(${name} ${ARGN} ${GPUSORT_COMMON_SRC})
+  target_include_directories(${name} PRIVATE ${GPUSORT_COMMON_DIR})
+  target_compile_definitions(${name} PRIVATE
+    $<$<BOOL:${GPUSORT_HAVE_CUDA}>:GPUSORT_HAVE_CUDA>
+    $<$<BOOL:${GPUSORT_HAVE_OPENCL}>:GPUSORT_HAVE_OPENCL>)
+  target_link_libraries(${name} PRIVATE m)
+  if(GPUSORT_HAVE_CUDA)
+    target_link_libraries(${name} PRIVATE gpusort_test_cuda_mem)
+  endif()
+endfunction()
+
+# ---- the API contract ----
+if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/test_api.c)
+  gpusort_add_core_test_program(test_api test_api.c)
+  add_test(NAME test_api COMMAND test_api)
+  set_tests_properties(test_api PROPERTIES TIMEOUT 60 LABELS "core")
+endif()
+
+# ---- the cross-backend test ----
+# Per-test timeouts: CI has 2 cores. The CPU backend runs every size up to 2^20 + 1; PoCL on a
+# CPU runs --quick with sizes up to 2^16 + 1 (plus 2^20 for a few distributions is too slow
+# there); CUDA runs the full sweep, host and device pointers.
+gpusort_add_core_test_program(test_backends test_backends.c)
+set(GPUSORT_TEST_TYPES u32 i32 f32 u64 i64 f64)
+foreach(type ${GPUSORT_TEST_TYPES})
+  add_test(NAME test_backends_cpu_${type}
+           COMMAND test_backends --backend cpu --filter ${type}/)
+  set_tests_properties(test_backends_cpu_${type} PROPERTIES TIMEOUT 600 LABELS "core;cpu")
+  add_test(NAME test_backends_opencl_${type}
+           COMMAND test_backends --backend opencl --quick --max-n 65537 --filter ${type}/)
+  set_tests_properties(test_backends_opencl_${type} PROPERTIES TIMEOUT 900 LABELS "core;opencl")
+  add_test(NAME test_backends_cuda_${type}
+           COMMAND test_backends --backend cuda --algorithm all --filter ${type}/)
+  set_tests_properties(test_backends_cuda_${type} PROPERTIES TIMEOUT 900 LABELS "core;cuda")
+  gpusort_skippable(test_backends_cpu_${type} test_backends_opencl_${type}
+                    test_backends_cuda_${type})
+endforeach()
+# Every named algorithm on the CPU (those it lacks must answer "unsupported", reported visibly).
+add_test(NAME test_backends_cpu_all_algorithms
+         COMMAND test_backends --backend cpu --algorithm all --max-n 65537)
+set_tests_properties(test_backends_cpu_all_algorithms PROPERTIES TIMEOUT 600 LABELS "core;cpu")
+gpusort_skippable(test_backends_cpu_all_algorithms)
+
+# ---- the big test (opt-in) ----
+# n = 2^32 + 1234 keys (16 GiB of u32, more for the argsort): meant for the GPU machine. The
+# program exits 77 ("skipped: set GPUSORT_BIG_TESTS=1 ...") unless GPUSORT_BIG_TESTS=1, so a
+# normal ctest run lists these as skipped with the reason. To run them:
+#   GPUSORT_BIG_TESTS=1 ctest --test-dir build -L big --output-on-failure
+if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/test_big.c)
+  gpusort_add_core_test_program(test_big test_big.c)
+  foreach(backend cpu cuda opencl)
+    add_test(NAME test_big_${backend} COMMAND test_big --backend ${backend})
+    set_tests_properties(test_big_${backend} PROPERTIES LABELS "big" TIMEOUT 3600)
+    gpusort_skippable(test_big_${backend})
+  endforeach()
+endif()

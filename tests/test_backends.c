@@ -1,0 +1,905 @@
+/*
+ * test_backends.c -- the cross-backend test: every sort, pair sort, argsort, reduce, segmented
+ * and batch sort of one backend, checked against the independent reference of common/verify.c.
+ *
+ *   test_backends --backend cpu|cuda|opencl [--algorithm auto|radix|merge|bitonic|rank|all]
+ *                 [--seed S] [--quick] [--max-n N] [--filter SUBSTRING] [-v]
+ *
+ * WHAT IS CHECKED, for each type x distribution x size x order (x algorithm):
+ *   keys out of place, keys in place, pairs with u32 values (out of place), pairs with u64 values
+ *   (in place), pairs with keys_out = NULL (values only), argsort with u32 and with u64 indices.
+ *   Every sort is stable, so the result is unique: keys, values and indices must equal the
+ *   reference's BIT FOR BIT (this covers order, permutation, stability, pair integrity, NaN
+ *   placement, -0.0/+0.0 order and payload preservation in one comparison). Out-of-place calls
+ *   must leave their inputs unchanged; outputs start filled with a canary pattern, so an output
+ *   element that is never written is caught. Then reduce sum/min/max (exact for ints, within
+ *   the contract's bound for floats), segmented sort (random offsets with empty segments, one
+ *   huge segment, segments of odd sizes, elements outside every segment) and batch sort (rows
+ *   of several lengths), each compared with the reference segment by segment.
+ *   On the CUDA backend every check runs twice: with host pointers and with DEVICE pointers
+ *   (tests/cuda_mem.cu allocates them).
+ *
+ * ALGORITHMS: AUTO must work for everything (except f64 on an OpenCL device without fp64,
+ * which must answer UNSUPPORTED). A named algorithm may answer UNSUPPORTED: that is reported
+ * once per (algorithm, operation, type) on stdout and counted as skipped, never as a pass.
+ * rank on CUDA must work up to GPUSORT_CUDA_RANK_MAX_N and may refuse above it.
+ *
+ * SIZES 0, 1, 2, 31..33, 255..257, 1023..1025, 4095..4097, 65535..65537, 2^20-1..2^20+1 and
+ * three random sizes, all capped by --max-n (default 2^20 + 1). --quick (for slow backends such
+ * as PoCL on a CI machine) keeps 2^20 only, three random sizes up to 2^16, and above 4097
+ * keys runs only the uniform, few, special and sorted distributions.
+ *
+ * SEED: printed first ("seed: S"); every size and every input derives from it, and the inputs
+ * of one case depend only on (seed, type, distribution, n), so `--seed S --filter u32/zipf`
+ * replays a failure. Exit: 0 all passed, 1 any failure, 77 backend not built or no device.
+ */
+#include "datagen.h"
+#include "gpusort.h"
+#include "verify.h"
+
+#ifdef GPUSORT_HAVE_CUDA
+#include "cuda_mem.h"
+#endif
+
+#include <inttypes.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define SKIP_EXIT 77
+#define MAX_FAIL_PRINTS 40 /* details of the first failures; the rest are only counted */
+#define CANARY 0xA5        /* output buffers start filled with this byte */
+
+/* ---- options and counters ---- */
+
+static struct {
+    gpusort_backend backend;
+    int all_algorithms;
+    gpusort_algorithm algorithm;
+    uint64_t seed;
+    int quick;
+    size_t max_n;
+    const char *filter;
+    int verbose;
+} opt;
+
+static struct {
+    long passed, failed, skipped;
+} count;
+
+static gpusort_ctx *ctx;
+static int device_f64 = 1;          /* the device supports f64 keys/reductions */
+static size_t rank_max_n = 0;       /* CUDA: the rank sort's cap; 0 = no expectation */
+static const char *backend_name;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: test_backends [--backend cpu|cuda|opencl] [--algorithm A|all] [--seed S]\n"
+            "                     [--quick] [--max-n N] [--filter SUBSTRING] [-v]\n"
+            "  --backend    the backend to test (default cpu)\n"
+            "  --algorithm  auto (default), radix, merge, bitonic, rank, or all of them\n"
+            "  --seed       replay a run (default: from the clock; printed first)\n"
+            "  --quick      fewer sizes and distributions (for slow backends like PoCL)\n"
+            "  --max-n      the largest size tested (default 1048577)\n"
+            "  --filter     run only cases whose \"type/dist\" contains SUBSTRING, e.g. f32/ or "
+            "/zipf\n"
+            "  -v           print every case\n"
+            "Exit status: 0 all passed, 1 a failure, 77 skipped (backend not built or no device).\n");
+}
+
+/* The context of the failing check, for the messages. */
+typedef struct where {
+    gpusort_type type;
+    datagen_dist dist;
+    size_t n;
+    gpusort_order order;
+    gpusort_algorithm alg;
+    const char *what;   /* "keys out of place", "argsort u32", "reduce sum", ... */
+    const char *mem;    /* "host" or "device" */
+} where;
+
+static void fail(const where *w, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void fail(const where *w, const char *fmt, ...)
+{
+    count.failed++;
+    if (count.failed > MAX_FAIL_PRINTS) {
+        if (count.failed == MAX_FAIL_PRINTS + 1) printf("(further failures are only counted)\n");
+        return;
+    }
+    char detail[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof detail, fmt, ap);
+    va_end(ap);
+    printf("FAIL %s %s/%s n=%zu %s %s %s (%s memory): %s\n"
+           "     replay: test_backends --backend %s --algorithm %s --seed %" PRIu64
+           " --filter %s/%s --max-n %zu\n",
+           backend_name, gpusort_type_name(w->type), datagen_dist_name(w->dist), w->n,
+           w->order == GPUSORT_ORDER_DESC ? "desc" : "asc", gpusort_algorithm_name(w->alg),
+           w->what, w->mem, detail, backend_name,
+           opt.all_algorithms ? "all" : gpusort_algorithm_name(opt.algorithm), opt.seed,
+           gpusort_type_name(w->type), datagen_dist_name(w->dist), opt.max_n);
+    fflush(stdout);
+}
+
+/* ---- memory: host, or CUDA device memory behind tests/cuda_mem.h ---- */
+
+typedef struct mem_kind {
+    const char *name;
+    void *(*alloc)(size_t bytes);
+    void (*release)(void *p);
+    int (*put)(void *dst, const void *src, size_t bytes);   /* host -> this memory */
+    int (*get)(void *dst, const void *src, size_t bytes);   /* this memory -> host */
+} mem_kind;
+
+static void *host_alloc(size_t bytes) { return malloc(bytes ? bytes : 1); }
+static void host_release(void *p) { free(p); }
+static int host_copy(void *dst, const void *src, size_t bytes)
+{
+    if (bytes) memcpy(dst, src, bytes);
+    return 0;
+}
+
+static const mem_kind host_mem = {"host", host_alloc, host_release, host_copy, host_copy};
+#ifdef GPUSORT_HAVE_CUDA
+static const mem_kind device_mem = {"device", test_cuda_alloc, test_cuda_free, test_cuda_upload,
+                                    test_cuda_download};
+#endif
+
+static const mem_kind *mem_kinds[2];
+static int num_mem_kinds;
+
+/* A buffer in one kind of memory with its host mirror. */
+typedef struct buf {
+    const mem_kind *mem;
+    void *p;        /* in `mem` */
+    void *host;     /* host copy, for uploads and downloads */
+    size_t bytes;
+} buf;
+
+static void *xmalloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) {
+        fprintf(stderr, "test_backends: out of host memory (%zu bytes)\n", bytes);
+        exit(2);
+    }
+    return p;
+}
+
+/* A buffer holding a copy of src (or the canary when src is NULL). */
+static buf buf_make(const mem_kind *mem, const void *src, size_t bytes)
+{
+    buf b = {mem, mem->alloc(bytes), xmalloc(bytes), bytes};
+    if (!b.p) {
+        fprintf(stderr, "test_backends: cannot allocate %zu bytes of %s memory\n", bytes,
+                mem->name);
+        exit(2);
+    }
+    if (src) memcpy(b.host, src, bytes);
+    else memset(b.host, CANARY, bytes);
+    if (mem->put(b.p, b.host, bytes)) {
+        fprintf(stderr, "test_backends: copy to %s memory failed\n", mem->name);
+        exit(2);
+    }
+    return b;
+}
+
+/* Bring the buffer's contents back to b->host. */
+static void buf_fetch(buf *b)
+{
+    if (b->mem->get(b->host, b->p, b->bytes)) {
+        fprintf(stderr, "test_backends: copy from %s memory failed\n", b->mem->name);
+        exit(2);
+    }
+}
+
+static void buf_free(buf *b)
+{
+    if (b->p) b->mem->release(b->p);
+    free(b->host);
+    b->p = b->host = NULL;
+}
+
+/* ---- status handling ---- */
+
+/* Unsupported answers already reported, by algorithm x operation x type. */
+enum { OPK_SORT, OPK_PAIRS, OPK_ARGSORT, OPK_SEGMENTED, OPK_BATCH, OPK_REDUCE, OPK_COUNT };
+static const char *const opk_names[OPK_COUNT] = {"keys", "pairs", "argsort", "segmented",
+                                                 "batch", "reduce"};
+static unsigned char unsupported_seen[GPUSORT_ALGORITHM_COUNT_][OPK_COUNT][GPUSORT_TYPE_COUNT_];
+
+/* Whether an UNSUPPORTED answer is acceptable for this call. */
+static int may_be_unsupported(const where *w)
+{
+    if (w->type == GPUSORT_TYPE_F64 && !device_f64) return 1;
+    if (w->alg == GPUSORT_ALGORITHM_AUTO) return 0;
+    if (w->alg == GPUSORT_ALGORITHM_RANK && rank_max_n && w->n <= rank_max_n) return 0;
+    return 1;
+}
+
+/* Check the status of a call. Returns 1 if the results should be checked (SUCCESS); else
+ * counts a skip (acceptable UNSUPPORTED) or a failure and returns 0. */
+static int status_ok(const where *w, int opk, gpusort_status s)
+{
+    if (s == GPUSORT_STATUS_SUCCESS) return 1;
+    if (s == GPUSORT_STATUS_UNSUPPORTED && may_be_unsupported(w)) {
+        count.skipped++;
+        unsigned char *seen = &unsupported_seen[w->alg][opk][w->type];
+        if (!*seen) {
+            *seen = 1;
+            printf("%s: %s %s unsupported on %s (first at n=%zu: %s)\n",
+                   gpusort_algorithm_name(w->alg), opk_names[opk], gpusort_type_name(w->type),
+                   backend_name, w->n, gpusort_ctx_last_error(ctx));
+        }
+        return 0;
+    }
+    fail(w, "status %d (%s): %s", (int)s, gpusort_status_string(s), gpusort_ctx_last_error(ctx));
+    return 0;
+}
+
+/* Compare got with want bitwise; report the first difference. Returns 1 if equal. */
+static int expect_equal(const where *w, const char *array, const void *got, const void *want,
+                        size_t n, gpusort_type elem_type)
+{
+    size_t es = gpusort_type_size(elem_type);
+    size_t i = verify_first_diff(got, want, n, es);
+    if (i == n) return 1;
+    char g[96], x[96];
+    verify_format(elem_type, (const char *)got + i * es, g, sizeof g);
+    verify_format(elem_type, (const char *)want + i * es, x, sizeof x);
+    fail(w, "%s differ first at index %zu of %zu: got %s, want %s", array, i, n, g, x);
+    return 0;
+}
+
+/* ---- one case: a key array, its order, and the reference ---- */
+
+typedef struct tcase {
+    gpusort_type type;
+    datagen_dist dist;
+    size_t n;
+    gpusort_order order;
+    const void *keys;          /* input keys (host) */
+    const uint32_t *v32;       /* input payloads */
+    const uint64_t *v64;
+    uint64_t *perm;            /* reference permutation */
+    void *want_keys;           /* reference outputs */
+    uint32_t *want_v32;
+    uint64_t *want_v64;
+    uint32_t *want_i32;        /* perm narrowed to u32 */
+} tcase;
+
+/* Keys only: out of place, then in place. */
+static void check_keys(const tcase *c, const mem_kind *mem, gpusort_algorithm alg)
+{
+    size_t kb = c->n * gpusort_type_size(c->type);
+    where w = {c->type, c->dist, c->n, c->order, alg, "keys out of place", mem->name};
+
+    buf in = buf_make(mem, c->keys, kb), out = buf_make(mem, NULL, kb);
+    gpusort_status s = gpusort_sort(ctx, c->type, in.p, out.p, c->n, c->order, alg);
+    if (status_ok(&w, OPK_SORT, s)) {
+        buf_fetch(&out);
+        buf_fetch(&in);
+        if (expect_equal(&w, "keys", out.host, c->want_keys, c->n, c->type) &&
+            expect_equal(&w, "input keys (must be unchanged)", in.host, c->keys, c->n, c->type))
+            count.passed++;
+    }
+    buf_free(&out);
+    buf_free(&in);
+
+    w.what = "keys in place";
+    buf io = buf_make(mem, c->keys, kb);
+    s = gpusort_sort(ctx, c->type, io.p, io.p, c->n, c->order, alg);
+    if (status_ok(&w, OPK_SORT, s)) {
+        buf_fetch(&io);
+        if (expect_equal(&w, "keys", io.host, c->want_keys, c->n, c->type)) count.passed++;
+    }
+    buf_free(&io);
+}
+
+/* Pairs: u32 values out of place, u64 values in place, u32 values with keys_out = NULL. */
+static void check_pairs(const tcase *c, const mem_kind *mem, gpusort_algorithm alg)
+{
+    size_t kb = c->n * gpusort_type_size(c->type);
+    where w = {c->type, c->dist, c->n, c->order, alg, "pairs u32 out of place", mem->name};
+
+    buf kin = buf_make(mem, c->keys, kb), kout = buf_make(mem, NULL, kb);
+    buf vin = buf_make(mem, c->v32, c->n * 4), vout = buf_make(mem, NULL, c->n * 4);
+    gpusort_status s = gpusort_sort_pairs(ctx, c->type, kin.p, kout.p, GPUSORT_TYPE_U32, vin.p,
+                                          vout.p, c->n, c->order, alg);
+    if (status_ok(&w, OPK_PAIRS, s)) {
+        buf_fetch(&kout); buf_fetch(&vout); buf_fetch(&kin); buf_fetch(&vin);
+        if (expect_equal(&w, "keys", kout.host, c->want_keys, c->n, c->type) &&
+            expect_equal(&w, "values", vout.host, c->want_v32, c->n, GPUSORT_TYPE_U32) &&
+            expect_equal(&w, "input keys (must be unchanged)", kin.host, c->keys, c->n, c->type) &&
+            expect_equal(&w, "input values (must be unchanged)", vin.host, c->v32, c->n,
+                         GPUSORT_TYPE_U32))
+            count.passed++;
+    }
+
+    /* values only: keys_out = NULL, reusing the same inputs */
+    w.what = "pairs u32, keys_out NULL";
+    buf vout2 = buf_make(mem, NULL, c->n * 4);
+    s = gpusort_sort_pairs(ctx, c->type, kin.p, NULL, GPUSORT_TYPE_U32, vin.p, vout2.p, c->n,
+                           c->order, alg);
+    if (status_ok(&w, OPK_PAIRS, s)) {
+        buf_fetch(&vout2); buf_fetch(&kin);
+        if (expect_equal(&w, "values", vout2.host, c->want_v32, c->n, GPUSORT_TYPE_U32) &&
+            expect_equal(&w, "input keys (must be unchanged)", kin.host, c->keys, c->n, c->type))
+            count.passed++;
+    }
+    buf_free(&vout2);
+    buf_free(&kin); buf_free(&kout); buf_free(&vin); buf_free(&vout);
+
+    w.what = "pairs u64 in place";
+    buf k = buf_make(mem, c->keys, kb), v = buf_make(mem, c->v64, c->n * 8);
+    s = gpusort_sort_pairs(ctx, c->type, k.p, k.p, GPUSORT_TYPE_U64, v.p, v.p, c->n, c->order,
+                           alg);
+    if (status_ok(&w, OPK_PAIRS, s)) {
+        buf_fetch(&k); buf_fetch(&v);
+        if (expect_equal(&w, "keys", k.host, c->want_keys, c->n, c->type) &&
+            expect_equal(&w, "values", v.host, c->want_v64, c->n, GPUSORT_TYPE_U64))
+            count.passed++;
+    }
+    buf_free(&k);
+    buf_free(&v);
+}
+
+/* Argsort with u32 and u64 indices. */
+static void check_argsort(const tcase *c, const mem_kind *mem, gpusort_algorithm alg)
+{
+    size_t kb = c->n * gpusort_type_size(c->type);
+    buf keys = buf_make(mem, c->keys, kb);
+    for (int wide = 0; wide < 2; wide++) {
+        gpusort_type it = wide ? GPUSORT_TYPE_U64 : GPUSORT_TYPE_U32;
+        where w = {c->type, c->dist, c->n, c->order, alg, wide ? "argsort u64" : "argsort u32",
+                   mem->name};
+        buf idx = buf_make(mem, NULL, c->n * gpusort_type_size(it));
+        gpusort_status s = gpusort_argsort(ctx, c->type, keys.p, it, idx.p, c->n, c->order, alg);
+        if (status_ok(&w, OPK_ARGSORT, s)) {
+            buf_fetch(&idx); buf_fetch(&keys);
+            if (expect_equal(&w, "indices", idx.host, wide ? (void *)c->perm : (void *)c->want_i32,
+                             c->n, it) &&
+                expect_equal(&w, "keys (must be unchanged)", keys.host, c->keys, c->n, c->type))
+                count.passed++;
+        }
+        buf_free(&idx);
+    }
+    buf_free(&keys);
+}
+
+/* ---- reduce ---- */
+
+static void check_reduce(gpusort_type type, datagen_dist dist, const void *keys, size_t n,
+                         const mem_kind *mem)
+{
+    static const gpusort_op ops[3] = {GPUSORT_OP_SUM, GPUSORT_OP_MIN, GPUSORT_OP_MAX};
+    static const char *const names[3] = {"reduce sum", "reduce min", "reduce max"};
+    buf data = buf_make(mem, keys, n * gpusort_type_size(type));
+    for (int o = 0; o < 3; o++) {
+        where w = {type, dist, n, GPUSORT_ORDER_ASC, GPUSORT_ALGORITHM_AUTO, names[o], mem->name};
+        gpusort_value v;
+        memset(&v, CANARY, sizeof v);
+        gpusort_status s = gpusort_reduce(ctx, type, data.p, n, ops[o], &v);
+        if (n == 0 && ops[o] != GPUSORT_OP_SUM) {
+            /* the contract: min/max of nothing is an invalid argument */
+            if (s == GPUSORT_STATUS_INVALID_ARGUMENT) count.passed++;
+            else fail(&w, "status %s, want invalid argument", gpusort_status_string(s));
+            continue;
+        }
+        if (!status_ok(&w, OPK_REDUCE, s)) continue;
+        char msg[512];
+        switch (verify_check_reduce(type, keys, n, ops[o], &v, msg, sizeof msg)) {
+        case VERIFY_OK: count.passed++; break;
+        case VERIFY_UNCHECKED:
+            if (opt.verbose) printf("  note: %s/%s n=%zu %s\n", gpusort_type_name(type),
+                                    datagen_dist_name(dist), n, msg);
+            break;
+        default: fail(&w, "%s", msg);
+        }
+        buf_fetch(&data);
+        if (memcmp(data.host, keys, data.bytes))
+            fail(&w, "the input changed");
+    }
+    buf_free(&data);
+}
+
+/* ---- segmented and batch sort ---- */
+
+/* Offsets layouts for segmented sort: *num_segments and offsets (capacity n + 2). */
+enum { SEG_RANDOM, SEG_ONE_HUGE, SEG_ODD, SEG_INNER, SEG_LAYOUTS };
+static const char *const seg_layout_names[SEG_LAYOUTS] = {
+    "segmented (random offsets, empty segments)", "segmented (one segment of everything)",
+    "segmented (segments of 37, ragged end)", "segmented (keys before and after the segments)"};
+
+static size_t make_offsets(int layout, size_t n, uint64_t *off, datagen_rng *r)
+{
+    size_t m = 0;
+    switch (layout) {
+    case SEG_RANDOM: {
+        /* about n/40 + 2 cut points anywhere in [0, n], duplicates give empty segments;
+         * the first cut is 0 and the last n, so every key is in a segment */
+        m = n / 40 + 2;
+        off[0] = 0;
+        for (size_t s = 1; s < m; s++) off[s] = datagen_rng_below(r, n + 1);
+        off[m] = n;
+        /* insertion sort of the cut points: m is small relative to the reference's work */
+        for (size_t i = 2; i < m; i++) {
+            uint64_t x = off[i];
+            size_t j = i;
+            while (j > 1 && off[j - 1] > x) { off[j] = off[j - 1]; j--; }
+            off[j] = x;
+        }
+        break;
+    }
+    case SEG_ONE_HUGE:
+        off[0] = 0; off[1] = n; m = 1;
+        break;
+    case SEG_ODD:
+        for (size_t p = 0; p < n; p += 37) off[m++] = p;
+        off[m] = n;
+        break;
+    case SEG_INNER: {
+        /* segments cover [n/7, n - n/5): the keys outside must be copied unchanged; an empty
+         * segment at each end */
+        size_t lo = n / 7, hi = n - n / 5;
+        off[m++] = lo;
+        off[m++] = lo;
+        for (size_t p = lo + 1 + (size_t)datagen_rng_below(r, 1000); p < hi;
+             p += 1 + (size_t)datagen_rng_below(r, 3000))
+            off[m++] = p;
+        off[m++] = hi;
+        off[m] = hi;
+        break;
+    }
+    }
+    return m;
+}
+
+/* Run one segmented (batch when row > 0) sort of the case's keys and values and compare with
+ * the reference. vt: GPUSORT_TYPE_NONE, U32 or U64. */
+/* argsort: values_in = NULL, so the values are the GLOBAL input indices 0..n-1 (as the CPU
+ * backend defines it; the header does not say yet). */
+static void check_segmented_one(const tcase *c, const mem_kind *mem, gpusort_algorithm alg,
+                                const char *what, const uint64_t *off, size_t m, size_t row,
+                                gpusort_type vt, int argsort, const uint64_t *perm)
+{
+    size_t n = c->n, kb = n * gpusort_type_size(c->type);
+    const void *vsrc = vt == GPUSORT_TYPE_U32 ? (const void *)c->v32 : (const void *)c->v64;
+    size_t vb = vt == GPUSORT_TYPE_NONE ? 0 : n * gpusort_type_size(vt);
+    char label[160];
+    snprintf(label, sizeof label, "%s, %s%s", what, argsort ? "argsort " : "",
+             vt == GPUSORT_TYPE_NONE ? "keys" : vt == GPUSORT_TYPE_U32 ? "u32 values"
+                                                                        : "u64 values");
+    where w = {c->type, c->dist, n, c->order, alg, label, mem->name};
+
+    buf kin = buf_make(mem, c->keys, kb), kout = buf_make(mem, NULL, kb);
+    buf vin = {0}, vout = {0}, doff = {0};
+    if (vb) {
+        if (!argsort) vin = buf_make(mem, vsrc, vb);
+        vout = buf_make(mem, NULL, vb);
+    }
+    gpusort_sort_desc d = {c->type, kin.p, kout.p, vt, vb && !argsort ? vin.p : NULL,
+                           vb ? vout.p : NULL, n, c->order, alg, 0};
+    gpusort_status s;
+    if (row) {
+        s = gpusort_batch_sort(ctx, &d, row);
+    } else {
+        /* offsets live in the same kind of memory as the data ("all pointers of one call") */
+        doff = buf_make(mem, off, (m + 1) * sizeof *off);
+        s = gpusort_segmented_sort(ctx, &d, (const uint64_t *)doff.p, m);
+    }
+    if (status_ok(&w, row ? OPK_BATCH : OPK_SEGMENTED, s)) {
+        void *wk = xmalloc(kb), *wv = xmalloc(vb);
+        verify_gather(wk, c->keys, perm, n, gpusort_type_size(c->type));
+        if (vb && !argsort) verify_gather(wv, vsrc, perm, n, gpusort_type_size(vt));
+        if (vb && argsort)
+            for (size_t i = 0; i < n; i++) {
+                if (vt == GPUSORT_TYPE_U32) ((uint32_t *)wv)[i] = (uint32_t)perm[i];
+                else ((uint64_t *)wv)[i] = perm[i];
+            }
+        buf_fetch(&kout); buf_fetch(&kin);
+        int ok = expect_equal(&w, "keys", kout.host, wk, n, c->type) &&
+                 expect_equal(&w, "input keys (must be unchanged)", kin.host, c->keys, n, c->type);
+        if (ok && vb) {
+            buf_fetch(&vout);
+            ok = expect_equal(&w, argsort ? "indices" : "values", vout.host, wv, n, vt);
+            if (ok && !argsort) {
+                buf_fetch(&vin);
+                ok = expect_equal(&w, "input values (must be unchanged)", vin.host, vsrc, n, vt);
+            }
+        }
+        if (ok) count.passed++;
+        free(wk);
+        free(wv);
+    }
+    if (doff.p) buf_free(&doff);
+    if (vb) {
+        if (!argsort) buf_free(&vin);
+        buf_free(&vout);
+    }
+    buf_free(&kin);
+    buf_free(&kout);
+}
+
+static void check_segmented(const tcase *c, const mem_kind *mem, gpusort_algorithm alg,
+                            uint64_t seed)
+{
+    size_t n = c->n;
+    uint64_t *off = xmalloc((n + 3) * sizeof *off), *perm = xmalloc(n * sizeof *perm);
+    datagen_rng r;
+    datagen_rng_seed(&r, seed);
+    for (int layout = 0; layout < SEG_LAYOUTS; layout++) {
+        if (n == 0 && layout != SEG_ONE_HUGE) continue;
+        size_t m = make_offsets(layout, n, off, &r);
+        if (verify_ref_segmented_argsort(c->type, c->keys, n, c->order, off, m, perm)) {
+            fprintf(stderr, "test_backends: out of memory in the reference\n");
+            exit(2);
+        }
+        /* keys with every layout; values and indices with alternating widths to keep the
+         * count of calls down */
+        const char *what = seg_layout_names[layout];
+        check_segmented_one(c, mem, alg, what, off, m, 0, GPUSORT_TYPE_NONE, 0, perm);
+        check_segmented_one(c, mem, alg, what, off, m, 0,
+                            layout & 1 ? GPUSORT_TYPE_U64 : GPUSORT_TYPE_U32, 0, perm);
+        check_segmented_one(c, mem, alg, what, off, m, 0,
+                            layout & 1 ? GPUSORT_TYPE_U32 : GPUSORT_TYPE_U64, 1, perm);
+    }
+    /* batch: rows of several lengths that divide n (n itself, 1, and divisors found nearby) */
+    if (n > 0) {
+        size_t rows[4] = {n, 1, 0, 0};
+        size_t nr = 2;
+        static const size_t tries[] = {32, 33, 1000, 1024, 4096, 3, 7};
+        for (size_t t = 0; t < sizeof tries / sizeof tries[0] && nr < 4; t++)
+            if (n % tries[t] == 0 && tries[t] < n) rows[nr++] = tries[t];
+        for (size_t k = 0; k < nr; k++) {
+            size_t row = rows[k], m = n / row;
+            for (size_t s = 0; s <= m; s++) off[s] = s * row;
+            if (verify_ref_segmented_argsort(c->type, c->keys, n, c->order, off, m, perm)) {
+                fprintf(stderr, "test_backends: out of memory in the reference\n");
+                exit(2);
+            }
+            char what[64];
+            snprintf(what, sizeof what, "batch (rows of %zu)", row);
+            check_segmented_one(c, mem, alg, what, off, m, row, GPUSORT_TYPE_NONE, 0, perm);
+            check_segmented_one(c, mem, alg, what, off, m, row,
+                                k & 1 ? GPUSORT_TYPE_U64 : GPUSORT_TYPE_U32, 0, perm);
+            check_segmented_one(c, mem, alg, what, off, m, row,
+                                k & 1 ? GPUSORT_TYPE_U32 : GPUSORT_TYPE_U64, 1, perm);
+        }
+    }
+    free(off);
+    free(perm);
+}
+
+/* ---- the sweep ---- */
+
+static const gpusort_algorithm all_algorithms[] = {
+    GPUSORT_ALGORITHM_AUTO, GPUSORT_ALGORITHM_RADIX, GPUSORT_ALGORITHM_MERGE,
+    GPUSORT_ALGORITHM_BITONIC, GPUSORT_ALGORITHM_RANK};
+
+static uint64_t case_seed(gpusort_type type, datagen_dist dist, size_t n)
+{
+    return datagen_mix64(opt.seed ^ datagen_mix64(((uint64_t)type << 56) ^ ((uint64_t)dist << 48) ^
+                                                  (uint64_t)n));
+}
+
+static int quick_dist(datagen_dist d)
+{
+    return d == DATAGEN_UNIFORM || d == DATAGEN_FEW || d == DATAGEN_SPECIAL || d == DATAGEN_SORTED;
+}
+
+/* Sizes at which the segmented/batch checks run (they are slower: many calls per case). */
+static int segmented_size(size_t n, datagen_dist d)
+{
+    return n == 0 || n == 1 || n == 33 || n == 1000 || n == 4096 || n == 65537 ||
+           (!opt.quick && n == ((size_t)1 << 20) && (d == DATAGEN_UNIFORM || d == DATAGEN_SPECIAL));
+}
+
+static void run_case(gpusort_type type, datagen_dist dist, size_t n)
+{
+    size_t ks = gpusort_type_size(type);
+    uint64_t seed = case_seed(type, dist, n);
+    tcase c = {type, dist, n, GPUSORT_ORDER_ASC, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    void *keys = xmalloc(n * ks);
+    uint32_t *v32 = xmalloc(n * 4);
+    uint64_t *v64 = xmalloc(n * 8);
+    datagen_fill(keys, type, n, dist, seed);
+    datagen_fill_u32(v32, n, seed + 1);
+    datagen_fill_u64(v64, n, seed + 2);
+    c.keys = keys; c.v32 = v32; c.v64 = v64;
+    c.perm = xmalloc(n * 8);
+    c.want_keys = xmalloc(n * ks);
+    c.want_v32 = xmalloc(n * 4);
+    c.want_v64 = xmalloc(n * 8);
+    c.want_i32 = xmalloc(n * 4);
+    long failed_before = count.failed;
+    clock_t t0 = clock();
+
+    for (int mk = 0; mk < num_mem_kinds; mk++) check_reduce(type, dist, keys, n, mem_kinds[mk]);
+
+    uint64_t *perm_asc = xmalloc(n * 8);
+    if (verify_ref_argsort(type, keys, n, GPUSORT_ORDER_ASC, perm_asc)) {
+        fprintf(stderr, "test_backends: out of memory in the reference sort\n");
+        exit(2);
+    }
+    for (int o = 0; o < 2; o++) {
+        c.order = o ? GPUSORT_ORDER_DESC : GPUSORT_ORDER_ASC;
+        /* descending: the ascending reference with its runs of equal keys reversed (the
+         * unsorted check below guards this derivation) */
+        if (o) verify_ref_reverse_stable(type, keys, n, perm_asc, c.perm);
+        else memcpy(c.perm, perm_asc, n * 8);
+        verify_gather(c.want_keys, keys, c.perm, n, ks);
+        verify_gather(c.want_v32, v32, c.perm, n, 4);
+        verify_gather(c.want_v64, v64, c.perm, n, 8);
+        for (size_t i = 0; i < n; i++) c.want_i32[i] = (uint32_t)c.perm[i];
+        /* the reference must itself be sorted: a cheap guard on the reference's comparator */
+        size_t bad = verify_first_unsorted(type, c.want_keys, n, c.order);
+        if (bad != n) {
+            fprintf(stderr, "test_backends: the REFERENCE is not sorted at %zu\n", bad);
+            exit(2);
+        }
+        size_t nalg = opt.all_algorithms ? sizeof all_algorithms / sizeof all_algorithms[0] : 1;
+        for (size_t a = 0; a < nalg; a++) {
+            gpusort_algorithm alg = opt.all_algorithms ? all_algorithms[a] : opt.algorithm;
+            for (int mk = 0; mk < num_mem_kinds; mk++) {
+                check_keys(&c, mem_kinds[mk], alg);
+                check_pairs(&c, mem_kinds[mk], alg);
+                check_argsort(&c, mem_kinds[mk], alg);
+                if (segmented_size(n, dist)) check_segmented(&c, mem_kinds[mk], alg, seed + 3);
+            }
+        }
+    }
+    if (opt.verbose)
+        printf("  %s/%s n=%zu: %s (%.2f s)\n", gpusort_type_name(type), datagen_dist_name(dist), n,
+               count.failed == failed_before ? "ok" : "FAILED",
+               (double)(clock() - t0) / CLOCKS_PER_SEC);
+    free(keys); free(v32); free(v64); free(perm_asc);
+    free(c.perm); free(c.want_keys); free(c.want_v32); free(c.want_v64); free(c.want_i32);
+}
+
+/* ---- self-test of the reference: a harness that cannot fail is worth nothing ---- */
+
+static int self_test(void)
+{
+    int bad = 0;
+    /* the comparator against the contract's chain: -inf < -1 < -0.0 == +0.0 < denormal < 1 <
+     * +inf < NaN == -NaN (with a payload) */
+    static const uint32_t chain32[] = {0xff800000u, 0xbf800000u, 0x80000000u, 0x00000000u,
+                                       0x00000001u, 0x3f800000u, 0x7f800000u, 0x7fc00000u,
+                                       0xffc01234u};
+    static const int equal_to_prev[] = {0, 0, 0, 1, 0, 0, 0, 0, 1};
+    for (size_t i = 1; i < sizeof chain32 / sizeof chain32[0]; i++) {
+        int c = verify_cmp(GPUSORT_TYPE_F32, &chain32[i - 1], &chain32[i]);
+        if (equal_to_prev[i] ? c != 0 : c >= 0) {
+            printf("SELF-TEST FAIL: f32 order of 0x%08x vs 0x%08x: %d\n", chain32[i - 1],
+                   chain32[i], c);
+            bad++;
+        }
+    }
+    int32_t a = -5, b = 3;
+    if (verify_cmp(GPUSORT_TYPE_I32, &a, &b) >= 0 || verify_cmp(GPUSORT_TYPE_U32, &a, &b) <= 0) {
+        printf("SELF-TEST FAIL: signed/unsigned order\n");
+        bad++;
+    }
+    /* the reference sort: sorted, stable, and the derived descending order equals a direct
+     * descending sort, for every type and distribution at small sizes */
+    static const size_t ns[] = {0, 1, 2, 100, 3000};
+    for (int t = 0; t < GPUSORT_TYPE_COUNT_; t++)
+        for (int d = 0; d < DATAGEN_DIST_COUNT; d++)
+            for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++) {
+                gpusort_type type = (gpusort_type)t;
+                size_t n = ns[k], es = gpusort_type_size(type);
+                unsigned char *keys = xmalloc(n * es), *sorted = xmalloc(n * es);
+                uint64_t *pa = xmalloc(n * 8), *pd = xmalloc(n * 8), *pr = xmalloc(n * 8);
+                datagen_fill(keys, type, n, (datagen_dist)d, 12345 + n);
+                verify_ref_argsort(type, keys, n, GPUSORT_ORDER_ASC, pa);
+                verify_ref_argsort(type, keys, n, GPUSORT_ORDER_DESC, pd);
+                verify_ref_reverse_stable(type, keys, n, pa, pr);
+                for (int o = 0; o < 2; o++) {
+                    uint64_t *p = o ? pd : pa;
+                    verify_gather(sorted, keys, p, n, es);
+                    size_t u = verify_first_unsorted(type, sorted, n, o ? GPUSORT_ORDER_DESC
+                                                                         : GPUSORT_ORDER_ASC);
+                    for (size_t i = 1; i < n && u == n; i++)
+                        if (verify_cmp(type, sorted + (i - 1) * es, sorted + i * es) == 0 &&
+                            p[i - 1] > p[i])
+                            u = i;  /* equal keys out of input order: not stable */
+                    if (u != n) {
+                        printf("SELF-TEST FAIL: reference %s/%s n=%zu %s: bad at %zu\n",
+                               gpusort_type_name(type), datagen_dist_name((datagen_dist)d), n,
+                               o ? "desc" : "asc", u);
+                        bad++;
+                    }
+                }
+                if (n && memcmp(pd, pr, n * 8)) {
+                    printf("SELF-TEST FAIL: derived descending order differs: %s/%s n=%zu\n",
+                           gpusort_type_name(type), datagen_dist_name((datagen_dist)d), n);
+                    bad++;
+                }
+                /* the comparison catches a single swapped pair of unequal keys */
+                verify_gather(sorted, keys, pa, n, es);
+                if (n > 1 && verify_cmp(type, sorted, sorted + (n - 1) * es) != 0) {
+                    unsigned char *copy = xmalloc(n * es);
+                    memcpy(copy, sorted, n * es);
+                    memcpy(copy, sorted + (n - 1) * es, es);
+                    memcpy(copy + (n - 1) * es, sorted, es);
+                    if (verify_first_diff(copy, sorted, n, es) != 0 ||
+                        verify_first_unsorted(type, copy, n, GPUSORT_ORDER_ASC) == n) {
+                        printf("SELF-TEST FAIL: a swap went unnoticed\n");
+                        bad++;
+                    }
+                    free(copy);
+                }
+                free(keys); free(sorted); free(pa); free(pd); free(pr);
+            }
+    return bad;
+}
+
+/* ---- main ---- */
+
+static size_t parse_size(const char *s)
+{
+    char *end;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (*end || end == s) {
+        fprintf(stderr, "test_backends: not a number: %s\n", s);
+        exit(2);
+    }
+    return (size_t)v;
+}
+
+int main(int argc, char **argv)
+{
+#ifdef __GLIBC__
+    /* Keep freed buffers in the heap: every check allocates and frees buffers of up to 8 MiB,
+     * and returning them to the kernel each time made page faults a tenth of the run time. */
+    mallopt(M_MMAP_THRESHOLD, 1 << 30);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
+    opt.backend = GPUSORT_BACKEND_CPU;
+    opt.algorithm = GPUSORT_ALGORITHM_AUTO;
+    opt.seed = (uint64_t)time(NULL) ^ ((uint64_t)clock() << 32);
+    opt.max_n = ((size_t)1 << 20) + 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
+        if (!strcmp(a, "-v")) { opt.verbose = 1; continue; }
+        if (!strcmp(a, "--quick")) { opt.quick = 1; continue; }
+        if (!v) { usage(stderr); return 2; }
+        i++;
+        if (!strcmp(a, "--backend")) {
+            if (gpusort_backend_parse(v, &opt.backend) || opt.backend == GPUSORT_BACKEND_AUTO) {
+                fprintf(stderr, "test_backends: unknown backend %s (cpu, cuda, opencl)\n", v);
+                return 2;
+            }
+        } else if (!strcmp(a, "--algorithm")) {
+            if (!strcmp(v, "all")) opt.all_algorithms = 1;
+            else if (gpusort_algorithm_parse(v, &opt.algorithm)) {
+                fprintf(stderr, "test_backends: unknown algorithm %s\n", v);
+                return 2;
+            }
+        } else if (!strcmp(a, "--seed")) {
+            opt.seed = (uint64_t)parse_size(v);
+        } else if (!strcmp(a, "--max-n")) {
+            opt.max_n = parse_size(v);
+        } else if (!strcmp(a, "--filter")) {
+            opt.filter = v;
+        } else {
+            fprintf(stderr, "test_backends: unknown option %s\n", a);
+            usage(stderr);
+            return 2;
+        }
+    }
+    backend_name = gpusort_backend_name(opt.backend);
+    printf("seed: %" PRIu64 "\n", opt.seed);
+    if (self_test()) {
+        printf("the reference failed its self-test: nothing else can be trusted\n");
+        return 1;
+    }
+
+    static const char *const pretty[] = {"", "CPU", "CUDA", "OpenCL"};
+    if (!gpusort_backend_built(opt.backend)) {
+        printf("skipped: %s backend not built\n", backend_name);
+        return SKIP_EXIT;
+    }
+    int devices = 0;
+    gpusort_status s = gpusort_device_count(opt.backend, &devices);
+    if (s != GPUSORT_STATUS_SUCCESS || devices == 0) {
+        printf("skipped: no %s device\n", pretty[opt.backend]);
+        return SKIP_EXIT;
+    }
+    s = gpusort_ctx_create(&ctx, opt.backend, 0);
+    if (s != GPUSORT_STATUS_SUCCESS) {
+        printf("FAIL: cannot create a %s context: %s\n", backend_name, gpusort_status_string(s));
+        printf("0 passed, 1 failed, 0 skipped\n");
+        return 1;
+    }
+    gpusort_device_info info;
+    if (gpusort_device_get_info(opt.backend, 0, &info) == GPUSORT_STATUS_SUCCESS) {
+        device_f64 = info.supports_f64;
+        printf("device: %s (%s)%s\n", info.name, info.platform,
+               info.supports_f64 ? "" : ", no f64");
+    }
+    mem_kinds[num_mem_kinds++] = &host_mem;
+#ifdef GPUSORT_HAVE_CUDA
+    if (opt.backend == GPUSORT_BACKEND_CUDA) {
+        mem_kinds[num_mem_kinds++] = &device_mem;
+        rank_max_n = test_cuda_rank_max_n();
+    }
+#endif
+
+    /* the sizes */
+    static const size_t fixed[] = {0, 1, 2, 31, 32, 33, 255, 256, 257, 1000, 1023, 1024, 1025,
+                                   4095, 4096, 4097, 65535, 65536, 65537,
+                                   ((size_t)1 << 20) - 1, (size_t)1 << 20, ((size_t)1 << 20) + 1};
+    size_t sizes[sizeof fixed / sizeof fixed[0] + 3];
+    size_t nsizes = 0;
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
+        size_t n = fixed[i];
+        if (n > opt.max_n) continue;
+        if (opt.quick && n > 65537 && n != ((size_t)1 << 20)) continue;
+        sizes[nsizes++] = n;
+    }
+    datagen_rng r;
+    datagen_rng_seed(&r, opt.seed);
+    size_t random_cap = opt.quick && opt.max_n > 65536 ? 65536 : opt.max_n;
+    for (int i = 0; i < 3 && random_cap > 3; i++) {
+        /* log-uniform, so small and large random sizes are equally likely */
+        double e = datagen_rng_unit(&r) * 0.999999 * (double)(63 - __builtin_clzll(random_cap));
+        size_t n = (size_t)1 << (int)e;
+        n += (size_t)datagen_rng_below(&r, n);
+        if (n > random_cap) n = random_cap;
+        sizes[nsizes++] = n;
+    }
+    printf("backend: %s, algorithm: %s, sizes:", backend_name,
+           opt.all_algorithms ? "all" : gpusort_algorithm_name(opt.algorithm));
+    for (size_t i = 0; i < nsizes; i++) printf(" %zu", sizes[i]);
+    printf("%s\n", opt.quick ? " (quick)" : "");
+    fflush(stdout);
+
+    time_t start = time(NULL);
+    for (int t = 0; t < GPUSORT_TYPE_COUNT_; t++) {
+        gpusort_type type = (gpusort_type)t;
+        long fail_before = count.failed, pass_before = count.passed;
+        clock_t t0 = clock();
+        int ran = 0;
+        for (int d = 0; d < DATAGEN_DIST_COUNT; d++) {
+            char name[64];
+            snprintf(name, sizeof name, "%s/%s", gpusort_type_name(type),
+                     datagen_dist_name((datagen_dist)d));
+            if (opt.filter && !strstr(name, opt.filter)) continue;
+            ran = 1;
+            for (size_t i = 0; i < nsizes; i++) {
+                if (opt.quick && sizes[i] > 4097 && !quick_dist((datagen_dist)d)) continue;
+                run_case(type, (datagen_dist)d, sizes[i]);
+            }
+        }
+        if (ran)
+            printf("%s: %ld passed, %ld failed (%.1f s cpu)\n", gpusort_type_name(type),
+                   count.passed - pass_before, count.failed - fail_before,
+                   (double)(clock() - t0) / CLOCKS_PER_SEC);
+        fflush(stdout);
+    }
+    gpusort_ctx_free(ctx);
+    printf("%ld passed, %ld failed, %ld skipped (%ld s)\n", count.passed, count.failed,
+           count.skipped, (long)(time(NULL) - start));
+    if (count.failed) printf("replay with: --seed %" PRIu64 "\n", opt.seed);
+    if (count.passed == 0 && count.failed == 0) {
+        printf("nothing was checked (filter matched nothing, or every call was unsupported)\n");
+        return 1;
+    }
+    return count.failed ? 1 : 0;
+}
