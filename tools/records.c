@@ -1,13 +1,356 @@
-/* records.c -- PLACEHOLDER until the text issue lands: fixed-size binary records. */
+/*
+ * records.c -- fixed-size binary records: sort, merge and check by a byte-string key, and a
+ * generator of Sort Benchmark (gensort) style data.
+ *
+ * Exports (cli.h, text.h):
+ *   text_records_main(opts)          `gpusort --record-size R --key-size K [--key-offset O]
+ *                                    [-r] [-u] [-m] [-c|-C] [-S SIZE] [-T DIR] [-o OUT] FILE...`
+ *   gpusort_cli_records_gen()        `gpusort gen --record-size R --n N [--key-size K]
+ *                                    [--seed S] [--ascii] -o FILE`
+ *   gpusort_cli_records_check()      `gpusort check --record-size R --key-size K
+ *                                    [--key-offset O] [-r] [-u] FILE`   (exit 0 sorted, 1 not)
+ *
+ * Order: records compare by memcmp of record[O, O+K); ties keep their input order (stable); -r
+ * reverses (still stable); -u keeps the first record of each group of equal keys.
+ *
+ * Sorting: inputs that fit the memory budget (-S) are read whole and sorted by the library
+ * (gpusort_sort_records, in place, on the --backend context: the GPU when present). Larger
+ * inputs are cut into chunks of whole records, each sorted the same way and written as a run;
+ * the runs are merged by extsort.c. A chunk needs about twice its size in memory (the library
+ * gathers records through a copy) plus 40 bytes per record for keys and permutation, so a chunk
+ * holds budget / (2 + 40 / R) bytes.
+ *
+ * gensort format (the Sort Benchmark, sortbenchmark.org): 100-byte records, 10-byte key at
+ * offset 0. Binary records (default): key = K random bytes; then the record number as 16 hex
+ * digits; then filler letters; "\r\n" at the end when R >= K + 18. --ascii keys use the 95
+ * printable characters, as `gensort -a` does.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include "cli.h"
+#include "extsort.h"
+#include "text.h"
 #include "util.h"
+
+#include "gpusort.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct rec_cmp_arg {
+    size_t ko, ks;
+    int reverse;
+} rec_cmp_arg;
+
+static int rec_cmp(void *arg, const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+    const rec_cmp_arg *r = (const rec_cmp_arg *)arg;
+    int c = memcmp(a + r->ko, b + r->ko, r->ks);
+    return r->reverse ? -c : c;
+}
+
+static void check_layout(const text_opts *o)
+{
+    if (o->key_offset > o->record_size || o->key_size > o->record_size - o->key_offset)
+        cli_fail("the key [%zu, %zu) does not fit in a record of %zu bytes", o->key_offset,
+                 o->key_offset + o->key_size, o->record_size);
+}
+
+/* Exit 0 if the file is in order, 1 (with a message for 'c') if not. */
+static int records_check(const text_opts *o, rec_cmp_arg *ra)
+{
+    ext_reader r;
+    ext_reader_open(&r, o->files[0], (size_t)4 << 20, o->record_size, 0);
+    uint8_t *prev = (uint8_t *)malloc(o->record_size);
+    if (!prev) cli_fail("out of memory");
+    const uint8_t *p;
+    size_t len;
+    uint64_t i = 0;
+    int rc = 0;
+    while (ext_reader_next(&r, &p, &len)) {
+        if (i > 0) {
+            int c = rec_cmp(ra, prev, len, p, len);
+            if (c > 0 || (o->unique && c == 0)) {
+                if (o->check == 'c')
+                    fprintf(stderr, "gpusort: %s: disorder at record %llu (byte offset %llu)\n",
+                            r.name, (unsigned long long)i,
+                            (unsigned long long)(i * o->record_size));
+                rc = 1;
+                break;
+            }
+        }
+        memcpy(prev, p, len);
+        i++;
+    }
+    free(prev);
+    ext_reader_close(&r);
+    return rc;
+}
+
+/* Read up to `want` bytes of the inputs (in order) into buf; returns the bytes read. */
+typedef struct rin {
+    const text_opts *o;
+    int file, fd;
+    const char *name;
+    uint64_t file_bytes;
+} rin;
+
+static size_t rin_read(rin *in, uint8_t *buf, size_t want)
+{
+    size_t got = 0;
+    while (got < want) {
+        if (in->fd < 0) {
+            if (in->file >= in->o->nfiles) break;
+            const char *f = in->o->files[in->file++];
+            in->name = f;
+            in->fd = strcmp(f, "-") == 0 ? STDIN_FILENO : open(f, O_RDONLY | O_CLOEXEC);
+            if (in->fd < 0) cli_fail("cannot read: %s: %s", f, strerror(errno));
+            in->file_bytes = 0;
+        }
+        size_t room = want - got;
+        if (room > ((size_t)256 << 20)) room = (size_t)256 << 20;
+        ssize_t r = read(in->fd, buf + got, room);
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            cli_fail("read failed: %s: %s", in->name, strerror(errno));
+        }
+        if (r == 0) {
+            if (in->file_bytes % in->o->record_size)
+                cli_fail("%s: the size %llu is not a multiple of the record size %zu", in->name,
+                         (unsigned long long)in->file_bytes, in->o->record_size);
+            if (in->fd != STDIN_FILENO) close(in->fd);
+            in->fd = -1;
+            continue;
+        }
+        got += (size_t)r;
+        in->file_bytes += (uint64_t)r;
+    }
+    return got;
+}
+
+static void write_records(const text_opts *o, rec_cmp_arg *ra, const uint8_t *buf, size_t n,
+                          ext_sink *s)
+{
+    size_t rs = o->record_size;
+    if (!o->unique) {
+        ext_sink_write(s, buf, n * rs);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (i == 0 || rec_cmp(ra, buf + (i - 1) * rs, rs, buf + i * rs, rs) != 0)
+            ext_sink_write(s, buf + i * rs, rs);
+}
+
+int text_records_main(const text_opts *o)
+{
+    check_layout(o);
+    rec_cmp_arg ra = {o->key_offset, o->key_size, o->reverse};
+    if (o->check) return records_check(o, &ra);
+    extsort_items items = {o->record_size, 0, rec_cmp, &ra, o->unique};
+    extsort x;
+    extsort_init(&x, &items, o->tmpdirs, o->ntmpdirs, o->budget, o->fanin);
+    cli_out out;
+    if (o->merge) {
+        cli_out_open(&out, o->outfile);
+        extsort_merge_paths(&x, o->files, (size_t)o->nfiles, &out);
+        cli_out_commit(&out);
+        extsort_free(&x);
+        return 0;
+    }
+    for (int i = 0; i < o->nfiles; i++)
+        if (strcmp(o->files[i], "-") != 0 && access(o->files[i], R_OK) != 0)
+            cli_fail("cannot read: %s: %s", o->files[i], strerror(errno));
+
+    size_t rs = o->record_size;
+    uint64_t chunk = (uint64_t)((long double)o->budget / (2.0L + 40.0L / (long double)rs));
+    chunk -= chunk % rs;
+    if (chunk < rs * 1024) chunk = rs * 1024;
+    /* Known total that fits: one buffer of exactly that size. */
+    uint64_t total = 0;
+    int known = 1;
+    for (int i = 0; i < o->nfiles; i++) {
+        struct stat st;
+        if (strcmp(o->files[i], "-") == 0 || stat(o->files[i], &st) != 0 || !S_ISREG(st.st_mode))
+            known = 0;
+        else
+            total += (uint64_t)st.st_size;
+    }
+    size_t cap = (size_t)(known && total <= chunk ? (total ? total : rs) : chunk);
+    uint8_t *buf = (uint8_t *)malloc(cap);
+    if (!buf) cli_fail("out of memory: %zu bytes for the records", cap);
+
+    gpusort_ctx *ctx = text_context(o);
+    gpusort_order order = o->reverse ? GPUSORT_ORDER_DESC : GPUSORT_ORDER_ASC;
+    rin in = {o, 0, -1, NULL, 0};
+    int spilled = 0;
+    cli_progress_start("sorting", 0);
+    int pending = -1;                    /* a byte read ahead to detect the end */
+    for (;;) {
+        size_t got = 0;
+        if (pending >= 0) buf[got++] = (uint8_t)pending;
+        got += rin_read(&in, buf + got, cap - got);
+        pending = -1;
+        size_t n = got / rs;
+        if (got % rs) cli_fail("%s: the input is not a multiple of the record size %zu",
+                               in.name ? in.name : "-", rs);
+        int last = got < cap;
+        if (!last) {                     /* exactly full: is anything left? */
+            uint8_t probe;
+            if (rin_read(&in, &probe, 1) == 1) pending = probe;
+            else last = 1;
+        }
+        if (n) {
+            gpusort_status s = gpusort_sort_records(ctx, buf, buf, n, rs, o->key_offset,
+                                                    o->key_size, order, NULL);
+            if (s)
+                cli_fail("record sort failed: %s (%s)", gpusort_status_string(s),
+                         gpusort_ctx_last_error(ctx));
+        }
+        if (last && !spilled) {
+            cli_progress_end();
+            cli_out_open(&out, o->outfile);
+            ext_sink sk;
+            ext_sink_to_out(&sk, &out);
+            write_records(o, &ra, buf, n, &sk);
+            ext_sink_close(&sk);
+            cli_out_commit(&out);
+            break;
+        }
+        if (n) {
+            ext_sink sk;
+            extsort_run_open(&x, &sk);
+            write_records(o, &ra, buf, n, &sk);
+            extsort_run_close(&x, &sk);
+        }
+        spilled = 1;
+        if (last) {
+            cli_progress_end();
+            cli_out_open(&out, o->outfile);
+            extsort_finish(&x, &out);
+            cli_out_commit(&out);
+            break;
+        }
+    }
+    free(buf);
+    gpusort_ctx_free(ctx);
+    extsort_free(&x);
+    return 0;
+}
+
+/* ---- gen and check subcommands ---- */
+
+static const char usage_gen[] =
+    "Usage: gpusort gen --record-size R --n N [--key-size K] [--seed S] [--ascii] -o FILE\n"
+    "Generate N records of R bytes whose first K bytes (default 10) are a random key, like the\n"
+    "Sort Benchmark's gensort (R=100, K=10); --ascii: printable keys as gensort -a.\n";
+
+static const char usage_check[] =
+    "Usage: gpusort check --record-size R --key-size K [--key-offset O] [-r] [-u] FILE\n"
+    "Exit 0 if the records are in key order (memcmp of bytes [O, O+K)), 1 if not.\n";
+
+/* Options "--name=V" or "--name V"; returns the value or NULL. */
+static const char *opt_value(int argc, char **argv, int *i, const char *name)
+{
+    size_t l = strlen(name);
+    if (strncmp(argv[*i], name, l) != 0) return NULL;
+    if (argv[*i][l] == '=') return argv[*i] + l + 1;
+    if (argv[*i][l] != 0) return NULL;
+    if (*i + 1 >= argc) cli_fail("option %s needs a value", name);
+    return argv[++*i];
+}
+
+static uint64_t count_arg(const char *name, const char *v)
+{
+    uint64_t x;
+    if (cli_parse_count(v, &x) != 0) cli_fail("invalid %s '%s'", name, v);
+    return x;
+}
 
 int gpusort_cli_records_gen(int argc, char **argv)
 {
-    return cli_error("record generation is not implemented yet");
+    uint64_t rs = 0, n = 0, ks = 10, seed = 1;
+    int have_n = 0, ascii = 0;
+    const char *outp = NULL, *v;
+    for (int i = 1; i < argc; i++) {
+        if ((v = opt_value(argc, argv, &i, "--record-size"))) rs = count_arg("--record-size", v);
+        else if ((v = opt_value(argc, argv, &i, "--n"))) { n = count_arg("--n", v); have_n = 1; }
+        else if ((v = opt_value(argc, argv, &i, "--key-size"))) ks = count_arg("--key-size", v);
+        else if ((v = opt_value(argc, argv, &i, "--seed"))) seed = count_arg("--seed", v);
+        else if ((v = opt_value(argc, argv, &i, "-o")) || (v = opt_value(argc, argv, &i, "--output")))
+            outp = v;
+        else if (strcmp(argv[i], "--ascii") == 0) ascii = 1;
+        else if (strcmp(argv[i], "--quiet") == 0) cli_quiet = 1;
+        else if (strcmp(argv[i], "--help") == 0) { fputs(usage_gen, stdout); return 0; }
+        else cli_fail("gen: unknown option '%s'\n%s", argv[i], usage_gen);
+    }
+    if (!rs || !have_n || !outp) cli_fail("gen: --record-size, --n and -o are required");
+    if (ks > rs) cli_fail("gen: --key-size %llu is larger than the record", (unsigned long long)ks);
+    cli_out out;
+    cli_out_open(&out, outp);
+    size_t per = ((size_t)4 << 20) / rs + 1;
+    uint8_t *buf = (uint8_t *)malloc(per * rs);
+    if (!buf) cli_fail("out of memory");
+    uint64_t st = seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull;
+    static const char hex[] = "0123456789ABCDEF";
+    cli_progress_start("generating", n);
+    for (uint64_t done = 0; done < n;) {
+        size_t m = n - done < per ? (size_t)(n - done) : per;
+        for (size_t r = 0; r < m; r++) {
+            uint8_t *p = buf + r * rs;
+            uint64_t row = done + r;
+            for (size_t k = 0; k < ks; k++) {
+                st ^= st << 13;
+                st ^= st >> 7;
+                st ^= st << 17;
+                uint64_t z = st * 0x2545F4914F6CDD1Dull >> 32;
+                p[k] = ascii ? (uint8_t)(' ' + z % 95) : (uint8_t)z;
+            }
+            size_t q = ks;
+            for (int d = 15; d >= 0 && q < rs; d--) p[q++] = (uint8_t)hex[(row >> (4 * d)) & 15];
+            while (q < rs) { p[q] = (uint8_t)('A' + (row + q) % 26); q++; }
+            if (rs >= ks + 18) { p[rs - 2] = '\r'; p[rs - 1] = '\n'; }
+        }
+        cli_out_write(&out, buf, m * rs);
+        done += m;
+        cli_progress_update(done);
+    }
+    cli_progress_end();
+    free(buf);
+    cli_out_commit(&out);
+    return 0;
 }
 
 int gpusort_cli_records_check(int argc, char **argv)
 {
-    return cli_error("record checking is not implemented yet");
+    text_opts o;
+    memset(&o, 0, sizeof o);
+    o.check = 'c';
+    const char *file = NULL, *v;
+    for (int i = 1; i < argc; i++) {
+        if ((v = opt_value(argc, argv, &i, "--record-size")))
+            o.record_size = (size_t)count_arg("--record-size", v);
+        else if ((v = opt_value(argc, argv, &i, "--key-size")))
+            o.key_size = (size_t)count_arg("--key-size", v);
+        else if ((v = opt_value(argc, argv, &i, "--key-offset")))
+            o.key_offset = (size_t)count_arg("--key-offset", v);
+        else if (strcmp(argv[i], "-r") == 0 || strcmp(argv[i], "--reverse") == 0 ||
+                 strcmp(argv[i], "--desc") == 0) o.reverse = 1;
+        else if (strcmp(argv[i], "-u") == 0 || strcmp(argv[i], "--unique") == 0) o.unique = 1;
+        else if (strcmp(argv[i], "-q") == 0 || strcmp(argv[i], "--quiet") == 0) o.check = 'C';
+        else if (strcmp(argv[i], "--help") == 0) { fputs(usage_check, stdout); return 0; }
+        else if (argv[i][0] == '-' && argv[i][1]) cli_fail("check: unknown option '%s'", argv[i]);
+        else if (file) cli_fail("check: one file at a time ('%s' and '%s')", file, argv[i]);
+        else file = argv[i];
+    }
+    if (!o.record_size) cli_fail("check: --record-size must be at least 1");
+    char *files[1] = {(char *)(file ? file : "-")};
+    o.files = files;
+    o.nfiles = 1;
+    return text_records_main(&o);
 }

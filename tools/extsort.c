@@ -1,0 +1,458 @@
+/*
+ * extsort.c -- sorting inputs larger than memory: temporary sorted runs and their k-way merge.
+ *
+ * The interface, the order of calls and the file/cleanup rules are in extsort.h. This file:
+ *   ext_sink_*      buffered writes to the output (cli_out) or to a run file (write(2))
+ *   ext_reader_*    buffered reads of delimited lines or fixed-size records
+ *   extsort_*       run files (mkstemp in the -T folders, registered for removal) and the merge
+ *
+ * The merge keeps the current item of every input in a binary heap ordered by (item, input
+ * index): popping the top gives the smallest item, the earliest input first among equals. This
+ * is what makes merging runs cut from the input in order equal to a stable sort of it. Cost:
+ * about 2 log2(k) comparisons per item for k inputs. Example with runs A = [1 4], B = [2 3],
+ * C = [1]: heap {A:1, C:1, B:2} -> out A:1 (A before C: lower index), then C:1, B:2, B:3, A:4.
+ *
+ * With -u the merge drops an item equal to the last one written (the first of each group is
+ * kept: the earliest in input order, as GNU sort keeps).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "extsort.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Output buffer of a sink: large writes keep the system-call count low. */
+#define SINK_BUF ((size_t)1 << 20)
+/* Smallest read buffer per merged input. */
+#define READER_MIN ((size_t)64 << 10)
+#define READER_MAX ((size_t)4 << 20)
+
+static void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) cli_fail("out of memory (%zu bytes)", n);
+    return p;
+}
+
+/* ---- sinks ---- */
+
+static void sink_init(ext_sink *s)
+{
+    s->cap = SINK_BUF;
+    s->buf = (uint8_t *)xmalloc(s->cap);
+    s->len = 0;
+}
+
+void ext_sink_to_out(ext_sink *s, cli_out *out)
+{
+    memset(s, 0, sizeof *s);
+    s->out = out;
+    s->fd = -1;
+    sink_init(s);
+}
+
+static void raw_write(ext_sink *s, const uint8_t *p, size_t n)
+{
+    if (s->out) {
+        cli_out_write(s->out, p, n);
+        return;
+    }
+    while (n) {
+        ssize_t w = write(s->fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            cli_fail("cannot write temporary file %s: %s", s->path, strerror(errno));
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+void ext_sink_flush(ext_sink *s)
+{
+    if (s->len) raw_write(s, s->buf, s->len);
+    s->len = 0;
+}
+
+void ext_sink_write(ext_sink *s, const void *p, size_t n)
+{
+    if (s->len + n > s->cap) {
+        ext_sink_flush(s);
+        if (n >= s->cap) {
+            raw_write(s, (const uint8_t *)p, n);
+            return;
+        }
+    }
+    memcpy(s->buf + s->len, p, n);
+    s->len += n;
+}
+
+void ext_sink_item(ext_sink *s, const extsort_items *it, const uint8_t *p, size_t n)
+{
+    if (it->record_size) {
+        ext_sink_write(s, p, n);
+        return;
+    }
+    if (s->len + n + 1 <= s->cap) {          /* the common case: one copy, no calls */
+        memcpy(s->buf + s->len, p, n);
+        s->buf[s->len + n] = (uint8_t)it->delim;
+        s->len += n + 1;
+        return;
+    }
+    uint8_t d = (uint8_t)it->delim;
+    ext_sink_write(s, p, n);
+    ext_sink_write(s, &d, 1);
+}
+
+void ext_sink_close(ext_sink *s)
+{
+    if (s->buf) ext_sink_flush(s);
+    free(s->buf);
+    s->buf = NULL;
+}
+
+/* ---- readers ---- */
+
+void ext_reader_open(ext_reader *r, const char *path, size_t bufsize, size_t record_size,
+                     int delim)
+{
+    memset(r, 0, sizeof *r);
+    int is_stdin = strcmp(path, "-") == 0;
+    r->name = strdup(is_stdin ? "-" : path);
+    if (!r->name) cli_fail("out of memory");
+    r->fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+    if (r->fd < 0) cli_fail("cannot read: %s: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(r->fd, &st) == 0 && S_ISDIR(st.st_mode))
+        cli_fail("read failed: %s: %s", path, strerror(EISDIR));
+    if (bufsize < record_size * 2) bufsize = record_size * 2;
+    r->cap = bufsize < 4096 ? 4096 : bufsize;
+    r->buf = (uint8_t *)xmalloc(r->cap);
+    r->record_size = record_size;
+    r->delim = delim;
+}
+
+/* Read more data; keeps buf[beg, end). Returns 0 at end of file. */
+static int reader_fill(ext_reader *r)
+{
+    if (r->eof) return 0;
+    if (r->beg > 0) {
+        memmove(r->buf, r->buf + r->beg, r->end - r->beg);
+        r->end -= r->beg;
+        r->scan -= r->beg;
+        r->beg = 0;
+    }
+    if (r->end == r->cap) {                  /* a line longer than the buffer: grow it */
+        size_t ncap = r->cap * 2;
+        uint8_t *nb = (uint8_t *)realloc(r->buf, ncap);
+        if (!nb) cli_fail("out of memory: a line of more than %zu bytes in %s", r->cap, r->name);
+        r->buf = nb;
+        r->cap = ncap;
+    }
+    for (;;) {
+        ssize_t got = read(r->fd, r->buf + r->end, r->cap - r->end);
+        if (got < 0) {
+            if (errno == EINTR) continue;
+            cli_fail("read failed: %s: %s", r->name, strerror(errno));
+        }
+        if (got == 0) { r->eof = 1; return 0; }
+        r->end += (size_t)got;
+        return 1;
+    }
+}
+
+int ext_reader_next(ext_reader *r, const uint8_t **p, size_t *len)
+{
+    if (r->record_size) {
+        while (r->end - r->beg < r->record_size) {
+            if (!reader_fill(r)) {
+                if (r->end > r->beg)
+                    cli_fail("%s: the size is not a multiple of the record size %zu", r->name,
+                             r->record_size);
+                return 0;
+            }
+        }
+        *p = r->buf + r->beg;
+        *len = r->record_size;
+        r->beg += r->record_size;
+        r->scan = r->beg;
+        return 1;
+    }
+    for (;;) {
+        if (r->scan < r->beg) r->scan = r->beg;
+        uint8_t *q = r->scan < r->end
+                         ? (uint8_t *)memchr(r->buf + r->scan, r->delim, r->end - r->scan)
+                         : NULL;
+        if (q) {
+            *p = r->buf + r->beg;
+            *len = (size_t)(q - (r->buf + r->beg));
+            r->beg = (size_t)(q - r->buf) + 1;
+            r->scan = r->beg;
+            return 1;
+        }
+        r->scan = r->end;
+        if (!reader_fill(r)) {
+            if (r->end > r->beg) {           /* a last line without its delimiter */
+                *p = r->buf + r->beg;
+                *len = r->end - r->beg;
+                r->beg = r->scan = r->end;
+                return 1;
+            }
+            return 0;
+        }
+    }
+}
+
+void ext_reader_close(ext_reader *r)
+{
+    if (r->fd > STDIN_FILENO) close(r->fd);
+    r->fd = -1;
+    free(r->buf);
+    free(r->name);
+    r->buf = NULL;
+    r->name = NULL;
+}
+
+/* ---- run files ---- */
+
+void extsort_init(extsort *x, const extsort_items *items, const char *const *tmpdirs,
+                  int ntmpdirs, uint64_t budget, int fanin)
+{
+    memset(x, 0, sizeof *x);
+    x->items = *items;
+    x->tmpdirs = tmpdirs;
+    x->ntmpdirs = ntmpdirs;
+    x->budget = budget;
+    x->fanin = fanin < 2 ? 2 : fanin;
+}
+
+static void run_add(extsort *x, char *path)
+{
+    if (x->nruns == x->cap) {
+        x->cap = x->cap ? 2 * x->cap : 16;
+        char **nr = (char **)realloc(x->runs, x->cap * sizeof *nr);
+        if (!nr) cli_fail("out of memory");
+        x->runs = nr;
+    }
+    x->runs[x->nruns++] = path;
+}
+
+static void run_remove(char *path)
+{
+    unlink(path);
+    cli_temp_forget(path);
+    free(path);
+}
+
+void extsort_run_open(extsort *x, ext_sink *s)
+{
+    const char *dir = x->tmpdirs[x->next_tmpdir++ % x->ntmpdirs];
+    size_t len = strlen(dir) + sizeof "/gpusort-XXXXXX";
+    char *path = (char *)xmalloc(len);
+    snprintf(path, len, "%s%sgpusort-XXXXXX", dir,
+             dir[0] && dir[strlen(dir) - 1] == '/' ? "" : "/");
+    /* Create and register with the catchable signals blocked: no moment exists at which the
+     * file is there and a signal would leave it behind. */
+    sigset_t set, old;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    sigaddset(&set, SIGPIPE);
+    sigprocmask(SIG_BLOCK, &set, &old);
+    int fd = mkostemp(path, O_CLOEXEC);
+    int err = errno;
+    if (fd >= 0) cli_temp_register(path);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    if (fd < 0) cli_fail("cannot create temporary file in %s: %s", dir, strerror(err));
+    memset(s, 0, sizeof *s);
+    s->fd = fd;
+    s->path = path;
+    sink_init(s);
+}
+
+void extsort_run_close(extsort *x, ext_sink *s)
+{
+    ext_sink_close(s);
+    if (close(s->fd) != 0)
+        cli_fail("cannot write temporary file %s: %s", s->path, strerror(errno));
+    s->fd = -1;
+    run_add(x, s->path);
+    s->path = NULL;
+}
+
+/* ---- merge ---- */
+
+typedef struct mrg {
+    const extsort_items *it;
+    ext_reader *rd;
+    const uint8_t **item;
+    size_t *len;
+    size_t *heap;       /* input indices */
+    size_t nheap;
+} mrg;
+
+/* 1 if input a's item goes before input b's. */
+static inline int before(const mrg *m, size_t a, size_t b)
+{
+    int c = m->it->cmp(m->it->arg, m->item[a], m->len[a], m->item[b], m->len[b]);
+    return c < 0 || (c == 0 && a < b);
+}
+
+static void sift_down(mrg *m, size_t i)
+{
+    size_t n = m->nheap, x = m->heap[i];
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n) break;
+        if (c + 1 < n && before(m, m->heap[c + 1], m->heap[c])) c++;
+        if (!before(m, m->heap[c], x)) break;
+        m->heap[i] = m->heap[c];
+        i = c;
+    }
+    m->heap[i] = x;
+}
+
+/* Merge the files paths[0..n) into sink. */
+static void merge_into(extsort *x, char *const *paths, size_t n, ext_sink *sink)
+{
+    const extsort_items *it = &x->items;
+    size_t bufsize = (size_t)(x->budget / (2 * (uint64_t)(n ? n : 1)));
+    if (bufsize < READER_MIN) bufsize = READER_MIN;
+    if (bufsize > READER_MAX) bufsize = READER_MAX;
+    mrg m;
+    m.it = it;
+    m.rd = (ext_reader *)xmalloc(n * sizeof *m.rd);
+    m.item = (const uint8_t **)xmalloc(n * sizeof *m.item);
+    m.len = (size_t *)xmalloc(n * sizeof *m.len);
+    m.heap = (size_t *)xmalloc(n * sizeof *m.heap);
+    m.nheap = 0;
+    for (size_t i = 0; i < n; i++) {
+        ext_reader_open(&m.rd[i], paths[i], bufsize, it->record_size, it->delim);
+        if (ext_reader_next(&m.rd[i], &m.item[i], &m.len[i])) m.heap[m.nheap++] = i;
+    }
+    for (size_t i = m.nheap / 2; i-- > 0;) sift_down(&m, i);
+
+    uint8_t *last = NULL;            /* -u: a copy of the last item written */
+    size_t last_len = 0, last_cap = 0;
+    int have_last = 0;
+    while (m.nheap) {
+        size_t top = m.heap[0];
+        const uint8_t *p = m.item[top];
+        size_t len = m.len[top];
+        if (it->unique) {
+            if (!have_last || it->cmp(it->arg, last, last_len, p, len) != 0) {
+                ext_sink_item(sink, it, p, len);
+                if (len > last_cap) {
+                    last_cap = len * 2 + 64;
+                    free(last);
+                    last = (uint8_t *)xmalloc(last_cap);
+                }
+                memcpy(last, p, len);
+                last_len = len;
+                have_last = 1;
+            }
+        } else {
+            ext_sink_item(sink, it, p, len);
+        }
+        if (ext_reader_next(&m.rd[top], &m.item[top], &m.len[top])) {
+            sift_down(&m, 0);
+        } else {
+            m.heap[0] = m.heap[--m.nheap];
+            if (m.nheap) sift_down(&m, 0);
+        }
+    }
+    free(last);
+    for (size_t i = 0; i < n; i++) ext_reader_close(&m.rd[i]);
+    free(m.rd);
+    free(m.item);
+    free(m.len);
+    free(m.heap);
+}
+
+/* Reduce the list to at most fanin runs by merging groups of consecutive ones. Inputs that are
+ * not temporary (the -m files) are never removed: `owned` says which entries are ours. */
+static void reduce_runs(extsort *x, char ***list, size_t *n, int **owned)
+{
+    while (*n > (size_t)x->fanin) {
+        size_t groups = (*n + (size_t)x->fanin - 1) / (size_t)x->fanin;
+        char **nl = (char **)xmalloc(groups * sizeof *nl);
+        int *no = (int *)xmalloc(groups * sizeof *no);
+        for (size_t g = 0; g < groups; g++) {
+            size_t a = g * (size_t)x->fanin, b = a + (size_t)x->fanin;
+            if (b > *n) b = *n;
+            if (b - a == 1) {
+                nl[g] = (*list)[a];
+                no[g] = (*owned)[a];
+                continue;
+            }
+            ext_sink s;
+            extsort_run_open(x, &s);
+            merge_into(x, *list + a, b - a, &s);
+            char *path = s.path;
+            ext_sink_close(&s);
+            if (close(s.fd) != 0)
+                cli_fail("cannot write temporary file %s: %s", path, strerror(errno));
+            nl[g] = path;
+            no[g] = 1;
+            for (size_t i = a; i < b; i++)
+                if ((*owned)[i]) run_remove((*list)[i]);
+        }
+        free(*list);
+        free(*owned);
+        *list = nl;
+        *owned = no;
+        *n = groups;
+    }
+}
+
+static void merge_list(extsort *x, char **list, size_t n, int *owned, cli_out *out)
+{
+    reduce_runs(x, &list, &n, &owned);
+    ext_sink s;
+    ext_sink_to_out(&s, out);
+    merge_into(x, list, n, &s);
+    ext_sink_close(&s);
+    for (size_t i = 0; i < n; i++)
+        if (owned[i]) run_remove(list[i]);
+    free(list);
+    free(owned);
+}
+
+void extsort_finish(extsort *x, cli_out *out)
+{
+    char **list = x->runs;
+    size_t n = x->nruns;
+    int *owned = (int *)xmalloc((n ? n : 1) * sizeof *owned);
+    for (size_t i = 0; i < n; i++) owned[i] = 1;
+    x->runs = NULL;
+    x->nruns = x->cap = 0;
+    merge_list(x, list, n, owned, out);
+}
+
+void extsort_merge_paths(extsort *x, char *const *paths, size_t n, cli_out *out)
+{
+    char **list = (char **)xmalloc((n ? n : 1) * sizeof *list);
+    int *owned = (int *)xmalloc((n ? n : 1) * sizeof *owned);
+    for (size_t i = 0; i < n; i++) {
+        list[i] = paths[i];
+        owned[i] = 0;
+    }
+    merge_list(x, list, n, owned, out);
+}
+
+void extsort_free(extsort *x)
+{
+    for (size_t i = 0; i < x->nruns; i++) run_remove(x->runs[i]);
+    free(x->runs);
+    x->runs = NULL;
+    x->nruns = x->cap = 0;
+}
