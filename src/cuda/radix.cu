@@ -1,8 +1,563 @@
-/* radix.cu -- LSD radix sort (Onesweep class). Work in progress: answers "unsupported". */
+/*
+ * radix.cu -- LSD radix sort of device data, Onesweep class: gpusort__cuda_radix_sort.
+ *
+ * Keys of all six types (moved as their original bits; the digit is computed on the fly from the
+ * order-preserving radix key, thread_radix_key.cuh), ascending or descending, keys only, pairs
+ * with u32/u64 values, argsort (values generated as indices on the first pass). Stable.
+ *
+ * Algorithm (Adinets & Merrill 2022, "Onesweep: A Faster Least Significant Digit Radix Sort for
+ * GPUs"; decoupled look-back from Merrill & Garland 2016, "Single-pass Parallel Prefix Scan with
+ * Decoupled Look-back"). 8-bit digits, so 4 passes for 32-bit keys and 8 for 64-bit keys.
+ *   1. hist_kernel: ONE read of the keys builds the 256-bucket histogram of every digit position
+ *      at once (per portion, see below).
+ *   2. scan_kernel (one block): for each digit position the exclusive scan of its histogram gives
+ *      each bucket's first output index ("bin base"); a position where one bucket holds all n
+ *      keys is marked trivial. For n >= READBACK_MIN the host reads these flags and skips the
+ *      trivial passes (e.g. the high bytes of small integers): a skipped pass saves 2n(K+V)
+ *      bytes of traffic. (Below it, the round trip costs more than it can save.)
+ *   3. onesweep_kernel, once per (non-trivial) digit position: each block takes the next tile
+ *      (an atomic ticket, so tiles start in order and the look-back cannot deadlock), loads
+ *      THREADS*KPT keys, ranks them stably in shared memory (block_radix_rank.cuh), publishes its
+ *      per-digit counts to the look-back state, finds the count of each digit in all earlier
+ *      tiles by decoupled look-back (thread d walks back over tile t-1, t-2, ... adding their
+ *      counts until it meets an inclusive prefix), then writes the tile, sorted by digit, through
+ *      shared memory, so that consecutive threads write consecutive addresses of one bucket.
+ *      Values follow the same ranks in a second round through shared memory.
+ *   One read of the keys plus one read and one write of keys (and values) per pass: ~2(K+V)n
+ *   bytes per pass, the minimum for LSD radix.
+ *
+ * Look-back state: one 32-bit word per (tile, digit): 2 flag bits (AGGREGATE = this tile's count,
+ * INCLUSIVE = count of this tile and all before it) and a 30-bit count. The counts of a launch
+ * must stay below 2^30, so the input is processed in PORTIONS of < 2^28 keys: each
+ * (pass, portion) is one launch whose tiles look back only within the portion; the bin bases of
+ * portion q already include the keys of portions 0..q-1 of the same bucket (from per-portion
+ * histograms, step 2), and bases are 64-bit. So n may exceed 2^32. The state is cleared by a
+ * cudaMemsetAsync before each launch (a few KiB per tile).
+ *
+ * Small inputs (n <= one tile) take tile_sort_kernel: one block ranks and permutes the tile in
+ * shared memory for every digit position (skipping positions where the tile's keys agree) and
+ * writes it once: one launch instead of 2 + passes.
+ *
+ * Buffers: the passes ping-pong between the output and an alternate buffer (scratch slot KEYS /
+ * VALUES, n*K and n*V bytes) so that the last pass lands in the output; an in-place sort with an
+ * odd number of executed passes ends with one device copy. Aux memory (slot AUX): histograms and
+ * bin bases, 12 KiB per 2^28 keys for 32-bit keys, plus the look-back state, 1 KiB per tile of
+ * the largest portion (n/TILE KiB up to 2^28 keys).
+ */
 #include "cuda_internal.h"
+#include "block_radix_rank.cuh"
+
+#include <cuda_runtime.h>
+
+namespace gpusort_cuda {
+namespace {
+
+/* Tile shape, tuned for sm_90 (bench/results/cuda-2026-11-22.md): 384 threads = 12 warps
+ * (>= 256 so that one thread owns each digit in the look-back); keys per thread as many as the
+ * registers allow at two resident blocks per SM. */
+constexpr int THREADS = 384;
+constexpr int WARPS = THREADS / 32;
+#ifndef GPUSORT_RADIX_KPT32
+#define GPUSORT_RADIX_KPT32 18
+#endif
+#ifndef GPUSORT_RADIX_KPT64
+#define GPUSORT_RADIX_KPT64 12
+#endif
+template <typename K> struct Tune;
+template <> struct Tune<uint32_t> { static constexpr int KPT = GPUSORT_RADIX_KPT32; };
+template <> struct Tune<uint64_t> { static constexpr int KPT = GPUSORT_RADIX_KPT64; };
+
+/* Histogram blocks: 256 threads, each block a chunk of HIST_TILES onesweep tiles (so chunks never
+ * straddle a portion). */
+constexpr int HIST_THREADS = 256;
+constexpr int HIST_TILES = 8;
+/* Keys per portion are below 2^28 (< 2^30, the look-back count field). */
+constexpr size_t PORTION_LIMIT = (size_t)1 << 28;
+/* Below this n all passes run (no host read-back of the trivial-pass flags). */
+constexpr size_t READBACK_MIN = (size_t)1 << 20;
+
+constexpr uint32_t FLAG_AGGREGATE = 1u << 30;
+constexpr uint32_t FLAG_INCLUSIVE = 2u << 30;
+constexpr uint32_t COUNT_MASK = (1u << 30) - 1;
+
+template <int VB> struct ValueOf { typedef uint32_t T; };
+template <> struct ValueOf<8> { typedef uint64_t T; };
+
+struct SweepArgs {
+    const void *keys_in;
+    void *keys_out;
+    const void *vals_in;      /* NULL with VB > 0: argsort, value = global index */
+    void *vals_out;
+    uint64_t mask;
+    int shift;
+    size_t portion_start;     /* first key of this launch */
+    size_t portion_n;         /* keys in this launch */
+    const uint64_t *bin_base; /* [256] for this (portion, pass) */
+    uint32_t *ticket;         /* tile ticket counter, zeroed before the launch */
+    uint32_t *state;          /* [tiles][256], zeroed before the launch */
+};
+
+template <typename K>
+constexpr size_t sweep_smem(int kpt, int vb)
+{
+    return (size_t)THREADS * kpt * (sizeof(K) > (size_t)vb ? sizeof(K) : (size_t)vb) +
+           (size_t)WARPS * RADIX_DIGITS * 4 + RADIX_DIGITS * 4 + RADIX_DIGITS * 8 + 64 * 4;
+}
+
+__device__ __forceinline__ uint32_t load_state(const uint32_t *p)
+{
+    return *(const volatile uint32_t *)p;
+}
+__device__ __forceinline__ void store_state(uint32_t *p, uint32_t v)
+{
+    *(volatile uint32_t *)p = v;
+}
+
+template <typename K, bool FLOAT, int VB, int KPT>
+__global__ void __launch_bounds__(THREADS, 2) onesweep_kernel(SweepArgs a)
+{
+    typedef typename ValueOf<VB>::T V;
+    constexpr int TILE = THREADS * KPT;
+    constexpr size_t ITEM = sizeof(K) > (size_t)VB ? sizeof(K) : (size_t)VB;
+    extern __shared__ __align__(16) unsigned char smem[];
+    K *s_keys = (K *)smem;
+    V *s_vals = (V *)smem;
+    uint32_t *s_counter = (uint32_t *)(smem + (size_t)TILE * ITEM);
+    uint32_t *s_excl = s_counter + WARPS * RADIX_DIGITS;
+    long long *s_delta = (long long *)(s_excl + RADIX_DIGITS);
+    uint32_t *s_misc = (uint32_t *)(s_delta + RADIX_DIGITS);
+
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const K mask = (K)a.mask;
+    if (tid == 0) s_misc[40] = atomicAdd(a.ticket, 1u);
+    for (int i = tid; i < WARPS * RADIX_DIGITS; i += THREADS) s_counter[i] = 0;
+    __syncthreads();
+    const uint32_t tile = s_misc[40];
+    const size_t tile_first = a.portion_start + (size_t)tile * TILE;
+    const size_t left = a.portion_n - (size_t)tile * TILE;
+    const int tile_n = left < (size_t)TILE ? (int)left : TILE;
+
+    /* Load (warp-striped) and rank. */
+    const int warp_first = warp * 32 * KPT;
+    const K *kin = (const K *)a.keys_in + tile_first;
+    K keys[KPT];
+    uint32_t local[KPT];
+#pragma unroll
+    for (int i = 0; i < KPT; i++) {
+        const int idx = warp_first + i * 32 + lane;
+        keys[i] = idx < tile_n ? kin[idx] : (K)0;
+    }
+    auto digit_of = [&](int i) -> uint32_t {
+        return warp_first + i * 32 + lane < tile_n ? radix_digit<FLOAT>(keys[i], mask, a.shift)
+                                                   : (uint32_t)RADIX_DIGITS;
+    };
+    warp_match_rank<KPT>(digit_of, local, s_counter + warp * RADIX_DIGITS);
+    __syncthreads();
+    const uint32_t total = block_digit_scan<WARPS>(s_counter, s_excl, s_misc);
+
+    /* Publish this tile's counts as early as possible: successors may be waiting. */
+    uint32_t *state = a.state + (size_t)tile * RADIX_DIGITS;
+    if (tid < RADIX_DIGITS)
+        store_state(state + tid, (tile == 0 ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | total);
+
+    /* Place the keys in shared memory, sorted by digit (stable). */
+#pragma unroll
+    for (int i = 0; i < KPT; i++) {
+        const uint32_t dg = digit_of(i);
+        if (dg < RADIX_DIGITS) {
+            local[i] += s_excl[dg] + s_counter[warp * RADIX_DIGITS + dg];
+            s_keys[local[i]] = keys[i];
+        }
+    }
+
+    /* Decoupled look-back: the count of digit d in all earlier tiles of the portion. */
+    if (tid < RADIX_DIGITS) {
+        uint32_t before = 0;
+        if (tile > 0) {
+            const uint32_t *p = state - RADIX_DIGITS + tid;
+            for (;;) {
+                uint32_t v;
+                do { v = load_state(p); } while ((v & ~COUNT_MASK) == 0);
+                before += v & COUNT_MASK;
+                if (v & FLAG_INCLUSIVE) break;
+                p -= RADIX_DIGITS;
+            }
+            store_state(state + tid, FLAG_INCLUSIVE | (before + total));
+        }
+        s_delta[tid] = (long long)a.bin_base[tid] + before - s_excl[tid];
+    }
+    __syncthreads();
+
+    /* Write the tile: item j of the sorted tile goes to delta[digit] + j. */
+    K *kout = (K *)a.keys_out;
+    uint32_t digit[KPT]; /* digit of sorted item tid + i*THREADS, for the values */
+#pragma unroll
+    for (int i = 0; i < KPT; i++) {
+        const int j = tid + i * THREADS;
+        if (j < tile_n) {
+            const K k = s_keys[j];
+            digit[i] = radix_digit<FLOAT>(k, mask, a.shift);
+            kout[s_delta[digit[i]] + j] = k;
+        }
+    }
+    if (VB) {
+        __syncthreads(); /* every key has left s_keys: its space holds the values now */
+        const V *vin = (const V *)a.vals_in;
+#pragma unroll
+        for (int i = 0; i < KPT; i++) {
+            const int idx = warp_first + i * 32 + lane;
+            if (idx < tile_n) {
+                const size_t g = tile_first + idx;
+                s_vals[local[i]] = vin ? vin[g] : (V)g;
+            }
+        }
+        __syncthreads();
+        V *vout = (V *)a.vals_out;
+#pragma unroll
+        for (int i = 0; i < KPT; i++) {
+            const int j = tid + i * THREADS;
+            if (j < tile_n) vout[s_delta[digit[i]] + j] = s_vals[j];
+        }
+    }
+}
+
+/* Histograms of every digit position of the keys of one chunk. To keep the shared-memory atomics
+ * cheap on skewed inputs (most keys sharing a digit: heavy same-address conflicts), each thread
+ * counts runs of equal digits in registers and adds a run's length once. */
+template <typename K, bool FLOAT>
+__global__ void __launch_bounds__(HIST_THREADS) hist_kernel(const K *keys, size_t n, K mask,
+                                                            size_t chunk, size_t portion,
+                                                            uint32_t *hist)
+{
+    constexpr int P = sizeof(K);
+    constexpr int U = 4; /* loads in flight per thread */
+    __shared__ uint32_t s_hist[P * RADIX_DIGITS];
+    for (int i = threadIdx.x; i < P * RADIX_DIGITS; i += HIST_THREADS) s_hist[i] = 0;
+    __syncthreads();
+    const size_t first = (size_t)blockIdx.x * chunk;
+    const size_t last = first + chunk < n ? first + chunk : n;
+    uint32_t run_digit[P], run_len[P];
+#pragma unroll
+    for (int p = 0; p < P; p++) { run_digit[p] = 0; run_len[p] = 0; }
+    for (size_t base = first + threadIdx.x; base < last; base += (size_t)U * HIST_THREADS) {
+        K k[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const size_t idx = base + (size_t)u * HIST_THREADS;
+            k[u] = idx < last ? keys[idx] : (K)0;
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            if (base + (size_t)u * HIST_THREADS >= last) break;
+            const K r = radix_key<FLOAT>(k[u], mask);
+#pragma unroll
+            for (int p = 0; p < P; p++) {
+                const uint32_t d = (uint32_t)(r >> (p * RADIX_BITS)) & (RADIX_DIGITS - 1);
+                if (d != run_digit[p]) {
+                    if (run_len[p]) atomicAdd(&s_hist[p * RADIX_DIGITS + run_digit[p]], run_len[p]);
+                    run_digit[p] = d;
+                    run_len[p] = 0;
+                }
+                run_len[p]++;
+            }
+        }
+    }
+#pragma unroll
+    for (int p = 0; p < P; p++)
+        if (run_len[p]) atomicAdd(&s_hist[p * RADIX_DIGITS + run_digit[p]], run_len[p]);
+    __syncthreads();
+    uint32_t *h = hist + (first / portion) * P * RADIX_DIGITS;
+    for (int i = threadIdx.x; i < P * RADIX_DIGITS; i += HIST_THREADS)
+        if (s_hist[i]) atomicAdd(&h[i], s_hist[i]);
+}
+
+/* One block of 256 threads: bin bases of every (portion, pass) and the trivial-pass flags. */
+__global__ void __launch_bounds__(RADIX_DIGITS) scan_kernel(const uint32_t *hist, int passes,
+                                                            size_t portions, size_t n,
+                                                            uint64_t *bin_base, uint32_t *trivial)
+{
+    __shared__ unsigned long long s_scan[RADIX_DIGITS / 32];
+    const int d = threadIdx.x, lane = d & 31, warp = d >> 5;
+    for (int p = 0; p < passes; p++) {
+        unsigned long long total = 0;
+        for (size_t q = 0; q < portions; q++) total += hist[(q * passes + p) * RADIX_DIGITS + d];
+        if (total == n) trivial[p] = 1;
+        const unsigned long long incl = warp_inclusive_scan(total);
+        if (lane == 31) s_scan[warp] = incl;
+        __syncthreads();
+        unsigned long long run = incl - total;
+        for (int w = 0; w < warp; w++) run += s_scan[w];
+        for (size_t q = 0; q < portions; q++) {
+            bin_base[(q * passes + p) * RADIX_DIGITS + d] = run;
+            run += hist[(q * passes + p) * RADIX_DIGITS + d];
+        }
+        __syncthreads();
+    }
+}
+
+/* Single-block sort of n <= THREADS*KPT keys entirely in shared memory. */
+template <typename K, bool FLOAT, int VB, int KPT>
+__global__ void __launch_bounds__(THREADS) tile_sort_kernel(const K *kin, K *kout, const void *vin_,
+                                                            void *vout_, int n, K mask)
+{
+    typedef typename ValueOf<VB>::T V;
+    constexpr int TILE = THREADS * KPT;
+    extern __shared__ __align__(16) unsigned char smem[];
+    K *s_keys = (K *)smem;
+    V *s_vals = (V *)(smem + (size_t)TILE * sizeof(K));
+    uint32_t *s_counter = (uint32_t *)(smem + (size_t)TILE * (sizeof(K) + VB));
+    uint32_t *s_excl = s_counter + WARPS * RADIX_DIGITS;
+    uint32_t *s_misc = s_excl + RADIX_DIGITS;
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int warp_first = warp * 32 * KPT;
+    const V *vin = (const V *)vin_;
+    K keys[KPT];
+    V vals[VB ? KPT : 1];
+#pragma unroll
+    for (int i = 0; i < KPT; i++) {
+        const int idx = warp_first + i * 32 + lane;
+        keys[i] = idx < n ? kin[idx] : (K)0;
+        if (VB) vals[VB ? i : 0] = idx < n ? (vin ? vin[idx] : (V)idx) : (V)0;
+    }
+    for (int shift = 0; shift < (int)sizeof(K) * 8; shift += RADIX_BITS) {
+        uint32_t local[KPT];
+        __syncthreads(); /* the previous pass is done with s_counter and s_misc */
+        for (int i = tid; i < WARPS * RADIX_DIGITS; i += THREADS) s_counter[i] = 0;
+        if (tid == 0) s_misc[40] = 0;
+        __syncthreads();
+        auto digit_of = [&](int i) -> uint32_t {
+            return warp_first + i * 32 + lane < n ? radix_digit<FLOAT>(keys[i], mask, shift)
+                                                  : (uint32_t)RADIX_DIGITS;
+        };
+        warp_match_rank<KPT>(digit_of, local, s_counter + warp * RADIX_DIGITS);
+        __syncthreads();
+        const uint32_t total = block_digit_scan<WARPS>(s_counter, s_excl, s_misc);
+        if (tid < RADIX_DIGITS && total == (uint32_t)n) s_misc[40] = 1;
+        __syncthreads();
+        if (s_misc[40]) continue; /* every key has the same digit here: order unchanged */
+#pragma unroll
+        for (int i = 0; i < KPT; i++) {
+            const uint32_t dg = digit_of(i);
+            if (dg < RADIX_DIGITS) {
+                const uint32_t r = local[i] + s_excl[dg] + s_counter[warp * RADIX_DIGITS + dg];
+                s_keys[r] = keys[i];
+                if (VB) s_vals[r] = vals[VB ? i : 0];
+            }
+        }
+        __syncthreads();
+#pragma unroll
+        for (int i = 0; i < KPT; i++) {
+            const int idx = warp_first + i * 32 + lane;
+            if (idx < n) {
+                keys[i] = s_keys[idx];
+                if (VB) vals[VB ? i : 0] = s_vals[idx];
+            }
+        }
+        __syncthreads();
+    }
+    V *vout = (V *)vout_;
+#pragma unroll
+    for (int i = 0; i < KPT; i++) {
+        const int idx = warp_first + i * 32 + lane;
+        if (idx < n) {
+            kout[idx] = keys[i];
+            if (VB) vout[idx] = vals[VB ? i : 0];
+        }
+    }
+}
+
+template <typename V>
+__global__ void iota_kernel(V *out, size_t n)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        out[i] = (V)i;
+}
+
+static size_t align_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
+
+/* The host side for one (key width, float flag, value width). */
+template <typename K, bool FLOAT, int VB>
+gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d)
+{
+    typedef typename ValueOf<VB>::T V;
+    constexpr int KPT = Tune<K>::KPT;
+    constexpr int TILE = THREADS * KPT;
+    constexpr int P = sizeof(K);
+    cudaStream_t st = gpusort__cuda_stream(ctx);
+    const size_t n = d->n;
+    const K mask = (K)radix_mask(d->key_type, d->order);
+    const bool argsort = VB && !d->values_in;
+    gpusort_status s;
+
+    if (n <= (size_t)TILE) {
+        const size_t smem = (size_t)TILE * (sizeof(K) + VB) + WARPS * RADIX_DIGITS * 4 +
+                            RADIX_DIGITS * 4 + 64 * 4;
+        auto kern = tile_sort_kernel<K, FLOAT, VB, KPT>;
+        if ((s = gpusort__cuda_check(ctx, cudaFuncSetAttribute(kern,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem),
+                                     "cudaFuncSetAttribute")))
+            return s;
+        kern<<<1, THREADS, smem, st>>>((const K *)d->keys_in, (K *)d->keys_out, d->values_in,
+                                       d->values_out, (int)n, mask);
+        return gpusort__cuda_check(ctx, cudaGetLastError(), "radix tile_sort_kernel");
+    }
+
+    /* Portions: a multiple of HIST_TILES tiles, below 2^28 keys. */
+    const size_t chunk = (size_t)TILE * HIST_TILES;
+    const size_t portion = PORTION_LIMIT / chunk * chunk;
+    const size_t portions = (n + portion - 1) / portion;
+    const size_t max_tiles = ((n < portion ? n : portion) + TILE - 1) / TILE;
+
+    /* Aux layout: hist u32 | trivial u32[8] | ticket u32 (+pad) | state | bin_base u64. */
+    const size_t hist_bytes = portions * P * RADIX_DIGITS * 4;
+    const size_t off_trivial = align_up(hist_bytes, 256);
+    const size_t off_ticket = off_trivial + 256;
+    const size_t off_state = off_ticket + 256;
+    const size_t state_bytes = max_tiles * RADIX_DIGITS * 4;
+    const size_t off_base = align_up(off_state + state_bytes, 256);
+    const size_t aux_bytes = off_base + portions * P * RADIX_DIGITS * 8;
+    char *aux = (char *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_AUX, aux_bytes);
+    if (!aux) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
+    uint32_t *hist = (uint32_t *)aux;
+    uint32_t *trivial = (uint32_t *)(aux + off_trivial);
+    uint32_t *ticket = (uint32_t *)(aux + off_ticket);
+    uint32_t *state = (uint32_t *)(aux + off_state);
+    uint64_t *bin_base = (uint64_t *)(aux + off_base);
+
+    if ((s = gpusort__cuda_check(ctx, cudaMemsetAsync(aux, 0, off_ticket, st), "cudaMemsetAsync")))
+        return s;
+    hist_kernel<K, FLOAT><<<(unsigned)((n + chunk - 1) / chunk), HIST_THREADS, 0, st>>>(
+        (const K *)d->keys_in, n, mask, chunk, portion, hist);
+    scan_kernel<<<1, RADIX_DIGITS, 0, st>>>(hist, P, portions, n, bin_base, trivial);
+    if ((s = gpusort__cuda_check(ctx, cudaGetLastError(), "radix histogram"))) return s;
+
+    int pass_list[8], passes = 0;
+    uint32_t triv[8] = {0};
+    if (n >= READBACK_MIN) {
+        if ((s = gpusort__cuda_check(ctx, cudaMemcpyAsync(triv, trivial, sizeof triv,
+                                                          cudaMemcpyDeviceToHost, st),
+                                     "cudaMemcpyAsync (trivial passes)")) ||
+            (s = gpusort__cuda_check(ctx, cudaStreamSynchronize(st), "cudaStreamSynchronize")))
+            return s;
+    }
+    for (int p = 0; p < P; p++)
+        if (!triv[p]) pass_list[passes++] = p;
+
+    /* Buffers. Pass e writes dst[e]; the last one must be the output. */
+    const bool keys_inplace = d->keys_in == d->keys_out;
+    const bool vals_inplace = VB && d->values_in == d->values_out;
+    K *kalt = NULL;
+    V *valt = NULL;
+    if (passes > 0) {
+        kalt = (K *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_KEYS, n * sizeof(K));
+        if (!kalt) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
+        if (VB) {
+            valt = (V *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_VALUES, n * sizeof(V));
+            if (!valt) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
+        }
+    }
+    const bool odd = passes & 1;
+    auto kdst = [&](int e) -> K * {
+        if (keys_inplace && odd) return (e & 1) ? (K *)d->keys_out : kalt;
+        return ((passes - 1 - e) & 1) ? kalt : (K *)d->keys_out;
+    };
+    auto vdst = [&](int e) -> V * {
+        if (vals_inplace && odd) return (e & 1) ? (V *)d->values_out : valt;
+        return ((passes - 1 - e) & 1) ? valt : (V *)d->values_out;
+    };
+
+    const size_t smem = sweep_smem<K>(KPT, VB);
+    auto kern = onesweep_kernel<K, FLOAT, VB, KPT>;
+    if ((s = gpusort__cuda_check(ctx, cudaFuncSetAttribute(kern,
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem),
+                                 "cudaFuncSetAttribute")))
+        return s;
+    for (int e = 0; e < passes; e++) {
+        const int p = pass_list[e];
+        SweepArgs a;
+        a.keys_in = e == 0 ? d->keys_in : (const void *)kdst(e - 1);
+        a.keys_out = kdst(e);
+        a.vals_in = VB ? (e == 0 ? d->values_in : (const void *)vdst(e - 1)) : NULL;
+        a.vals_out = VB ? (void *)vdst(e) : NULL;
+        a.mask = mask;
+        a.shift = p * RADIX_BITS;
+        a.ticket = ticket;
+        a.state = state;
+        for (size_t q = 0; q < portions; q++) {
+            a.portion_start = q * portion;
+            a.portion_n = n - a.portion_start < portion ? n - a.portion_start : portion;
+            a.bin_base = bin_base + (q * P + p) * RADIX_DIGITS;
+            const size_t tiles = (a.portion_n + TILE - 1) / TILE;
+            if ((s = gpusort__cuda_check(ctx, cudaMemsetAsync(ticket, 0,
+                                                              off_state - off_ticket +
+                                                                  tiles * RADIX_DIGITS * 4,
+                                                              st),
+                                         "cudaMemsetAsync (look-back state)")))
+                return s;
+            kern<<<(unsigned)tiles, THREADS, smem, st>>>(a);
+            if ((s = gpusort__cuda_check(ctx, cudaGetLastError(), "radix onesweep_kernel")))
+                return s;
+        }
+    }
+
+    /* Finish: an odd in-place sequence ends in the alternate buffer; no pass at all copies. */
+    if (passes == 0) {
+        if (!keys_inplace &&
+            (s = gpusort__cuda_check(ctx, cudaMemcpyAsync(d->keys_out, d->keys_in, n * sizeof(K),
+                                                          cudaMemcpyDeviceToDevice, st),
+                                     "cudaMemcpyAsync")))
+            return s;
+        if (argsort) {
+            iota_kernel<V><<<(unsigned)((n + 1023) / 1024 < 8192 ? (n + 1023) / 1024 : 8192),
+                             256, 0, st>>>((V *)d->values_out, n);
+            return gpusort__cuda_check(ctx, cudaGetLastError(), "radix iota_kernel");
+        }
+        if (VB && !vals_inplace)
+            return gpusort__cuda_check(ctx, cudaMemcpyAsync(d->values_out, d->values_in,
+                                                            n * sizeof(V),
+                                                            cudaMemcpyDeviceToDevice, st),
+                                       "cudaMemcpyAsync");
+        return GPUSORT_STATUS_SUCCESS;
+    }
+    if (keys_inplace && odd &&
+        (s = gpusort__cuda_check(ctx, cudaMemcpyAsync(d->keys_out, kalt, n * sizeof(K),
+                                                      cudaMemcpyDeviceToDevice, st),
+                                 "cudaMemcpyAsync")))
+        return s;
+    if (vals_inplace && odd &&
+        (s = gpusort__cuda_check(ctx, cudaMemcpyAsync(d->values_out, valt, n * sizeof(V),
+                                                      cudaMemcpyDeviceToDevice, st),
+                                 "cudaMemcpyAsync")))
+        return s;
+    return GPUSORT_STATUS_SUCCESS;
+}
+
+template <typename K, bool FLOAT>
+gpusort_status radix_sort_values(gpusort_ctx *ctx, const gpusort_sort_desc *d)
+{
+    switch (d->value_type) {
+    case GPUSORT_TYPE_U32: return radix_sort<K, FLOAT, 4>(ctx, d);
+    case GPUSORT_TYPE_U64: return radix_sort<K, FLOAT, 8>(ctx, d);
+    default: return radix_sort<K, FLOAT, 0>(ctx, d);
+    }
+}
+
+} // namespace
+} // namespace gpusort_cuda
 
 extern "C" gpusort_status gpusort__cuda_radix_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d)
 {
-    return gpusort__set_error(ctx, GPUSORT_STATUS_UNSUPPORTED,
-                              "the CUDA radix sort is not implemented yet");
+    using namespace gpusort_cuda;
+    switch (d->key_type) {
+    case GPUSORT_TYPE_U32:
+    case GPUSORT_TYPE_I32: return radix_sort_values<uint32_t, false>(ctx, d);
+    case GPUSORT_TYPE_F32: return radix_sort_values<uint32_t, true>(ctx, d);
+    case GPUSORT_TYPE_U64:
+    case GPUSORT_TYPE_I64: return radix_sort_values<uint64_t, false>(ctx, d);
+    case GPUSORT_TYPE_F64: return radix_sort_values<uint64_t, true>(ctx, d);
+    default:
+        return gpusort__set_error(ctx, GPUSORT_STATUS_INVALID_ARGUMENT, "key type %d",
+                                  (int)d->key_type);
+    }
 }

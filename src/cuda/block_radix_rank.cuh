@@ -1,0 +1,105 @@
+/*
+ * block_radix_rank.cuh -- INTERNAL (CUDA): stable ranking of a tile of keys by one 8-bit digit.
+ *
+ * The tile is "warp-striped": warp w owns the keys [w*32*KPT, (w+1)*32*KPT) of the tile and its
+ * lane l holds item i = key w*32*KPT + i*32 + l. So (warp, i, lane) in lexicographic order IS
+ * input order, and ranking items in that order keeps the sort stable.
+ *
+ * Ranking (warp-level multisplit; Adinets & Merrill 2022, section 4, "match" ranking):
+ *   1. warp_match_rank: for i = 0..KPT-1 every lane computes its digit d; __match_any_sync gives
+ *      the lanes of the warp with the same digit (the "peers"); the item's rank among equal
+ *      digits of its warp is counter[w][d] + (peers below this lane); the lowest peer adds the
+ *      peer count to counter[w][d]. No atomics: within a warp one leader writes each counter.
+ *      Afterwards counter[w][d] = how many items of warp w have digit d.
+ *   2. block_digit_scan (threads 0..255, one per digit): counter[w][d] becomes the exclusive
+ *      prefix over warps, total[d] the tile's count of digit d, and excl[d] the exclusive prefix
+ *      of the totals over digits (a block scan of 256 values).
+ *   3. rank of an item = excl[d] + counter[w][d] + its rank within the warp: its position in the
+ *      tile sorted stably by d.
+ * Worked example (1 warp of 4 lanes, KPT 1, digits 2 0 2 1): peers of lane 0 = {0,2}; rank in
+ * warp: 0 0 1 0; totals d0=1 d1=1 d2=2; excl 0 1 2; ranks 2+0=2, 0, 2+1=3, 1 -> 0(d0) 1(d1) 2 2.
+ *
+ * Shared memory (the caller provides): counter[WARPS][256] u32, excl[256] u32, scan[32] u32.
+ * Invalid items (past the end of the input) carry digit RADIX_DIGITS: they match only each other
+ * and touch no counter.
+ */
+#ifndef GPUSORT_CUDA_BLOCK_RADIX_RANK_CUH
+#define GPUSORT_CUDA_BLOCK_RADIX_RANK_CUH
+
+#include "thread_radix_key.cuh"
+
+namespace gpusort_cuda {
+
+__device__ __forceinline__ uint32_t lanemask_lt()
+{
+    uint32_t m;
+    asm("mov.u32 %0, %%lanemask_lt;" : "=r"(m));
+    return m;
+}
+
+/* Inclusive scan over a warp (Kogge-Stone with shuffles). */
+template <typename T>
+__device__ __forceinline__ T warp_inclusive_scan(T x)
+{
+    const int lane = threadIdx.x & 31;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        T y = __shfl_up_sync(0xffffffffu, x, o);
+        if (lane >= o) x += y;
+    }
+    return x;
+}
+
+/* Step 1. digit_of(i) gives item i's digit in [0, 256] (256 = invalid); it is evaluated on the
+ * fly so that no array of digits occupies registers. local[i] receives the rank within the warp. */
+template <int KPT, class DigitOf>
+__device__ __forceinline__ void warp_match_rank(DigitOf digit_of, uint32_t (&local)[KPT],
+                                                uint32_t *warp_counter /* this warp's [256] */)
+{
+    const uint32_t lt = lanemask_lt();
+    const int lane = threadIdx.x & 31;
+#pragma unroll
+    for (int i = 0; i < KPT; i++) {
+        const uint32_t d = digit_of(i);
+        const uint32_t peers = __match_any_sync(0xffffffffu, d);
+        uint32_t c = 0;
+        if (d < RADIX_DIGITS) c = warp_counter[d];
+        local[i] = c + __popc(peers & lt);
+        __syncwarp();
+        if (d < RADIX_DIGITS && lane == __ffs(peers) - 1) warp_counter[d] = c + __popc(peers);
+        __syncwarp();
+    }
+}
+
+/* Step 2. Call after a __syncthreads() that follows warp_match_rank in every warp. Threads
+ * 0..255 return total[d = threadIdx.x]; others return 0. Ends with __syncthreads(), after which
+ * excl[] and the (now exclusive) counters are valid. Needs blockDim.x >= 256. */
+template <int WARPS>
+__device__ __forceinline__ uint32_t block_digit_scan(uint32_t *counter, uint32_t *excl,
+                                                     uint32_t *scan)
+{
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    uint32_t total = 0, incl = 0;
+    if (tid < RADIX_DIGITS) {
+#pragma unroll
+        for (int w = 0; w < WARPS; w++) {
+            uint32_t c = counter[w * RADIX_DIGITS + tid];
+            counter[w * RADIX_DIGITS + tid] = total;
+            total += c;
+        }
+        incl = warp_inclusive_scan(total);
+        if (lane == 31) scan[warp] = incl;
+    }
+    __syncthreads();
+    if (tid < RADIX_DIGITS) {
+        uint32_t prefix = 0;
+        for (int w = 0; w < warp; w++) prefix += scan[w];
+        excl[tid] = prefix + incl - total;
+    }
+    __syncthreads();
+    return total;
+}
+
+} // namespace gpusort_cuda
+
+#endif

@@ -1,0 +1,64 @@
+/*
+ * thread_radix_key.cuh -- INTERNAL (CUDA): one thread's view of a radix key.
+ *
+ * The sort moves the ORIGINAL key bits and computes the radix key (src/keys.h) on the fly
+ * whenever it needs a digit: radix = transform(bits) ^ mask, where
+ *   transform  identity for integers, gpusort__radix_f32/_f64 for floats (NaN last, -0 == +0);
+ *   mask       the sign bit for signed integers (flipping it orders two's complement as
+ *              unsigned), XOR all ones for descending (the complement of the ascending key).
+ * So the only type-dependent code is the FLOAT template flag; the rest is a run-time mask.
+ *
+ * Exports: radix_key<FLOAT>(bits, mask), radix_digit<FLOAT>(bits, mask, shift),
+ *          radix_mask(type, order) (host and device).
+ */
+#ifndef GPUSORT_CUDA_THREAD_RADIX_KEY_CUH
+#define GPUSORT_CUDA_THREAD_RADIX_KEY_CUH
+
+#include "keys.h"
+#include "gpusort.h"
+
+#include <stdint.h>
+
+namespace gpusort_cuda {
+
+/* Digit width of every radix pass: 8 bits, 256 buckets (Onesweep's choice on sm_70..sm_90: one
+ * bucket per thread of the look-back, and the per-warp counters fit shared memory). */
+constexpr int RADIX_BITS = 8;
+constexpr int RADIX_DIGITS = 1 << RADIX_BITS;
+
+__device__ __forceinline__ uint32_t radix_transform(uint32_t bits, bool is_float)
+{
+    return is_float ? gpusort__radix_f32(bits) : bits;
+}
+__device__ __forceinline__ uint64_t radix_transform(uint64_t bits, bool is_float)
+{
+    return is_float ? gpusort__radix_f64(bits) : bits;
+}
+
+template <bool FLOAT, typename K>
+__device__ __forceinline__ K radix_key(K bits, K mask)
+{
+    return radix_transform(bits, FLOAT) ^ mask;
+}
+
+template <bool FLOAT, typename K>
+__device__ __forceinline__ uint32_t radix_digit(K bits, K mask, int shift)
+{
+    return (uint32_t)(radix_key<FLOAT>(bits, mask) >> shift) & (RADIX_DIGITS - 1);
+}
+
+/* The run-time mask of a key type and order (see above). */
+__host__ __device__ inline uint64_t radix_mask(gpusort_type type, gpusort_order order)
+{
+    uint64_t m = 0;
+    if (type == GPUSORT_TYPE_I32) m = 0x80000000ull;
+    if (type == GPUSORT_TYPE_I64) m = 0x8000000000000000ull;
+    if (order == GPUSORT_ORDER_DESC) m = ~m;
+    if (type == GPUSORT_TYPE_U32 || type == GPUSORT_TYPE_I32 || type == GPUSORT_TYPE_F32)
+        m &= 0xffffffffull;
+    return m;
+}
+
+} // namespace gpusort_cuda
+
+#endif
