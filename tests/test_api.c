@@ -1,0 +1,557 @@
+/*
+ * test_api.c -- the API contract of include/gpusort.h that needs no GPU: names and status
+ * strings, backend and device queries, context life cycle, AUTO's fallback, the threads and
+ * stream setters, and every invalid argument the core must refuse (with a detail message)
+ * before a backend sees it.
+ *
+ *   test_api [-v]        exit 0 if every assertion held, 1 otherwise
+ *
+ * Assertions print both operands and keep going (libuv style, without aborting), so one run
+ * lists every broken promise; the last line is "N passed, N failed".
+ */
+#include "gpusort.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static long passed, failed;
+static int verbose;
+
+#define CHECK_(cond, ...) do {                                                  \
+        if (cond) { passed++; break; }                                          \
+        failed++;                                                               \
+        fprintf(stdout, "%s:%d: ", __FILE__, __LINE__);                         \
+        fprintf(stdout, __VA_ARGS__);                                           \
+        fputc('\n', stdout);                                                    \
+    } while (0)
+
+/* ASSERT_EQ(a, b): integers (printed as long long). */
+#define ASSERT_EQ(a, b) do {                                                    \
+        long long a_ = (long long)(a), b_ = (long long)(b);                     \
+        CHECK_(a_ == b_, "assertion failed: %s == %s (%lld == %lld)", #a, #b, a_, b_); \
+    } while (0)
+#define ASSERT_NE(a, b) do {                                                    \
+        long long a_ = (long long)(a), b_ = (long long)(b);                     \
+        CHECK_(a_ != b_, "assertion failed: %s != %s (%lld != %lld)", #a, #b, a_, b_); \
+    } while (0)
+#define ASSERT_GE(a, b) do {                                                    \
+        long long a_ = (long long)(a), b_ = (long long)(b);                     \
+        CHECK_(a_ >= b_, "assertion failed: %s >= %s (%lld >= %lld)", #a, #b, a_, b_); \
+    } while (0)
+#define ASSERT_PTR_EQ(a, b) do {                                                \
+        const void *a_ = (const void *)(a), *b_ = (const void *)(b);            \
+        CHECK_(a_ == b_, "assertion failed: %s == %s (%p == %p)", #a, #b, a_, b_); \
+    } while (0)
+#define ASSERT_STR_EQ(a, b) do {                                                \
+        const char *a_ = (a), *b_ = (b);                                        \
+        CHECK_(a_ && b_ && strcmp(a_, b_) == 0, "assertion failed: %s == %s (\"%s\" == \"%s\")", \
+               #a, #b, a_ ? a_ : "(null)", b_ ? b_ : "(null)");                  \
+    } while (0)
+/* A status with its name on failure. */
+#define ASSERT_STATUS(expr, want) do {                                          \
+        gpusort_status s_ = (expr), w_ = (want);                                \
+        CHECK_(s_ == w_, "assertion failed: %s == %s (\"%s\" == \"%s\")", #expr, #want, \
+               gpusort_status_string(s_), gpusort_status_string(w_));           \
+    } while (0)
+/* An INVALID_ARGUMENT on ctx, with a non-empty detail message. */
+#define ASSERT_INVALID(ctx, expr) do {                                          \
+        ASSERT_STATUS(expr, GPUSORT_STATUS_INVALID_ARGUMENT);                   \
+        const char *e_ = gpusort_ctx_last_error(ctx);                           \
+        CHECK_(e_ && e_[0], "no detail in gpusort_ctx_last_error after %s", #expr); \
+        if (verbose && e_) printf("  ok: %s -> %s\n", #expr, e_);               \
+    } while (0)
+
+/* ---- names ---- */
+
+static void test_status_strings(void)
+{
+    /* every code has its own non-empty string, as the table in gpusort.h says */
+#define X_(name, code, msg)                                                      \
+    ASSERT_EQ(GPUSORT_STATUS_##name, code);                                     \
+    ASSERT_STR_EQ(gpusort_status_string(GPUSORT_STATUS_##name), msg);
+    GPUSORT_STATUS_LIST(X_)
+#undef X_
+    for (int a = 0; a < GPUSORT_STATUS_COUNT_; a++)
+        for (int b = a + 1; b < GPUSORT_STATUS_COUNT_; b++)
+            CHECK_(strcmp(gpusort_status_string((gpusort_status)a),
+                          gpusort_status_string((gpusort_status)b)) != 0,
+                   "status %d and %d share a string", a, b);
+    ASSERT_STR_EQ(gpusort_status_string(GPUSORT_STATUS_COUNT_), "unknown status");
+    ASSERT_STR_EQ(gpusort_status_string((gpusort_status)-1), "unknown status");
+    ASSERT_STR_EQ(gpusort_status_string((gpusort_status)12345), "unknown status");
+}
+
+static void test_names(void)
+{
+    static const char *const types[] = {"u32", "i32", "f32", "u64", "i64", "f64"};
+    static const size_t sizes[] = {4, 4, 4, 8, 8, 8};
+    static const char fields[] = {'u', 'i', 'f', 'u', 'i', 'f'};
+    for (int t = 0; t < GPUSORT_TYPE_COUNT_; t++) {
+        gpusort_type parsed = GPUSORT_TYPE_NONE;
+        ASSERT_STR_EQ(gpusort_type_name((gpusort_type)t), types[t]);
+        ASSERT_EQ(gpusort_type_size((gpusort_type)t), sizes[t]);
+        ASSERT_EQ(gpusort_value_field((gpusort_type)t), fields[t]);
+        ASSERT_STATUS(gpusort_type_parse(types[t], &parsed), GPUSORT_STATUS_SUCCESS);
+        ASSERT_EQ(parsed, t);
+    }
+    gpusort_type tt = GPUSORT_TYPE_U32;
+    ASSERT_PTR_EQ(gpusort_type_name(GPUSORT_TYPE_NONE), NULL);
+    ASSERT_PTR_EQ(gpusort_type_name(GPUSORT_TYPE_COUNT_), NULL);
+    ASSERT_EQ(gpusort_type_size(GPUSORT_TYPE_NONE), 0);
+    ASSERT_EQ(gpusort_type_size((gpusort_type)99), 0);
+    ASSERT_EQ(gpusort_value_field(GPUSORT_TYPE_NONE), 0);
+    ASSERT_STATUS(gpusort_type_parse("f16", &tt), GPUSORT_STATUS_INVALID_ARGUMENT);
+    ASSERT_STATUS(gpusort_type_parse("U32", &tt), GPUSORT_STATUS_INVALID_ARGUMENT);
+    ASSERT_STATUS(gpusort_type_parse("", &tt), GPUSORT_STATUS_INVALID_ARGUMENT);
+    ASSERT_STATUS(gpusort_type_parse(NULL, &tt), GPUSORT_STATUS_INVALID_ARGUMENT);
+    ASSERT_STATUS(gpusort_type_parse("u32", NULL), GPUSORT_STATUS_INVALID_ARGUMENT);
+    ASSERT_EQ(tt, GPUSORT_TYPE_U32); /* untouched by failed parses */
+
+    static const char *const backends[] = {"auto", "cpu", "cuda", "opencl"};
+    for (int b = 0; b < GPUSORT_BACKEND_COUNT_; b++) {
+        gpusort_backend parsed = (gpusort_backend)-1;
+        ASSERT_STR_EQ(gpusort_backend_name((gpusort_backend)b), backends[b]);
+        ASSERT_STATUS(gpusort_backend_parse(backends[b], &parsed), GPUSORT_STATUS_SUCCESS);
+        ASSERT_EQ(parsed, b);
+    }
+    gpusort_backend bb = GPUSORT_BACKEND_CPU;
+    ASSERT_PTR_EQ(gpusort_backend_name(GPUSORT_BACKEND_COUNT_), NULL);
+    ASSERT_PTR_EQ(gpusort_backend_name((gpusort_backend)-1), NULL);
+    ASSERT_STATUS(gpusort_backend_parse("vulkan", &bb), GPUSORT_STATUS_INVALID_ARGUMENT);
+    ASSERT_STATUS(gpusort_backend_parse(NULL, &bb), GPUSORT_STATUS_INVALID_ARGUMENT);
+    ASSERT_STATUS(gpusort_backend_parse("cpu", NULL), GPUSORT_STATUS_INVALID_ARGUMENT);
+
+    static const char *const algs[] = {"auto", "radix", "merge", "bitonic", "rank"};
+    for (int a = 0; a < GPUSORT_ALGORITHM_COUNT_; a++) {
+        gpusort_algorithm parsed = (gpusort_algorithm)-1;
+        ASSERT_STR_EQ(gpusort_algorithm_name((gpusort_algorithm)a), algs[a]);
+        ASSERT_STATUS(gpusort_algorithm_parse(algs[a], &parsed), GPUSORT_STATUS_SUCCESS);
+        ASSERT_EQ(parsed, a);
+    }
+    gpusort_algorithm aa = GPUSORT_ALGORITHM_AUTO;
+    ASSERT_PTR_EQ(gpusort_algorithm_name(GPUSORT_ALGORITHM_COUNT_), NULL);
+    ASSERT_PTR_EQ(gpusort_algorithm_name((gpusort_algorithm)-3), NULL);
+    ASSERT_STATUS(gpusort_algorithm_parse("quick", &aa), GPUSORT_STATUS_INVALID_ARGUMENT);
+    ASSERT_STATUS(gpusort_algorithm_parse(NULL, &aa), GPUSORT_STATUS_INVALID_ARGUMENT);
+    ASSERT_STATUS(gpusort_algorithm_parse("radix", NULL), GPUSORT_STATUS_INVALID_ARGUMENT);
+}
+
+/* ---- backends, devices, contexts ---- */
+
+static void test_backends_and_devices(void)
+{
+    ASSERT_EQ(gpusort_backend_built(GPUSORT_BACKEND_AUTO), 1);
+    ASSERT_EQ(gpusort_backend_built(GPUSORT_BACKEND_CPU), 1);
+    ASSERT_EQ(gpusort_backend_built((gpusort_backend)77), 0);
+
+    int count = -1;
+    ASSERT_STATUS(gpusort_device_count(GPUSORT_BACKEND_CPU, &count), GPUSORT_STATUS_SUCCESS);
+    ASSERT_EQ(count, 1);
+    ASSERT_STATUS(gpusort_device_count(GPUSORT_BACKEND_CPU, NULL),
+                  GPUSORT_STATUS_INVALID_ARGUMENT);
+    ASSERT_STATUS(gpusort_device_count(GPUSORT_BACKEND_AUTO, &count),
+                  GPUSORT_STATUS_INVALID_ARGUMENT);
+    ASSERT_STATUS(gpusort_device_count((gpusort_backend)77, &count),
+                  GPUSORT_STATUS_INVALID_ARGUMENT);
+
+    gpusort_device_info info;
+    memset(&info, 0x5a, sizeof info);
+    ASSERT_STATUS(gpusort_device_get_info(GPUSORT_BACKEND_CPU, 0, &info), GPUSORT_STATUS_SUCCESS);
+    CHECK_(memchr(info.name, 0, sizeof info.name) && info.name[0],
+           "CPU device name is empty or not terminated");
+    CHECK_(memchr(info.platform, 0, sizeof info.platform) != NULL,
+           "CPU platform string is not terminated");
+    ASSERT_GE(info.compute_units, 1);
+    ASSERT_EQ(info.is_gpu, 0);
+    ASSERT_EQ(info.supports_f64, 1);
+    CHECK_(info.memory_bytes > 0, "CPU memory_bytes is 0");
+    if (verbose) printf("  cpu device: %s (%s), %d threads\n", info.name, info.platform,
+                        info.compute_units);
+    ASSERT_STATUS(gpusort_device_get_info(GPUSORT_BACKEND_CPU, 1, &info),
+                  GPUSORT_STATUS_INVALID_ARGUMENT);
+    ASSERT_STATUS(gpusort_device_get_info(GPUSORT_BACKEND_CPU, -1, &info),
+                  GPUSORT_STATUS_INVALID_ARGUMENT);
+    ASSERT_STATUS(gpusort_device_get_info(GPUSORT_BACKEND_CPU, 0, NULL),
+                  GPUSORT_STATUS_INVALID_ARGUMENT);
+
+    /* the GPU backends: not built -> BACKEND_NOT_BUILT everywhere; built -> a count (maybe 0),
+     * and a context only where a device exists */
+    static const gpusort_backend gpus[] = {GPUSORT_BACKEND_CUDA, GPUSORT_BACKEND_OPENCL};
+    for (size_t i = 0; i < 2; i++) {
+        gpusort_backend b = gpus[i];
+        gpusort_ctx *ctx = (gpusort_ctx *)&count; /* must be overwritten with NULL on failure */
+        count = -1;
+        if (!gpusort_backend_built(b)) {
+            ASSERT_STATUS(gpusort_device_count(b, &count), GPUSORT_STATUS_BACKEND_NOT_BUILT);
+            ASSERT_EQ(count, 0);
+            ASSERT_STATUS(gpusort_ctx_create(&ctx, b, -1), GPUSORT_STATUS_BACKEND_NOT_BUILT);
+            ASSERT_PTR_EQ(ctx, NULL);
+            ASSERT_STATUS(gpusort_device_get_info(b, 0, &info), GPUSORT_STATUS_BACKEND_NOT_BUILT);
+            if (verbose) printf("  %s: not built\n", gpusort_backend_name(b));
+            continue;
+        }
+        ASSERT_STATUS(gpusort_device_count(b, &count), GPUSORT_STATUS_SUCCESS);
+        ASSERT_GE(count, 0);
+        if (verbose) printf("  %s: built, %d device(s)\n", gpusort_backend_name(b), count);
+        if (count == 0) {
+            ASSERT_STATUS(gpusort_ctx_create(&ctx, b, -1), GPUSORT_STATUS_NO_DEVICE);
+            ASSERT_PTR_EQ(ctx, NULL);
+            ASSERT_STATUS(gpusort_device_get_info(b, 0, &info), GPUSORT_STATUS_NO_DEVICE);
+        } else {
+            ASSERT_STATUS(gpusort_ctx_create(&ctx, b, count), GPUSORT_STATUS_INVALID_ARGUMENT);
+            ASSERT_PTR_EQ(ctx, NULL);
+            for (int d = 0; d < count; d++) {
+                memset(&info, 0, sizeof info);
+                ASSERT_STATUS(gpusort_device_get_info(b, d, &info), GPUSORT_STATUS_SUCCESS);
+                CHECK_(info.name[0] != 0, "%s device %d has no name", gpusort_backend_name(b), d);
+                if (verbose) printf("    %d: %s (%s)%s\n", d, info.name, info.platform,
+                                    info.is_gpu ? ", GPU" : "");
+            }
+            ASSERT_STATUS(gpusort_ctx_create(&ctx, b, 0), GPUSORT_STATUS_SUCCESS);
+            if (ctx) {
+                ASSERT_EQ(gpusort_ctx_backend(ctx), b);
+                ASSERT_EQ(gpusort_ctx_device(ctx), 0);
+                ASSERT_STR_EQ(gpusort_ctx_last_error(ctx), "");
+            }
+            gpusort_ctx_free(ctx);
+        }
+    }
+}
+
+static void test_contexts(void)
+{
+    gpusort_ctx_free(NULL); /* a no-op */
+    ASSERT_EQ(gpusort_ctx_backend(NULL), GPUSORT_BACKEND_AUTO);
+    ASSERT_EQ(gpusort_ctx_device(NULL), -1);
+    ASSERT_STR_EQ(gpusort_ctx_last_error(NULL), "");
+
+    gpusort_ctx *ctx = (gpusort_ctx *)&passed;
+    ASSERT_STATUS(gpusort_ctx_create(NULL, GPUSORT_BACKEND_CPU, 0), GPUSORT_STATUS_INVALID_ARGUMENT);
+    ASSERT_STATUS(gpusort_ctx_create(&ctx, (gpusort_backend)9, 0), GPUSORT_STATUS_INVALID_ARGUMENT);
+    ASSERT_PTR_EQ(ctx, NULL);
+    ctx = (gpusort_ctx *)&passed;
+    ASSERT_STATUS(gpusort_ctx_create(&ctx, (gpusort_backend)-1, 0),
+                  GPUSORT_STATUS_INVALID_ARGUMENT);
+    ASSERT_PTR_EQ(ctx, NULL);
+    ctx = (gpusort_ctx *)&passed;
+    ASSERT_STATUS(gpusort_ctx_create(&ctx, GPUSORT_BACKEND_CPU, -2),
+                  GPUSORT_STATUS_INVALID_ARGUMENT);
+    ASSERT_PTR_EQ(ctx, NULL);
+    ctx = (gpusort_ctx *)&passed;
+    ASSERT_STATUS(gpusort_ctx_create(&ctx, GPUSORT_BACKEND_CPU, 1),
+                  GPUSORT_STATUS_INVALID_ARGUMENT);
+    ASSERT_PTR_EQ(ctx, NULL);
+
+    /* the CPU backend: device -1 (default) and 0 */
+    ASSERT_STATUS(gpusort_ctx_create(&ctx, GPUSORT_BACKEND_CPU, -1), GPUSORT_STATUS_SUCCESS);
+    if (ctx) {
+        ASSERT_EQ(gpusort_ctx_backend(ctx), GPUSORT_BACKEND_CPU);
+        ASSERT_EQ(gpusort_ctx_device(ctx), 0);
+    }
+    gpusort_ctx_free(ctx);
+
+    /* AUTO: CUDA if it has a device, else an OpenCL GPU, else the CPU (never AUTO itself) */
+    gpusort_backend want = GPUSORT_BACKEND_CPU;
+    int count = 0;
+    if (gpusort_device_count(GPUSORT_BACKEND_CUDA, &count) == GPUSORT_STATUS_SUCCESS && count) {
+        want = GPUSORT_BACKEND_CUDA;
+    } else if (gpusort_device_count(GPUSORT_BACKEND_OPENCL, &count) == GPUSORT_STATUS_SUCCESS) {
+        for (int d = 0; d < count; d++) {
+            gpusort_device_info info;
+            if (gpusort_device_get_info(GPUSORT_BACKEND_OPENCL, d, &info) ==
+                    GPUSORT_STATUS_SUCCESS && info.is_gpu) {
+                want = GPUSORT_BACKEND_OPENCL;
+                break;
+            }
+        }
+    }
+    ASSERT_STATUS(gpusort_ctx_create(&ctx, GPUSORT_BACKEND_AUTO, -1), GPUSORT_STATUS_SUCCESS);
+    if (ctx) {
+        ASSERT_EQ(gpusort_ctx_backend(ctx), want);
+        if (verbose) printf("  auto -> %s\n", gpusort_backend_name(gpusort_ctx_backend(ctx)));
+    }
+    gpusort_ctx_free(ctx);
+}
+
+/* ---- arguments ---- */
+
+static void test_threads_and_streams(gpusort_ctx *ctx)
+{
+    ASSERT_STATUS(gpusort_ctx_set_threads(NULL, 1), GPUSORT_STATUS_INVALID_ARGUMENT);
+    ASSERT_STATUS(gpusort_ctx_set_threads(ctx, -1), GPUSORT_STATUS_INVALID_ARGUMENT);
+    ASSERT_STATUS(gpusort_ctx_set_threads(ctx, 3), GPUSORT_STATUS_SUCCESS);
+    ASSERT_EQ(gpusort_ctx_threads(ctx), 3);
+    ASSERT_STATUS(gpusort_ctx_set_threads(ctx, 1), GPUSORT_STATUS_SUCCESS);
+    ASSERT_EQ(gpusort_ctx_threads(ctx), 1);
+    /* a sort still works with one thread, and with more threads than cores */
+    uint32_t k[5] = {5, 3, 9, 1, 3};
+    ASSERT_STATUS(gpusort_sort(ctx, GPUSORT_TYPE_U32, k, k, 5, GPUSORT_ORDER_ASC,
+                               GPUSORT_ALGORITHM_AUTO), GPUSORT_STATUS_SUCCESS);
+    ASSERT_EQ(k[0], 1); ASSERT_EQ(k[1], 3); ASSERT_EQ(k[2], 3); ASSERT_EQ(k[3], 5); ASSERT_EQ(k[4], 9);
+    ASSERT_STATUS(gpusort_ctx_set_threads(ctx, 64), GPUSORT_STATUS_SUCCESS);
+    ASSERT_STATUS(gpusort_sort(ctx, GPUSORT_TYPE_U32, k, k, 5, GPUSORT_ORDER_DESC,
+                               GPUSORT_ALGORITHM_AUTO), GPUSORT_STATUS_SUCCESS);
+    ASSERT_EQ(k[0], 9); ASSERT_EQ(k[4], 1);
+    ASSERT_STATUS(gpusort_ctx_set_threads(ctx, 0), GPUSORT_STATUS_SUCCESS);
+    ASSERT_GE(gpusort_ctx_threads(ctx), 1);
+
+    /* the CPU backend takes only a NULL stream */
+    ASSERT_STATUS(gpusort_ctx_set_stream(NULL, NULL), GPUSORT_STATUS_INVALID_ARGUMENT);
+    ASSERT_STATUS(gpusort_ctx_set_stream(ctx, NULL), GPUSORT_STATUS_SUCCESS);
+    ASSERT_STATUS(gpusort_ctx_set_stream(ctx, (void *)k), GPUSORT_STATUS_UNSUPPORTED);
+    CHECK_(gpusort_ctx_last_error(ctx)[0], "no detail for an unsupported stream");
+    ASSERT_STATUS(gpusort_ctx_synchronize(ctx), GPUSORT_STATUS_SUCCESS);
+    ASSERT_STATUS(gpusort_ctx_synchronize(NULL), GPUSORT_STATUS_INVALID_ARGUMENT);
+}
+
+static void test_sort_arguments(gpusort_ctx *ctx)
+{
+    enum { N = 64 };
+    uint32_t a[N], b[N], v[N], w[N];
+    uint64_t big[N];
+    for (int i = 0; i < N; i++) a[i] = (uint32_t)(N - i), v[i] = (uint32_t)i;
+    const gpusort_order asc = GPUSORT_ORDER_ASC;
+    const gpusort_algorithm aut = GPUSORT_ALGORITHM_AUTO;
+    const gpusort_type U32 = GPUSORT_TYPE_U32, U64 = GPUSORT_TYPE_U64;
+
+    /* NULL context: INVALID_ARGUMENT (no context to hold a message) */
+    ASSERT_STATUS(gpusort_sort(NULL, U32, a, b, N, asc, aut), GPUSORT_STATUS_INVALID_ARGUMENT);
+    ASSERT_STATUS(gpusort_sort_pairs(NULL, U32, a, b, U32, v, w, N, asc, aut),
+                  GPUSORT_STATUS_INVALID_ARGUMENT);
+    ASSERT_STATUS(gpusort_argsort(NULL, U32, a, U32, w, N, asc, aut),
+                  GPUSORT_STATUS_INVALID_ARGUMENT);
+    ASSERT_STATUS(gpusort_sort_ex(NULL, NULL), GPUSORT_STATUS_INVALID_ARGUMENT);
+    gpusort_value r;
+    ASSERT_STATUS(gpusort_reduce(NULL, U32, a, N, GPUSORT_OP_SUM, &r),
+                  GPUSORT_STATUS_INVALID_ARGUMENT);
+
+    /* NULL pointers with n > 0 */
+    ASSERT_INVALID(ctx, gpusort_sort(ctx, U32, NULL, b, N, asc, aut));
+    ASSERT_INVALID(ctx, gpusort_sort(ctx, U32, a, NULL, N, asc, aut));
+    ASSERT_INVALID(ctx, gpusort_sort_pairs(ctx, U32, a, b, U32, NULL, w, N, asc, aut));
+    ASSERT_INVALID(ctx, gpusort_sort_pairs(ctx, U32, a, b, U32, v, NULL, N, asc, aut));
+    ASSERT_INVALID(ctx, gpusort_sort_pairs(ctx, U32, NULL, b, U32, v, w, N, asc, aut));
+    ASSERT_INVALID(ctx, gpusort_argsort(ctx, U32, NULL, U32, w, N, asc, aut));
+    ASSERT_INVALID(ctx, gpusort_argsort(ctx, U32, a, U32, NULL, N, asc, aut));
+    ASSERT_INVALID(ctx, gpusort_sort_ex(ctx, NULL));
+
+    /* n == 0 is a no-op, NULL pointers allowed */
+    ASSERT_STATUS(gpusort_sort(ctx, U32, NULL, NULL, 0, asc, aut), GPUSORT_STATUS_SUCCESS);
+    ASSERT_STATUS(gpusort_sort_pairs(ctx, U32, NULL, NULL, U32, NULL, NULL, 0, asc, aut),
+                  GPUSORT_STATUS_SUCCESS);
+    ASSERT_STATUS(gpusort_argsort(ctx, U32, NULL, U64, NULL, 0, asc, aut), GPUSORT_STATUS_SUCCESS);
+
+    /* bad types, orders, algorithms, value/index types, flags */
+    ASSERT_INVALID(ctx, gpusort_sort(ctx, (gpusort_type)6, a, b, N, asc, aut));
+    ASSERT_INVALID(ctx, gpusort_sort(ctx, (gpusort_type)-7, a, b, N, asc, aut));
+    ASSERT_INVALID(ctx, gpusort_sort(ctx, GPUSORT_TYPE_NONE, a, b, N, asc, aut));
+    ASSERT_INVALID(ctx, gpusort_sort(ctx, U32, a, b, N, (gpusort_order)2, aut));
+    ASSERT_INVALID(ctx, gpusort_sort(ctx, U32, a, b, N, (gpusort_order)-1, aut));
+    ASSERT_INVALID(ctx, gpusort_sort(ctx, U32, a, b, N, asc, GPUSORT_ALGORITHM_COUNT_));
+    ASSERT_INVALID(ctx, gpusort_sort(ctx, U32, a, b, N, asc, (gpusort_algorithm)-1));
+    ASSERT_INVALID(ctx, gpusort_sort_pairs(ctx, U32, a, b, GPUSORT_TYPE_F32, v, w, N, asc, aut));
+    ASSERT_INVALID(ctx, gpusort_sort_pairs(ctx, U32, a, b, GPUSORT_TYPE_I64, v, w, N, asc, aut));
+    ASSERT_INVALID(ctx, gpusort_sort_pairs(ctx, U32, a, b, GPUSORT_TYPE_NONE, v, w, N, asc, aut));
+    ASSERT_INVALID(ctx, gpusort_argsort(ctx, U32, a, GPUSORT_TYPE_I32, w, N, asc, aut));
+    ASSERT_INVALID(ctx, gpusort_argsort(ctx, U32, a, GPUSORT_TYPE_NONE, w, N, asc, aut));
+    /* the same checks with n == 0: a bad type is bad whatever n is */
+    ASSERT_INVALID(ctx, gpusort_sort(ctx, (gpusort_type)6, a, b, 0, asc, aut));
+    ASSERT_INVALID(ctx, gpusort_sort(ctx, U32, a, b, 0, (gpusort_order)5, aut));
+
+    gpusort_sort_desc d = {U32, a, b, GPUSORT_TYPE_NONE, NULL, NULL, N, asc, aut, 0};
+    d.flags = 0x80;
+    ASSERT_INVALID(ctx, gpusort_sort_ex(ctx, &d));
+    d.flags = GPUSORT_FLAG_CL_MEM; /* cl_mem handles on a CPU context */
+    ASSERT_STATUS(gpusort_sort_ex(ctx, &d), GPUSORT_STATUS_UNSUPPORTED);
+    CHECK_(gpusort_ctx_last_error(ctx)[0], "no detail for GPUSORT_FLAG_CL_MEM on the CPU");
+    d.flags = 0;
+    d.values_out = w; /* values without a value type */
+    ASSERT_INVALID(ctx, gpusort_sort_ex(ctx, &d));
+    d.values_out = NULL;
+    ASSERT_STATUS(gpusort_sort_ex(ctx, &d), GPUSORT_STATUS_SUCCESS);
+    ASSERT_STR_EQ(gpusort_ctx_last_error(ctx), ""); /* a success clears the last error */
+
+    /* overlapping buffers: only exact in-place is allowed */
+    uint32_t *buf = calloc(4 * N, sizeof *buf);
+    if (buf) {
+        ASSERT_STATUS(gpusort_sort(ctx, U32, buf, buf, N, asc, aut), GPUSORT_STATUS_SUCCESS);
+        ASSERT_INVALID(ctx, gpusort_sort(ctx, U32, buf, buf + 1, N, asc, aut));
+        ASSERT_INVALID(ctx, gpusort_sort(ctx, U32, buf + 1, buf, N, asc, aut));
+        ASSERT_INVALID(ctx, gpusort_sort(ctx, U32, buf, buf + N - 1, N, asc, aut));
+        ASSERT_STATUS(gpusort_sort(ctx, U32, buf, buf + N, N, asc, aut), GPUSORT_STATUS_SUCCESS);
+        /* values overlapping keys */
+        ASSERT_INVALID(ctx, gpusort_sort_pairs(ctx, U32, buf, buf, U32, buf + N / 2,
+                                               buf + N / 2, N, asc, aut));
+        ASSERT_INVALID(ctx, gpusort_sort_pairs(ctx, U32, buf, buf + N, U32, buf + 2 * N,
+                                               buf + N + 3, N, asc, aut));
+        ASSERT_INVALID(ctx, gpusort_sort_pairs(ctx, U32, buf, buf + N, U32, buf + 2 * N,
+                                               buf + 2 * N + 1, N, asc, aut));
+        ASSERT_INVALID(ctx, gpusort_sort_pairs(ctx, U32, buf, buf + 2 * N + 5, U32, buf + 2 * N,
+                                               buf + 3 * N, N, asc, aut));
+        ASSERT_INVALID(ctx, gpusort_argsort(ctx, U32, buf, U32, buf + 5, N, asc, aut));
+        ASSERT_STATUS(gpusort_sort_pairs(ctx, U32, buf, buf + N, U32, buf + 2 * N, buf + 3 * N,
+                                         N, asc, aut), GPUSORT_STATUS_SUCCESS);
+        /* u64 values (8 bytes each) of N/2 u32 keys: values_out may start right where
+         * keys_out ends, not one key earlier */
+        for (int i = 0; i < N; i++) big[i] = (uint64_t)i;
+        ASSERT_STATUS(gpusort_sort_pairs(ctx, U32, buf, buf + N, U64, big, buf + N + N / 2,
+                                         N / 2, asc, aut), GPUSORT_STATUS_SUCCESS);
+        ASSERT_INVALID(ctx, gpusort_sort_pairs(ctx, U32, buf, buf + N, U64, big,
+                                               buf + N + N / 2 - 1, N / 2, asc, aut));
+        free(buf);
+    }
+
+    /* u32 indices cannot number more than 2^32 keys: refused before any memory is touched */
+    if (sizeof(size_t) > 4) {
+        size_t huge = (size_t)UINT32_MAX + 2;
+        ASSERT_INVALID(ctx, gpusort_argsort(ctx, U32, a, U32, w, huge, asc, aut));
+        /* and n so large that n * 16 overflows is refused too */
+        ASSERT_INVALID(ctx, gpusort_sort(ctx, U64, big, big, SIZE_MAX / 8, asc, aut));
+    }
+}
+
+static void test_reduce_arguments(gpusort_ctx *ctx)
+{
+    int32_t x[4] = {-3, 7, 2, -9};
+    gpusort_value r;
+    memset(&r, 0x77, sizeof r);
+    /* sum of nothing is 0 in every field; min/max of nothing is an error */
+    for (int t = 0; t < GPUSORT_TYPE_COUNT_; t++) {
+        memset(&r, 0x77, sizeof r);
+        ASSERT_STATUS(gpusort_reduce(ctx, (gpusort_type)t, NULL, 0, GPUSORT_OP_SUM, &r),
+                      GPUSORT_STATUS_SUCCESS);
+        ASSERT_EQ(r.u, 0);
+        ASSERT_INVALID(ctx, gpusort_reduce(ctx, (gpusort_type)t, x, 0, GPUSORT_OP_MIN, &r));
+        ASSERT_INVALID(ctx, gpusort_reduce(ctx, (gpusort_type)t, x, 0, GPUSORT_OP_MAX, &r));
+    }
+    ASSERT_INVALID(ctx, gpusort_reduce(ctx, GPUSORT_TYPE_I32, NULL, 4, GPUSORT_OP_SUM, &r));
+    ASSERT_INVALID(ctx, gpusort_reduce(ctx, GPUSORT_TYPE_I32, x, 4, GPUSORT_OP_SUM, NULL));
+    ASSERT_INVALID(ctx, gpusort_reduce(ctx, GPUSORT_TYPE_I32, x, 4, (gpusort_op)3, &r));
+    ASSERT_INVALID(ctx, gpusort_reduce(ctx, (gpusort_type)6, x, 4, GPUSORT_OP_SUM, &r));
+    ASSERT_INVALID(ctx, gpusort_reduce(ctx, GPUSORT_TYPE_NONE, x, 4, GPUSORT_OP_SUM, &r));
+    /* a small exact case per field */
+    ASSERT_STATUS(gpusort_reduce(ctx, GPUSORT_TYPE_I32, x, 4, GPUSORT_OP_SUM, &r),
+                  GPUSORT_STATUS_SUCCESS);
+    ASSERT_EQ(r.i, -3);
+    ASSERT_STATUS(gpusort_reduce(ctx, GPUSORT_TYPE_I32, x, 4, GPUSORT_OP_MIN, &r),
+                  GPUSORT_STATUS_SUCCESS);
+    ASSERT_EQ(r.i, -9);
+    ASSERT_STATUS(gpusort_reduce(ctx, GPUSORT_TYPE_U32, x, 4, GPUSORT_OP_MAX, &r),
+                  GPUSORT_STATUS_SUCCESS);
+    ASSERT_EQ(r.u, (uint32_t)-3);
+    /* wrap-around is modulo 2^64, as documented */
+    uint64_t wrap[3] = {UINT64_MAX, 2, UINT64_MAX};
+    ASSERT_STATUS(gpusort_reduce(ctx, GPUSORT_TYPE_U64, wrap, 3, GPUSORT_OP_SUM, &r),
+                  GPUSORT_STATUS_SUCCESS);
+    ASSERT_EQ(r.u, 0);
+    float f[3] = {1.5f, -0.25f, 4.0f};
+    ASSERT_STATUS(gpusort_reduce(ctx, GPUSORT_TYPE_F32, f, 3, GPUSORT_OP_SUM, &r),
+                  GPUSORT_STATUS_SUCCESS);
+    CHECK_(r.f == 5.25, "f32 sum {1.5, -0.25, 4}: got %.17g, want 5.25", r.f);
+}
+
+static void test_segmented_arguments(gpusort_ctx *ctx)
+{
+    enum { N = 40 };
+    uint32_t k[N], out[N];
+    for (int i = 0; i < N; i++) k[i] = (uint32_t)(i * 7919 % N);
+    gpusort_sort_desc d = {GPUSORT_TYPE_U32, k, out, GPUSORT_TYPE_NONE, NULL, NULL, N,
+                           GPUSORT_ORDER_ASC, GPUSORT_ALGORITHM_AUTO, 0};
+    uint64_t ok[3] = {0, 10, N}, decreasing[3] = {0, 20, 10}, beyond[3] = {0, 10, N + 1};
+    ASSERT_STATUS(gpusort_segmented_sort(NULL, &d, ok, 2), GPUSORT_STATUS_INVALID_ARGUMENT);
+    ASSERT_INVALID(ctx, gpusort_segmented_sort(ctx, NULL, ok, 2));
+    ASSERT_INVALID(ctx, gpusort_segmented_sort(ctx, &d, NULL, 2));
+    ASSERT_INVALID(ctx, gpusort_segmented_sort(ctx, &d, decreasing, 2));
+    ASSERT_INVALID(ctx, gpusort_segmented_sort(ctx, &d, beyond, 2));
+    ASSERT_STATUS(gpusort_segmented_sort(ctx, &d, ok, 2), GPUSORT_STATUS_SUCCESS);
+    /* no segments: every key is outside, copied unchanged */
+    memset(out, 0, sizeof out);
+    ASSERT_STATUS(gpusort_segmented_sort(ctx, &d, ok, 0), GPUSORT_STATUS_SUCCESS);
+    CHECK_(memcmp(out, k, sizeof k) == 0, "segmented sort with no segments changed the keys");
+
+    ASSERT_STATUS(gpusort_batch_sort(NULL, &d, 10), GPUSORT_STATUS_INVALID_ARGUMENT);
+    ASSERT_INVALID(ctx, gpusort_batch_sort(ctx, &d, 0));
+    ASSERT_INVALID(ctx, gpusort_batch_sort(ctx, &d, 7));    /* 40 % 7 != 0 */
+    ASSERT_INVALID(ctx, gpusort_batch_sort(ctx, &d, N + 1));
+    ASSERT_INVALID(ctx, gpusort_batch_sort(ctx, NULL, 10));
+    ASSERT_STATUS(gpusort_batch_sort(ctx, &d, 8), GPUSORT_STATUS_SUCCESS);
+    for (int row = 0; row < N / 8; row++)
+        for (int i = 1; i < 8; i++)
+            CHECK_(out[row * 8 + i - 1] <= out[row * 8 + i], "batch row %d unsorted at %d", row, i);
+    d.key_type = (gpusort_type)9;
+    ASSERT_INVALID(ctx, gpusort_batch_sort(ctx, &d, 8));
+    ASSERT_INVALID(ctx, gpusort_segmented_sort(ctx, &d, ok, 2));
+}
+
+static void test_strings_records_arguments(gpusort_ctx *ctx)
+{
+    const uint8_t bytes[] = "banana" "apple" "cherry";
+    uint64_t off[4] = {0, 6, 11, 17}, bad_off[4] = {0, 6, 5, 17};
+    uint32_t p32[3];
+    uint64_t p64[3];
+    const gpusort_order asc = GPUSORT_ORDER_ASC;
+    ASSERT_STATUS(gpusort_sort_strings(NULL, bytes, off, 3, asc, GPUSORT_TYPE_U32, p32),
+                  GPUSORT_STATUS_INVALID_ARGUMENT);
+    ASSERT_INVALID(ctx, gpusort_sort_strings(ctx, bytes, NULL, 3, asc, GPUSORT_TYPE_U32, p32));
+    ASSERT_INVALID(ctx, gpusort_sort_strings(ctx, bytes, off, 3, asc, GPUSORT_TYPE_U32, NULL));
+    ASSERT_INVALID(ctx, gpusort_sort_strings(ctx, bytes, off, 3, asc, GPUSORT_TYPE_F32, p32));
+    ASSERT_INVALID(ctx, gpusort_sort_strings(ctx, bytes, off, 3, (gpusort_order)4,
+                                             GPUSORT_TYPE_U32, p32));
+    ASSERT_INVALID(ctx, gpusort_sort_strings(ctx, bytes, bad_off, 3, asc, GPUSORT_TYPE_U32, p32));
+    if (sizeof(size_t) > 4)
+        ASSERT_INVALID(ctx, gpusort_sort_strings(ctx, bytes, off, (size_t)UINT32_MAX + 1, asc,
+                                                 GPUSORT_TYPE_U32, p32));
+    ASSERT_STATUS(gpusort_sort_strings(ctx, bytes, off, 3, asc, GPUSORT_TYPE_U64, p64),
+                  GPUSORT_STATUS_SUCCESS);
+    ASSERT_EQ(p64[0], 1); ASSERT_EQ(p64[1], 0); ASSERT_EQ(p64[2], 2);
+
+    uint8_t rec[4][6] = {{3, 0, 0, 0, 0, 9}, {1, 0, 0, 0, 0, 8}, {2, 0, 0, 0, 0, 7},
+                         {1, 0, 0, 0, 0, 6}};
+    uint8_t rout[4][6];
+    ASSERT_STATUS(gpusort_sort_records(NULL, rec, rout, 4, 6, 0, 1, asc, NULL),
+                  GPUSORT_STATUS_INVALID_ARGUMENT);
+    ASSERT_INVALID(ctx, gpusort_sort_records(ctx, rec, rout, 4, 0, 0, 1, asc, NULL));
+    ASSERT_INVALID(ctx, gpusort_sort_records(ctx, rec, rout, 4, 6, 5, 2, asc, NULL));
+    ASSERT_INVALID(ctx, gpusort_sort_records(ctx, rec, rout, 4, 6, 7, 0, asc, NULL));
+    ASSERT_INVALID(ctx, gpusort_sort_records(ctx, NULL, rout, 4, 6, 0, 1, asc, NULL));
+    ASSERT_INVALID(ctx, gpusort_sort_records(ctx, rec, NULL, 4, 6, 0, 1, asc, NULL));
+    ASSERT_INVALID(ctx, gpusort_sort_records(ctx, rec, &rec[0][1], 4, 6, 0, 1, asc, NULL));
+    ASSERT_INVALID(ctx, gpusort_sort_records(ctx, rec, rout, 4, 6, 0, 1, (gpusort_order)2, NULL));
+    ASSERT_STATUS(gpusort_sort_records(ctx, rec, rout, 4, 6, 0, 1, asc, NULL),
+                  GPUSORT_STATUS_SUCCESS);
+    ASSERT_EQ(rout[0][5], 8); ASSERT_EQ(rout[1][5], 6); /* stable: record 1 before record 3 */
+    ASSERT_EQ(rout[2][5], 7); ASSERT_EQ(rout[3][5], 9);
+}
+
+int main(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-v")) verbose = 1;
+        else {
+            fprintf(stderr, "usage: test_api [-v]\n");
+            return 2;
+        }
+    }
+    printf("gpusort %d.%d.%d\n", GPUSORT_VERSION_MAJOR, GPUSORT_VERSION_MINOR,
+           GPUSORT_VERSION_PATCH);
+    test_status_strings();
+    test_names();
+    test_backends_and_devices();
+    test_contexts();
+
+    gpusort_ctx *ctx = NULL;
+    gpusort_status s = gpusort_ctx_create(&ctx, GPUSORT_BACKEND_CPU, 0);
+    ASSERT_STATUS(s, GPUSORT_STATUS_SUCCESS);
+    if (ctx) {
+        test_threads_and_streams(ctx);
+        test_sort_arguments(ctx);
+        test_reduce_arguments(ctx);
+        test_segmented_arguments(ctx);
+        test_strings_records_arguments(ctx);
+        gpusort_ctx_free(ctx);
+    }
+    printf("%ld passed, %ld failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
