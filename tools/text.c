@@ -63,6 +63,7 @@
 #include "keys.h"
 
 #include <ctype.h>
+#include <float.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -309,10 +310,15 @@ static int gen_cmp(const uint8_t *a, const uint8_t *alim, const uint8_t *b, cons
     if (x == y) return 0;
     if (y == y) return -1;
     if (x == x) return 1;
-    char bx[64], by[64];
-    snprintf(bx, sizeof bx, "%Lf", x);
-    snprintf(by, sizeof by, "%Lf", y);
-    return strcmp(bx, by);
+    /* Two NaNs: GNU sort compares their bytes (memcmp; x86 long double: the 10 bytes that
+     * carry the value, so "nan" comes before "-nan"). */
+    unsigned char bx[sizeof x], by[sizeof y];
+    size_t used = LDBL_MANT_DIG == 64 ? 10 : sizeof x;
+    memset(bx, 0, sizeof bx);
+    memset(by, 0, sizeof by);
+    memcpy(bx, &x, used);
+    memcpy(by, &y, used);
+    return memcmp(bx, by, sizeof bx);
 }
 
 /* The 64-bit image of -g: errors 0, NaN 1, numbers by the double nearest (monotone). */
