@@ -72,6 +72,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Bookkeeping per line during an in-memory sort: line start (8), sort key (8), sorted key (8),
@@ -87,6 +88,32 @@ static void *xmalloc(size_t n)
     void *p = malloc(n ? n : 1);
     if (!p) cli_fail("out of memory (%zu bytes)", n);
     return p;
+}
+
+/* ---- phase timing: GPUSORT_TIMING=1 prints where the time went (stderr) ---- */
+
+static int timing_on = -1;
+static double timing_last;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* End the current phase, named `what`, and start the next. */
+static void phase(const char *what)
+{
+    if (timing_on < 0) {
+        const char *e = getenv("GPUSORT_TIMING");
+        timing_on = e && *e && strcmp(e, "0") != 0;
+        timing_last = now_s();
+    }
+    if (!timing_on) return;
+    double t = now_s();
+    if (what) fprintf(stderr, "gpusort: timing: %-8s %8.3f s\n", what, t - timing_last);
+    timing_last = t;
 }
 
 /* ---- GNU's character tables (C locale) ---- */
@@ -742,11 +769,13 @@ static uint64_t *sort_lines(tsort *t, lineset *L)
     if (!k0 || key_is_line(k0)) {
         /* Byte order of whole lines: compact and sort the strings. */
         compact_lines(t, L);
+        phase("compact");
         int desc = k0 ? k0->reverse : t->o.reverse;
         s = gpusort_sort_strings(t->ctx, L->bytes, L->off, n,
                                  desc ? GPUSORT_ORDER_DESC : GPUSORT_ORDER_ASC, GPUSORT_TYPE_U64,
                                  perm);
         if (s) lib_fail(t, "string sort", s);
+        phase("sort");
         if (t->nkeys > 1) {
             /* Ties are identical lines, but later keys may still differ... they cannot: every
              * key of an identical line is identical. Nothing to resolve. */
@@ -760,14 +789,17 @@ static uint64_t *sort_lines(tsort *t, lineset *L)
         uint64_t *sorted = (uint64_t *)xmalloc(n * sizeof *sorted);
         p.a = img;
         run_par(&p, image_task);
+        phase("keys");
         gpusort_sort_desc d = {GPUSORT_TYPE_U64, img, sorted, GPUSORT_TYPE_U64, NULL, perm,
                                n, GPUSORT_ORDER_ASC, GPUSORT_ALGORITHM_AUTO, 0};
         s = gpusort_sort_ex(t->ctx, &d);
         if (s) lib_fail(t, "numeric key sort", s);
+        phase("sort");
         free(img);
         eq_img q = {sorted};
         uint64_t *tmp = (uint64_t *)xmalloc(n * sizeof *tmp);
         resolve_ties(t, L, perm, tmp, 0, eq_image, &q);
+        phase("ties");
         free(tmp);
         free(sorted);
         return perm;
@@ -787,15 +819,18 @@ static uint64_t *sort_lines(tsort *t, lineset *L)
     j.kb = (uint8_t *)xmalloc(sum);
     gpusort__cpu_parallel_for(j.parts, (size_t)j.parts, pack_fill_task, &j);
     j.ko[n] = sum;
+    phase("keys");
     s = gpusort_sort_strings(t->ctx, j.kb, j.ko, n,
                              k0->reverse ? GPUSORT_ORDER_DESC : GPUSORT_ORDER_ASC,
                              GPUSORT_TYPE_U64, perm);
     if (s) lib_fail(t, "key sort", s);
+    phase("sort");
     int need = t->nkeys > 1 || (!t->o.stable && !t->o.unique);
     if (need) {
         eq_str q = {j.kb, j.ko, perm};
         uint64_t *tmp = (uint64_t *)xmalloc(n * sizeof *tmp);
         resolve_ties(t, L, perm, tmp, 1, eq_packed, &q);
+        phase("ties");
         free(tmp);
     }
     free(j.kb);
@@ -804,20 +839,83 @@ static uint64_t *sort_lines(tsort *t, lineset *L)
     return perm;
 }
 
-/* Write the lines in perm order (-u: the first of each group of equal lines). */
+/* Write the lines in perm order (-u: the first of each group of equal lines). The gather is
+ * random access into the line data, so threads format slices of the output into their own
+ * buffers (prefetching a few lines ahead), and the buffers are written in order. */
+#define WRITE_SLICE_LINES ((size_t)1 << 18)   /* lines per thread per round: a few MB */
+#define PREFETCH_AHEAD 16
+
+typedef struct wjob {
+    tsort *t;
+    const lineset *L;
+    const uint64_t *perm;
+    size_t base, count;
+    int parts;
+    uint8_t **buf;
+    size_t *len, *cap;
+} wjob;
+
+static void write_task(void *arg, size_t i)
+{
+    wjob *j = (wjob *)arg;
+    const lineset *L = j->L;
+    const uint64_t *perm = j->perm;
+    size_t a, b;
+    slice(j->count, j->parts, i, &a, &b);
+    a += j->base;
+    b += j->base;
+    size_t len = 0, cap = j->cap[i];
+    uint8_t *out = j->buf[i];
+    uint8_t delim = (uint8_t)j->t->delim;
+    int unique = j->t->o.unique;
+    for (size_t k = a; k < b; k++) {
+        if (k + 2 * PREFETCH_AHEAD < b) __builtin_prefetch(&L->off[perm[k + 2 * PREFETCH_AHEAD]]);
+        if (k + PREFETCH_AHEAD < b) __builtin_prefetch(L->bytes + L->off[perm[k + PREFETCH_AHEAD]]);
+        uint64_t x = perm[k];
+        const uint8_t *p = LP(L, x);
+        size_t n = LL(L, x);
+        if (unique && k > 0) {
+            /* Equal neighbours are all equal to the first of their group (sorted order). */
+            uint64_t y = perm[k - 1];
+            if (line_cmp(j->t, LP(L, y), LL(L, y), p, n) == 0) continue;
+        }
+        if (len + n + 1 > cap) {
+            cap = (len + n + 1) * 2;
+            uint8_t *nb = (uint8_t *)realloc(out, cap);
+            if (!nb) cli_fail("out of memory for the output buffer");
+            out = nb;
+        }
+        memcpy(out + len, p, n);
+        out[len + n] = delim;
+        len += n + 1;
+    }
+    j->buf[i] = out;
+    j->cap[i] = cap;
+    j->len[i] = len;
+}
+
 static void write_lines(tsort *t, const lineset *L, const uint64_t *perm, ext_sink *sink)
 {
-    extsort_items it = {0, t->delim, line_cmp, t, t->o.unique};
     size_t n = L->n;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t x = perm[i];
-        if (t->o.unique && i > 0) {
-            uint64_t y = perm[i - 1];
-            /* Equal neighbours are all equal to the first of their group (sorted order). */
-            if (line_cmp(t, LP(L, y), LL(L, y), LP(L, x), LL(L, x)) == 0) continue;
-        }
-        ext_sink_item(sink, &it, LP(L, x), LL(L, x));
+    wjob j = {t, L, perm, 0, 0, parts_for(t, n), NULL, NULL, NULL};
+    j.buf = (uint8_t **)xmalloc((size_t)j.parts * sizeof *j.buf);
+    j.len = (size_t *)xmalloc((size_t)j.parts * sizeof *j.len);
+    j.cap = (size_t *)xmalloc((size_t)j.parts * sizeof *j.cap);
+    for (int i = 0; i < j.parts; i++) {
+        j.buf[i] = NULL;
+        j.cap[i] = 0;
     }
+    for (size_t base = 0; base < n; base += j.count) {
+        j.base = base;
+        j.count = n - base < WRITE_SLICE_LINES * (size_t)j.parts ? n - base
+                                                                  : WRITE_SLICE_LINES * (size_t)j.parts;
+        gpusort__cpu_parallel_for(j.parts, (size_t)j.parts, write_task, &j);
+        for (int i = 0; i < j.parts; i++) ext_sink_write(sink, j.buf[i], j.len[i]);
+    }
+    for (int i = 0; i < j.parts; i++) free(j.buf[i]);
+    free(j.buf);
+    free(j.len);
+    free(j.cap);
 }
 
 /* ---- input ---- */
@@ -951,6 +1049,7 @@ static void sort_text(tsort *t)
     if (known && mem_needed(t, total, total / 16) <= budget)
         want = (size_t)total + (size_t)t->o.nfiles;
     cli_progress_start("sorting", 0);
+    phase(NULL);
     for (;;) {
         /* Fill in steps so that a chunk of tiny lines stops at the budget. */
         size_t lines = 0, scanned = 0;
@@ -973,7 +1072,9 @@ static void sort_text(tsort *t)
         }
         int last = in.done && end == in.len;
         lineset L;
+        phase("read");
         index_lines(t, in.buf, end, &L);
+        phase("index");
         uint64_t *perm = sort_lines(t, &L);
         if (last && !spilled) {
             cli_progress_end();
@@ -982,7 +1083,9 @@ static void sort_text(tsort *t)
             ext_sink_to_out(&s, &out);
             write_lines(t, &L, perm, &s);
             ext_sink_close(&s);
+            phase("write");
             cli_out_commit(&out);
+            phase("commit");
             free(perm);
             free(L.off);
             break;
@@ -991,6 +1094,7 @@ static void sort_text(tsort *t)
         extsort_run_open(&x, &s);
         write_lines(t, &L, perm, &s);
         extsort_run_close(&x, &s);
+        phase("run");
         spilled = 1;
         free(perm);
         free(L.off);
@@ -1002,6 +1106,7 @@ static void sort_text(tsort *t)
             cli_out_open(&out, t->o.outfile);
             extsort_finish(&x, &out);
             cli_out_commit(&out);
+            phase("merge");
             break;
         }
         want = (size_t)chunk;

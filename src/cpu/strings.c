@@ -171,6 +171,7 @@ typedef struct pjob {
     size_t lo, hi;
     uint64_t depth;
     int parts;
+    int rekey;                  /* 0: the keys are in place already, only AND/OR them */
     uint64_t *and_k, *or_k;     /* per part */
     size_t (*cnt)[256];         /* per part */
     int shift;
@@ -194,7 +195,7 @@ static void pkey_task(void *arg, size_t i)
     part_range(j, i, &a, &b);
     uint64_t an = ~(uint64_t)0, o = 0;
     for (size_t x = a; x < b; x++) {
-        uint64_t k = chunk_key(s, s->idx[x], j->depth);
+        uint64_t k = j->rekey ? chunk_key(s, s->idx[x], j->depth) : s->key[x];
         s->key[x] = k;
         an &= k;
         o |= k;
@@ -241,7 +242,7 @@ static void pcopy_task(void *arg, size_t i)
 }
 
 /* Key [lo, hi) at depth d and radix-sort it with all threads. Returns a status. */
-static gpusort_status sort_level_parallel(sctx *s, size_t lo, size_t hi, uint64_t d)
+static gpusort_status sort_level_parallel(sctx *s, size_t lo, size_t hi, uint64_t d, int rekey)
 {
     int parts = s->threads;
     pjob j;
@@ -251,6 +252,7 @@ static gpusort_status sort_level_parallel(sctx *s, size_t lo, size_t hi, uint64_
     j.hi = hi;
     j.depth = d;
     j.parts = parts;
+    j.rekey = rekey;
     j.and_k = (uint64_t *)malloc(2 * (size_t)parts * sizeof(uint64_t));
     j.cnt = (size_t(*)[256])malloc((size_t)parts * sizeof *j.cnt);
     if (!j.and_k || !j.cnt) {
@@ -394,6 +396,96 @@ static void small_task(void *arg, size_t i)
     free(stack.r);
 }
 
+/* ---- the first level with threads: one MSD pass, then buckets in parallel ----
+ * One stable distribution on the most significant byte that varies sends every string to its
+ * bucket; each bucket (n / 256 strings on average, a few MB) is then radix-sorted on the other
+ * digits and its ties resolved by one thread while it sits in cache, buckets handed out to
+ * threads one at a time. Buckets too big for that (skewed data) get the all-threads sort. */
+
+typedef struct bucket_job {
+    sctx *s;
+    const size_t *start;        /* 257 bucket starts */
+    int failed;
+} bucket_job;
+
+static void bucket_task(void *arg, size_t b)
+{
+    bucket_job *j = (bucket_job *)arg;
+    sctx *s = j->s;
+    size_t lo = j->start[b], hi = j->start[b + 1];
+    if (hi - lo < 2 || hi - lo >= BIG_RUN) return;      /* big buckets: done by the caller */
+    uint64_t an = ~(uint64_t)0, o = 0;
+    for (size_t x = lo; x < hi; x++) { an &= s->key[x]; o |= s->key[x]; }
+    if (an != o) radix_serial(s, lo, hi, an, o);
+    run_list ties = {0}, stack = {0};
+    if (push_tied_runs(s, lo, hi, 0, &ties)) j->failed = 1;
+    for (size_t r = 0; r < ties.n && !j->failed; r++)
+        if (resolve_serial(s, ties.r[r], &stack)) j->failed = 1;
+    free(ties.r);
+    free(stack.r);
+}
+
+/* Level 0 of [0, n) with threads; runs still to do go to *big (large) or are finished here. */
+static gpusort_status msd_top(sctx *s, size_t n, run_list *big, int *swapped)
+{
+    int parts = s->threads;
+    pjob j;
+    memset(&j, 0, sizeof j);
+    j.s = s;
+    j.lo = 0;
+    j.hi = n;
+    j.parts = parts;
+    j.rekey = 1;
+    j.and_k = (uint64_t *)malloc(2 * (size_t)parts * sizeof(uint64_t));
+    j.cnt = (size_t(*)[256])malloc((size_t)parts * sizeof *j.cnt);
+    size_t *start = (size_t *)malloc(257 * sizeof *start);
+    gpusort_status st = GPUSORT_STATUS_SUCCESS;
+    if (!j.and_k || !j.cnt || !start) { st = GPUSORT_STATUS_OUT_OF_HOST_MEMORY; goto done; }
+    j.or_k = j.and_k + parts;
+    if ((st = gpusort__cpu_parallel_for(parts, (size_t)parts, pkey_task, &j))) goto done;
+    uint64_t an = ~(uint64_t)0, o = 0;
+    for (int p = 0; p < parts; p++) { an &= j.and_k[p]; o |= j.or_k[p]; }
+    uint64_t diff = an ^ o;
+    if (!diff) {                                  /* one key for all */
+        if (key_more(s, an) && run_push(big, 0, n, 7)) st = GPUSORT_STATUS_OUT_OF_HOST_MEMORY;
+        goto done;
+    }
+    j.shift = (63 - __builtin_clzll(diff)) & ~7;
+    j.k = s->key;
+    j.v = s->idx;
+    j.k2 = s->key2;
+    j.v2 = s->idx2;
+    if ((st = gpusort__cpu_parallel_for(parts, (size_t)parts, pcount_task, &j))) goto done;
+    size_t sum = 0;
+    for (int b = 0; b < 256; b++) {
+        start[b] = sum;
+        for (int p = 0; p < parts; p++) {
+            size_t c = j.cnt[p][b];
+            j.cnt[p][b] = sum;
+            sum += c;
+        }
+    }
+    start[256] = sum;
+    if ((st = gpusort__cpu_parallel_for(parts, (size_t)parts, pscatter_task, &j))) goto done;
+    uint64_t *t = s->key; s->key = s->key2; s->key2 = t;
+    t = s->idx; s->idx = s->idx2; s->idx2 = t;
+    *swapped = !*swapped;
+    bucket_job bj = {s, start, 0};
+    if ((st = gpusort__cpu_parallel_for(parts, 256, bucket_task, &bj))) goto done;
+    if (bj.failed) { st = GPUSORT_STATUS_OUT_OF_HOST_MEMORY; goto done; }
+    for (int b = 0; b < 256; b++) {
+        size_t lo = start[b], hi = start[b + 1];
+        if (hi - lo < BIG_RUN) continue;
+        if ((st = sort_level_parallel(s, lo, hi, 0, 0))) goto done;
+        if (push_tied_runs(s, lo, hi, 0, big)) { st = GPUSORT_STATUS_OUT_OF_HOST_MEMORY; goto done; }
+    }
+done:
+    free(j.and_k);
+    free(j.cnt);
+    free(start);
+    return st;
+}
+
 typedef struct init_job { uint64_t *idx; size_t n; int parts; } init_job;
 
 static void init_task(void *arg, size_t i)
@@ -418,6 +510,8 @@ gpusort_status gpusort__cpu_sort_strings(gpusort_ctx *ctx, const uint8_t *bytes,
     s.key = (uint64_t *)malloc(n * sizeof(uint64_t));
     s.key2 = (uint64_t *)malloc(n * sizeof(uint64_t));
     s.idx2 = (uint64_t *)malloc(n * sizeof(uint64_t));
+    uint64_t *idx_scratch = s.idx2;      /* the levels swap idx and idx2: free this one */
+    int swapped = 0;
     run_list big = {0}, small = {0};
     gpusort_status st = GPUSORT_STATUS_SUCCESS;
     if (!s.key || !s.key2 || !s.idx2) {
@@ -429,14 +523,18 @@ gpusort_status gpusort__cpu_sort_strings(gpusort_ctx *ctx, const uint8_t *bytes,
     gpusort__cpu_parallel_for(s.threads, (size_t)s.threads, init_task, &ij);
 
     /* Level 0 over everything, then big runs with all threads, then small runs in parallel. */
-    if (run_push(&big, 0, n, 0)) goto oom;
+    if (s.threads > 1) {
+        if ((st = msd_top(&s, n, &big, &swapped))) goto fail;
+    } else if (run_push(&big, 0, n, 0)) {
+        goto oom;
+    }
     while (big.n) {
         run r = big.r[--big.n];
         if (r.hi - r.lo < BIG_RUN || s.threads == 1) {
             if (run_push(&small, r.lo, r.hi, r.depth)) goto oom;
             continue;
         }
-        if ((st = sort_level_parallel(&s, r.lo, r.hi, r.depth))) goto fail;
+        if ((st = sort_level_parallel(&s, r.lo, r.hi, r.depth, 1))) goto fail;
         if (push_tied_runs(&s, r.lo, r.hi, r.depth, &big)) goto oom;
         /* A big run whose strings all tie for a long way only costs one pass per 7 bytes. */
     }
@@ -444,6 +542,7 @@ gpusort_status gpusort__cpu_sort_strings(gpusort_ctx *ctx, const uint8_t *bytes,
     st = gpusort__cpu_parallel_for(s.threads, (size_t)s.threads, small_task, &sj);
     if (st) goto fail;
     if (sj.failed) goto oom;
+    if (swapped) memcpy(perm_out, s.idx, n * sizeof *perm_out);
     goto done;
 oom:
     st = gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY, "out of memory for run lists");
@@ -453,7 +552,7 @@ fail:
 done:
     free(s.key);
     free(s.key2);
-    free(s.idx2);
+    free(idx_scratch);
     free(big.r);
     free(small.r);
     return st;
