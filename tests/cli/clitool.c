@@ -133,9 +133,12 @@ static int do_perm(int t, const char *a, const char *b)
     size_t na, nb;
     uint64_t *x = bits_sorted(t, a, &na), *y = bits_sorted(t, b, &nb);
     if (na != nb) { fprintf(stderr, "clitool: %zu vs %zu elements\n", na, nb); return 1; }
-    for (size_t i = 0; i < na; i++)
-        if (x[i] != y[i]) { fprintf(stderr, "clitool: not a permutation\n"); return 1; }
-    return 0;
+    int differ = 0;
+    for (size_t i = 0; i < na && !differ; i++) differ = x[i] != y[i];
+    free(x);
+    free(y);
+    if (differ) fprintf(stderr, "clitool: not a permutation\n");
+    return differ;
 }
 
 static int do_pairs(int t, int desc, const char *kin, const char *kout, const char *vout, int v64)
@@ -168,6 +171,9 @@ static int do_pairs(int t, int desc, const char *kin, const char *kout, const ch
         prev = idx;
     }
     free(seen);
+    free(ki);
+    free(ko);
+    free(vo);
     return 0;
 }
 
@@ -191,6 +197,7 @@ static int do_reduce(int t, const char *op, const char *path, const char *result
         if (strcmp(op, "sum") != 0 && t == I32) r = (uint64_t)(int64_t)(int32_t)(uint32_t)r;
         if (t == I32 || t == I64) snprintf(want, sizeof want, "%" PRId64, (int64_t)r);
         else snprintf(want, sizeof want, "%" PRIu64, r);
+        free(p);
         if (strcmp(want, result) != 0) {
             fprintf(stderr, "clitool: %s: expected %s, got %s\n", op, want, result);
             return 1;
@@ -213,6 +220,7 @@ static int do_reduce(int t, const char *op, const char *path, const char *result
         if (strcmp(op, "min") == 0 && x < best) best = x;
         if (strcmp(op, "max") == 0 && x > best) best = x;
     }
+    free(p);
     if (strcmp(op, "sum") == 0) {
         if (any_nan || isnan((double)sum) || isinf((double)abs_sum)) {
             /* NaN in, or an infinite sum (inf and -inf give NaN): compare classes only. */
