@@ -638,19 +638,69 @@ static void pack_fill_task(void *arg, size_t i)
 }
 
 /* Numeric images of the first key. */
+/* Per-slice result of the image pass. */
+typedef struct img_part {
+    int all_int;               /* every -n key of the slice is an integer of <= 18 digits */
+    int64_t min, max;
+} img_part;
+
+/* -n keys that are all integers (the common case) sort by their exact value: first every slice
+ * tries that (p->b = img_part per slice, p->c non-NULL = forced images); one failure anywhere
+ * and the whole set is redone as 64-bit decimal-float images. */
 static void image_task(void *arg, size_t i)
 {
     par *p = (par *)arg;
     const tsort *t = p->t;
     const tkey *k = &t->keys[0];
     uint64_t *img = (uint64_t *)p->a;
+    img_part *ip = (img_part *)p->b + i;
+    int try_int = k->numeric && !p->c;
+    ip->all_int = try_int;
+    ip->min = INT64_MAX;
+    ip->max = INT64_MIN;
     size_t a, b;
     slice(p->L->n, p->parts, i, &a, &b);
     for (size_t x = a; x < b; x++) {
         const uint8_t *kb, *ke;
         key_span(t, k, LP(p->L, x), LL(p->L, x), &kb, &ke);
+        if (try_int) {
+            num nx;
+            num_parse(kb, ke, &nx);
+            if (nx.flen == 0 && nx.ilen <= 18) {
+                int64_t v = 0;
+                for (size_t d = 0; d < nx.ilen; d++) v = v * 10 + (nx.ip[d] - '0');
+                if (nx.neg) v = -v;
+                img[x] = (uint64_t)v;
+                if (v < ip->min) ip->min = v;
+                if (v > ip->max) ip->max = v;
+                continue;
+            }
+            ip->all_int = 0;
+            return;                 /* the caller redoes everything as images */
+        }
         uint64_t v = k->numeric ? num_image(kb, ke) : gen_image(kb, ke, k->translate);
         img[x] = k->reverse ? ~v : v;
+    }
+}
+
+/* Integer keys to unsigned offsets from the minimum (or from the maximum, reversed), so that
+ * the radix sort skips the high digits that do not vary; in 32 bits when the range allows. */
+static void offset_task(void *arg, size_t i)
+{
+    par *p = (par *)arg;
+    uint64_t *img = (uint64_t *)p->a;
+    const int64_t *mm = (const int64_t *)p->c;   /* min, max, reverse, narrow */
+    size_t a, b;
+    slice(p->L->n, p->parts, i, &a, &b);
+    uint64_t lo = (uint64_t)mm[0], hi = (uint64_t)mm[1];
+    if (mm[3]) {
+        uint32_t *o32 = (uint32_t *)p->a;       /* narrowed in place: slot x <= 8x */
+        for (size_t x = a; x < b; x++) {
+            uint64_t v = img[x];
+            o32[x] = (uint32_t)(mm[2] ? hi - v : v - lo);
+        }
+    } else {
+        for (size_t x = a; x < b; x++) img[x] = mm[2] ? hi - img[x] : img[x] - lo;
     }
 }
 
@@ -729,10 +779,15 @@ static void resolve_ties(tsort *t, lineset *L, uint64_t *perm, uint64_t *tmp, in
     free(runs);
 }
 
-typedef struct eq_img { const uint64_t *sorted; } eq_img;
+typedef struct eq_img { const void *sorted; int narrow; } eq_img;
 static int eq_image(void *arg, size_t e)
 {
-    const uint64_t *s = ((eq_img *)arg)->sorted;
+    const eq_img *q = (const eq_img *)arg;
+    if (q->narrow) {
+        const uint32_t *s = (const uint32_t *)q->sorted;
+        return s[e] == s[e - 1];
+    }
+    const uint64_t *s = (const uint64_t *)q->sorted;
     return s[e] == s[e - 1];
 }
 
@@ -786,17 +841,51 @@ static uint64_t *sort_lines(tsort *t, lineset *L)
     if (k0->numeric || k0->general) {
         par p = {t, L, n, parts_for(t, n), NULL, NULL, NULL, NULL};
         uint64_t *img = (uint64_t *)xmalloc(n * sizeof *img);
-        uint64_t *sorted = (uint64_t *)xmalloc(n * sizeof *sorted);
+        img_part *parts = (img_part *)xmalloc((size_t)p.parts * sizeof *parts);
         p.a = img;
+        p.b = parts;
         run_par(&p, image_task);
+        int all_int = k0->numeric;
+        int64_t mn = INT64_MAX, mx = INT64_MIN;
+        for (int i = 0; i < p.parts; i++) {
+            all_int &= parts[i].all_int;
+            if (parts[i].min < mn) mn = parts[i].min;
+            if (parts[i].max > mx) mx = parts[i].max;
+        }
+        int narrow = 0;
+        if (!all_int) {
+            p.c = img;                              /* force images */
+            run_par(&p, image_task);
+        } else {
+            /* Within one slice the 32-bit narrowing writes slot x (4x bytes) after reading
+             * slot x (8x bytes): never ahead of the reads. Across slices it would overwrite
+             * unread keys, so narrow with one slice per pass of the key array. */
+            narrow = (uint64_t)mx - (uint64_t)mn <= UINT32_MAX;
+            int64_t mm[4] = {mn, mx, k0->reverse, narrow};
+            p.c = mm;
+            if (narrow) p.parts = 1;
+            run_par(&p, offset_task);
+            p.parts = parts_for(t, n);
+        }
+        free(parts);
         phase("keys");
-        gpusort_sort_desc d = {GPUSORT_TYPE_U64, img, sorted, GPUSORT_TYPE_U64, NULL, perm,
-                               n, GPUSORT_ORDER_ASC, GPUSORT_ALGORITHM_AUTO, 0};
+        int idx32 = n <= UINT32_MAX;
+        size_t ksz = narrow ? 4 : 8;
+        void *sorted = xmalloc(n * ksz);
+        uint32_t *perm32 = idx32 ? (uint32_t *)xmalloc(n * sizeof *perm32) : NULL;
+        gpusort_sort_desc d = {narrow ? GPUSORT_TYPE_U32 : GPUSORT_TYPE_U64, img, sorted,
+                               idx32 ? GPUSORT_TYPE_U32 : GPUSORT_TYPE_U64, NULL,
+                               idx32 ? (void *)perm32 : (void *)perm, n, GPUSORT_ORDER_ASC,
+                               GPUSORT_ALGORITHM_AUTO, 0};
         s = gpusort_sort_ex(t->ctx, &d);
         if (s) lib_fail(t, "numeric key sort", s);
+        if (idx32) {
+            for (size_t i = 0; i < n; i++) perm[i] = perm32[i];
+            free(perm32);
+        }
         phase("sort");
         free(img);
-        eq_img q = {sorted};
+        eq_img q = {sorted, narrow};
         uint64_t *tmp = (uint64_t *)xmalloc(n * sizeof *tmp);
         resolve_ties(t, L, perm, tmp, 0, eq_image, &q);
         phase("ties");
