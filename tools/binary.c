@@ -958,8 +958,7 @@ int gpusort_cli_bench(int argc, char **argv)
     printf("gpusort bench: %zu %s keys, %s, %s, seed %" PRIu64 ", median of %d runs after 1 "
            "warm-up\n", n, gpusort_type_name(type),
            o.dist ? o.dist : "uniform", o.desc ? "descending" : "ascending", o.seed, runs);
-    printf("%-8s %-40s %12s %12s %10s\n", "backend", "device", "median s", "Mkeys/s",
-           "vs qsort");
+    printf("%-8s %12s %12s %10s  %s\n", "backend", "median s", "Mkeys/s", "vs qsort", "device");
     fflush(stdout);
 
     /* The peer first, so that each backend's line can give its ratio. */
@@ -986,8 +985,9 @@ int gpusort_cli_bench(int argc, char **argv)
         }
         qsort(times, (size_t)qruns, sizeof *times, cmp_double);
         qsort_median = times[qruns / 2];
-        printf("%-8s %-40s %12.6f %12.1f %10s\n", "qsort", "libc qsort, 1 thread", qsort_median,
-               qsort_median > 0 ? (double)n / qsort_median / 1e6 : 0.0, "1.0x");
+        printf("%-8s %12.6f %12.1f %10s  %s\n", "qsort", qsort_median,
+               qsort_median > 0 ? (double)n / qsort_median / 1e6 : 0.0, "1.0x",
+               "libc qsort, 1 thread");
         fflush(stdout);
     }
 
@@ -1016,8 +1016,8 @@ int gpusort_cli_bench(int argc, char **argv)
             if (r >= 0) times[r] = t;
         }
         if (s != GPUSORT_STATUS_SUCCESS) {
-            printf("%-8s %-40.40s failed: %s: %s\n", gpusort_backend_name(be), dev,
-                   gpusort_status_string(s), gpusort_ctx_last_error(ctx));
+            printf("%-8s failed: %s: %s (%s)\n", gpusort_backend_name(be),
+                   gpusort_status_string(s), gpusort_ctx_last_error(ctx), dev);
             gpusort_ctx_free(ctx);
             continue;
         }
@@ -1025,8 +1025,8 @@ int gpusort_cli_bench(int argc, char **argv)
             cli_fail("bench: the %s backend returned unsorted data", gpusort_backend_name(be));
         qsort(times, (size_t)runs, sizeof *times, cmp_double);
         double med = times[runs / 2];
-        printf("%-8s %-40.40s %12.6f %12.1f %9.1fx\n", gpusort_backend_name(be), dev, med,
-               med > 0 ? (double)n / med / 1e6 : 0.0, med > 0 ? qsort_median / med : 0.0);
+        printf("%-8s %12.6f %12.1f %9.1fx  %s\n", gpusort_backend_name(be), med,
+               med > 0 ? (double)n / med / 1e6 : 0.0, med > 0 ? qsort_median / med : 0.0, dev);
         fflush(stdout);
         gpusort_ctx_free(ctx);
         any = 1;
