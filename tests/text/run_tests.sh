@@ -75,6 +75,12 @@ BEGIN {
       printf "%s%s%s\t%s  %s\n", (rnd(4) ? "" : "  "), word(5), (rnd(2) ? " " : "  "), num(), word(4) }
     else if (kind == "csv") printf "%s,%s,%s\n", word(4), num(), (rnd(3) ? word(3) : "")
     else if (kind == "big") printf "%d %s %d\n", rnd(1000000), word(10), rnd(100)
+    else if (kind == "ints") {
+      r = rnd(10)
+      if (r == 0) print "-" rnd(1000000) rnd(1000000) rnd(1000000)     # up to 18 digits
+      else if (r == 1) print rnd(1000000) rnd(1000000) rnd(1000000) rnd(10)  # 19 digits
+      else if (r == 2) print "  " rnd(100)
+      else print (rnd(2) ? "-" : "") rnd(1000000000) }
   } }'; }
 
 gen words 3000 > words
@@ -83,6 +89,7 @@ gen gnums 2000 > gnums
 gen fields 3000 > fields
 gen csv 3000 > csv
 gen big 60000 > big
+gen ints 20000 > ints
 : > empty
 printf 'no\ntrailing\nnewline' > nonl
 printf 'b\r\na\r\nc\n\r\n' > crlf
@@ -142,6 +149,7 @@ diffcase "--numeric-sort --reverse" nums
 diffcase "--key=2,2 --field-separator=," csv
 diffcase "--ignore-case --unique" words
 diffcase "-n" big
+for o in "-n" "-nr" "-nu" "-nru" "-n -s" "-k1,1n -r"; do diffcase "$o" ints; done
 diffcase "-k2,2 -k1,1n" big
 diffcase "" big
 
