@@ -1,0 +1,163 @@
+/*
+ * bitonic.cl -- bitonic sorting network kernels, any n, both orders, stable.
+ *
+ * Built (after keys.cl) with -DGS_KEY_BITS=32|64. The network sorts pairs (radix key, index):
+ * the radix key of keys.cl (descending = complemented key) and the input position as a
+ * tie-break, compared lexicographically. All pairs are distinct, so the result is the unique
+ * stable order; the original keys and values are then gathered through the indices
+ * (gather32/gather64), which also keeps -0.0 and NaN payloads.
+ *
+ * THE NETWORK. Seed 004 (AMD's OpenCL sample) runs stage = 0 .. log2(N)-1 and, inside a stage,
+ * pass = 0 .. stage with pair distance 2^(stage - pass), alternating the direction of each block
+ * of 2^(stage+1) elements. We keep that stage / pass loop (host: src/opencl/bitonic.c) but write
+ * the first pass of every stage as a "flip": element i of the lower half of a block of size
+ * 2^(stage+1) is compared with its mirror i ^ (size - 1) instead of i + size/2. A flip merges two
+ * ascending runs exactly as the alternating network merges an ascending and a descending one, and
+ * then EVERY comparator puts the smaller pair at the lower position. That is what makes virtual
+ * padding work: positions >= n hold +infinity, which never moves below n, so the host neither
+ * allocates nor writes them, and any n works (N = next power of two only sets the loop bounds).
+ *
+ * SHORT STRIDES IN LOCAL MEMORY. A work-group owns a tile of LTILE = 2048 consecutive positions:
+ *   bitonic_sort_local   every stage with blocks <= LTILE, entirely in local memory (first call;
+ *                        it also computes the radix keys and indices from the input keys)
+ *   bitonic_pass_global  one pass with distance >= LTILE (one comparator per work-item)
+ *   bitonic_merge_local  the passes of a stage with distance LTILE/2 .. 1
+ * Work for n = 2^24: 13 local sorts of 2^11 blocks, then 91 global passes and 13 local merges.
+ *
+ * Limits: positions are uint; the host keeps n <= 2^31.
+ */
+
+#define WG 256
+/* Elements per work-group tile: 2 per comparator, 4 comparators per work-item (2048 * 12 bytes
+ * of local memory for 64-bit keys). */
+#define LTILE 2048
+#define CMP_PER_ITEM (LTILE / 2 / WG)
+
+#define WG_ATTR __attribute__((reqd_work_group_size(WG, 1, 1)))
+
+/* Lower position of comparator t for distance dist (a power of two): t with a 0 bit inserted at
+ * log2(dist). */
+uint gs_lower(uint t, uint dist)
+{
+    return ((t & ~(dist - 1u)) << 1) | (t & (dist - 1u));
+}
+
+/* Order the pairs at local positions i < j ascending by (key, index). */
+void gs_cswap_local(local gs_key *lk, local uint *li, uint i, uint j)
+{
+    gs_key a = lk[i], b = lk[j];
+    uint ia = li[i], ib = li[j];
+    if (b < a || (b == a && ib < ia)) {
+        lk[i] = b; lk[j] = a;
+        li[i] = ib; li[j] = ia;
+    }
+}
+
+/* Load tile `group` into local memory; positions >= n get +infinity with their position as
+ * index (greater than every real pair, distinct from each other). */
+void gs_load_tile(global const gs_key *rk, global const uint *idx, uint n, local gs_key *lk,
+                  local uint *li)
+{
+    uint base = get_group_id(0) * LTILE, lid = get_local_id(0);
+    for (uint j = 0; j < LTILE / WG; j++) {
+        uint p = j * WG + lid, g = base + p;
+        if (g < n) { lk[p] = rk[g]; li[p] = idx[g]; }
+        else { lk[p] = GS_KEY_MAX; li[p] = g; }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+void gs_store_tile(global gs_key *rk, global uint *idx, uint n, local gs_key *lk, local uint *li)
+{
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint base = get_group_id(0) * LTILE, lid = get_local_id(0);
+    for (uint j = 0; j < LTILE / WG; j++) {
+        uint p = j * WG + lid, g = base + p;
+        if (g < n) { rk[g] = lk[p]; idx[g] = li[p]; }
+    }
+}
+
+/* Half-cleaner passes with distances dist, dist/2, ..., 1 inside the tile. */
+void gs_merge_tile(local gs_key *lk, local uint *li, uint dist)
+{
+    uint lid = get_local_id(0);
+    for (; dist > 0; dist >>= 1) {
+        for (uint c = 0; c < CMP_PER_ITEM; c++) {
+            uint i = gs_lower(c * WG + lid, dist);
+            gs_cswap_local(lk, li, i, i + dist);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
+/* First kernel: radix keys and indices from the input keys, then every tile fully sorted. */
+kernel WG_ATTR void bitonic_sort_local(global const gs_key *keys, uint n, int type, int desc,
+                                       global gs_key *rk, global uint *idx)
+{
+    local gs_key lk[LTILE];
+    local uint li[LTILE];
+    uint base = get_group_id(0) * LTILE, lid = get_local_id(0);
+    for (uint j = 0; j < LTILE / WG; j++) {
+        uint p = j * WG + lid, g = base + p;
+        if (g < n) { lk[p] = GS_RADIX(keys[g], type, desc); li[p] = g; }
+        else { lk[p] = GS_KEY_MAX; li[p] = g; }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint size = 2; size <= LTILE; size <<= 1) {
+        uint half = size >> 1;
+        for (uint c = 0; c < CMP_PER_ITEM; c++) {         /* the flip pass */
+            uint i = gs_lower(c * WG + lid, half);
+            gs_cswap_local(lk, li, i, i ^ (size - 1u));
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        gs_merge_tile(lk, li, half >> 1);
+    }
+    gs_store_tile(rk, idx, n, lk, li);
+}
+
+/* One global pass: comparator t orders positions i = lower(t, half) and its partner, the
+ * mirror i ^ (2 * half - 1) when flip != 0, else i + half. Partners >= n hold +infinity. */
+kernel WG_ATTR void bitonic_pass_global(global gs_key *rk, global uint *idx, uint n, uint half,
+                                        int flip)
+{
+    uint i = gs_lower((uint)get_global_id(0), half);
+    if (i >= n) return;
+    uint j = flip ? (i ^ (2u * half - 1u)) : i + half;
+    if (j >= n) return;
+    gs_key a = rk[i], b = rk[j];
+    uint ia = idx[i], ib = idx[j];
+    if (b < a || (b == a && ib < ia)) {
+        rk[i] = b; rk[j] = a;
+        idx[i] = ib; idx[j] = ia;
+    }
+}
+
+/* The rest of a stage, distances LTILE/2 .. 1, in local memory. */
+kernel WG_ATTR void bitonic_merge_local(global gs_key *rk, global uint *idx, uint n)
+{
+    local gs_key lk[LTILE];
+    local uint li[LTILE];
+    gs_load_tile(rk, idx, n, lk, li);
+    gs_merge_tile(lk, li, LTILE / 2);
+    gs_store_tile(rk, idx, n, lk, li);
+}
+
+/* dst[i] = src[idx[i]]: moves the original keys or the values into sorted order. */
+kernel void gather32(global const uint *src, global const uint *idx, uint n, global uint *dst)
+{
+    uint i = get_global_id(0);
+    if (i < n) dst[i] = src[idx[i]];
+}
+
+kernel void gather64(global const ulong *src, global const uint *idx, uint n, global ulong *dst)
+{
+    uint i = get_global_id(0);
+    if (i < n) dst[i] = src[idx[i]];
+}
+
+/* u64 argsort output from the u32 indices. */
+kernel void widen_index(global const uint *idx, uint n, global ulong *dst)
+{
+    uint i = get_global_id(0);
+    if (i < n) dst[i] = idx[i];
+}

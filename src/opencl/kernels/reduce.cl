@@ -1,0 +1,235 @@
+/*
+ * reduce.cl -- sum / min / max over the six key types.
+ *
+ * Built (after keys.cl) with -DGS_HAVE_FP64=1 when the device has cl_khr_fp64 (then the f64
+ * kernel exists and f32 sums accumulate in double).
+ *
+ * Two kernels per type: reduce_sum_<T>(x, n, out) and reduce_minmax_<T>(x, n, is_min, out), T the
+ * OpenCL C type name (uint, int, float, ulong, long, double). A fixed grid of
+ * G work-groups (chosen by the host from the device's compute units, so it is the same on every
+ * run) reads the array in a grid-stride loop, four elements per load (vload4); each work-group
+ * reduces its work-items' results in local memory by a fixed tree and writes two 64-bit words
+ * out[2g], out[2g+1]; the host combines the G partials in group order. Fixed order everywhere:
+ * the result is the same on every run (deterministic float sums).
+ *
+ *   integer sum   64-bit accumulators (u32 zero-extended, i32 sign-extended), wrapping mod 2^64:
+ *                 exact. out[2g] = the sum.
+ *   float sum     f64: double. f32: double with fp64; without it, a float-float pair (hi + lo,
+ *                 error-free TwoSum, Knuth / Dekker) that carries ~48 significant bits.
+ *                 out[2g] = double bits, or (hi bits, lo bits) in out[2g], out[2g+1].
+ *   min / max     value plus its input position: NaN wins (numpy: any NaN gives NaN), equal values
+ *                 (-0.0 vs +0.0) go to the lower position ("whichever comes first").
+ *                 out[2g] = value bits (zero-extended), out[2g+1] = position (GS_NONE = empty).
+ *
+ * The float-float path is exercised on fp64 devices by GPUSORT_OPENCL_NO_FP64=1 (backend.c).
+ */
+#ifdef GS_HAVE_FP64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
+#define WG 256
+#define GS_NONE 0xfffffffffffffffful
+#define WG_ATTR __attribute__((reqd_work_group_size(WG, 1, 1)))
+
+/* Tree sum of one ulong per work-item; the result is returned to every work-item. */
+ulong gs_group_sum(ulong x, local ulong *buf)
+{
+    uint lid = get_local_id(0);
+    buf[lid] = x;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint w = WG / 2; w > 0; w >>= 1) {
+        if (lid < w) buf[lid] += buf[lid + w];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    return buf[0];
+}
+
+/* ---- integers: sum (64-bit) and min/max (the type's order) ---- */
+#define GS_INT_REDUCE(T, T4, WIDEN, TMIN, TMAX)                                                \
+kernel WG_ATTR void reduce_sum_##T(global const T *x, ulong n, global ulong *out)             \
+{                                                                                              \
+    local ulong lbuf[WG];                                                                      \
+    size_t gid = get_global_id(0), gsize = get_global_size(0);                                 \
+    ulong n4 = n / 4;                                                                          \
+    ulong acc = 0;                                                                             \
+    for (ulong v = gid; v < n4; v += gsize) {                                                  \
+        T4 q = vload4(v, x);                                                                   \
+        acc += WIDEN(q.s0) + WIDEN(q.s1) + WIDEN(q.s2) + WIDEN(q.s3);                          \
+    }                                                                                          \
+    for (ulong i = n4 * 4 + gid; i < n; i += gsize) acc += WIDEN(x[i]);                        \
+    acc = gs_group_sum(acc, lbuf);                                                             \
+    if (get_local_id(0) == 0) {                                                                \
+        out[2 * get_group_id(0)] = acc;                                                        \
+        out[2 * get_group_id(0) + 1] = 0;                                                      \
+    }                                                                                          \
+}                                                                                              \
+                                                                                               \
+kernel WG_ATTR void reduce_minmax_##T(global const T *x, ulong n, int is_min,                 \
+                                      global ulong *out)                                       \
+{                                                                                              \
+    local T tbuf[WG];                                                                          \
+    size_t gid = get_global_id(0), gsize = get_global_size(0), lid = get_local_id(0);          \
+    ulong n4 = n / 4;                                                                          \
+    T best = is_min ? TMAX : TMIN;                                                             \
+    for (ulong v = gid; v < n4; v += gsize) {                                                  \
+        T4 q = vload4(v, x);                                                                   \
+        T a = is_min ? min(min(q.s0, q.s1), min(q.s2, q.s3))                                   \
+                     : max(max(q.s0, q.s1), max(q.s2, q.s3));                                  \
+        best = is_min ? min(best, a) : max(best, a);                                           \
+    }                                                                                          \
+    for (ulong i = n4 * 4 + gid; i < n; i += gsize)                                            \
+        best = is_min ? min(best, x[i]) : max(best, x[i]);                                     \
+    tbuf[lid] = best;                                                                          \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                              \
+    for (uint w = WG / 2; w > 0; w >>= 1) {                                                    \
+        if (lid < w) tbuf[lid] = is_min ? min(tbuf[lid], tbuf[lid + w])                        \
+                                        : max(tbuf[lid], tbuf[lid + w]);                       \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                          \
+    }                                                                                          \
+    if (lid == 0) {                                                                            \
+        out[2 * get_group_id(0)] = (ulong)tbuf[0];                                             \
+        out[2 * get_group_id(0) + 1] = 0;                                                      \
+    }                                                                                          \
+}
+
+#define GS_WIDEN_U(v) ((ulong)(v))
+#define GS_WIDEN_S(v) ((ulong)(long)(v))
+/* Kernel names: reduce_sum_uint, reduce_minmax_uint, ... (the OpenCL type names).
+ * (ulong) of a negative int sign-extends; the host reads the low 32 bits back as an int. */
+GS_INT_REDUCE(uint, uint4, GS_WIDEN_U, 0u, 0xffffffffu)
+GS_INT_REDUCE(int, int4, GS_WIDEN_S, (int)0x80000000u, 0x7fffffff)
+GS_INT_REDUCE(ulong, ulong4, GS_WIDEN_U, 0ul, 0xfffffffffffffffful)
+GS_INT_REDUCE(long, long4, GS_WIDEN_S, (long)0x8000000000000000ul, (long)0x7ffffffffffffffful)
+
+/* ---- floats: min/max with NaN and position rules ---- */
+
+/* 1 if (b at ib) should replace (a at ia) as the min (is_min) or max. */
+#define GS_FLOAT_BETTER(a, ia, b, ib, is_min)                                                  \
+    ((ib) != GS_NONE &&                                                                        \
+     ((ia) == GS_NONE ||                                                                       \
+      (isnan(b) ? (!isnan(a) || (ib) < (ia))                                                   \
+                : (!isnan(a) && (((is_min) ? ((b) < (a)) : ((b) > (a))) ||                     \
+                                 ((b) == (a) && (ib) < (ia)))))))
+
+#define GS_FLOAT_MINMAX(T, T4, BITS)                                                           \
+kernel WG_ATTR void reduce_minmax_##T(global const T *x, ulong n, int is_min,                 \
+                                      global ulong *out)                                       \
+{                                                                                              \
+    local T vbuf[WG];                                                                          \
+    local ulong ibuf[WG];                                                                      \
+    size_t gid = get_global_id(0), gsize = get_global_size(0), lid = get_local_id(0);          \
+    ulong n4 = n / 4;                                                                          \
+    T best = 0;                                                                                \
+    ulong bi = GS_NONE;                                                                        \
+    for (ulong v = gid; v < n4; v += gsize) {                                                  \
+        T4 q = vload4(v, x);                                                                   \
+        T e[4] = {q.s0, q.s1, q.s2, q.s3};                                                     \
+        for (uint k = 0; k < 4; k++)                                                           \
+            if (GS_FLOAT_BETTER(best, bi, e[k], 4 * v + k, is_min)) { best = e[k]; bi = 4 * v + k; } \
+    }                                                                                          \
+    for (ulong i = n4 * 4 + gid; i < n; i += gsize)                                            \
+        if (GS_FLOAT_BETTER(best, bi, x[i], i, is_min)) { best = x[i]; bi = i; }               \
+    vbuf[lid] = best;                                                                          \
+    ibuf[lid] = bi;                                                                            \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                              \
+    for (uint w = WG / 2; w > 0; w >>= 1) {                                                    \
+        if (lid < w && GS_FLOAT_BETTER(vbuf[lid], ibuf[lid], vbuf[lid + w], ibuf[lid + w], is_min)) { \
+            vbuf[lid] = vbuf[lid + w];                                                         \
+            ibuf[lid] = ibuf[lid + w];                                                         \
+        }                                                                                      \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                          \
+    }                                                                                          \
+    if (lid == 0) {                                                                            \
+        out[2 * get_group_id(0)] = (ulong)BITS(vbuf[0]);                                       \
+        out[2 * get_group_id(0) + 1] = ibuf[0];                                                \
+    }                                                                                          \
+}
+
+GS_FLOAT_MINMAX(float, float4, as_uint)
+
+/* ---- float-float (no fp64): value hi + lo ---- */
+float2 gs_ff_add(float2 a, float b)
+{
+    float s = a.x + b, bb = s - a.x;
+    float e = (a.x - (s - bb)) + (b - bb) + a.y;    /* TwoSum error + the old low part */
+    float h = s + e;
+    return (float2)(h, e - (h - s));                /* FastTwoSum renormalisation */
+}
+
+float2 gs_ff_add2(float2 a, float2 b)
+{
+    float s = a.x + b.x, bb = s - a.x;
+    float e = (a.x - (s - bb)) + (b.x - bb) + a.y + b.y;
+    float h = s + e;
+    return (float2)(h, e - (h - s));
+}
+
+kernel WG_ATTR void reduce_sum_float(global const float *x, ulong n, global ulong *out)
+{
+    size_t gid = get_global_id(0), gsize = get_global_size(0), lid = get_local_id(0);
+    ulong n4 = n / 4;
+#ifdef GS_HAVE_FP64
+    local double dbuf[WG];
+    double acc = 0.0;
+    for (ulong v = gid; v < n4; v += gsize) {
+        float4 q = vload4(v, x);
+        acc += ((double)q.s0 + (double)q.s1) + ((double)q.s2 + (double)q.s3);
+    }
+    for (ulong i = n4 * 4 + gid; i < n; i += gsize) acc += (double)x[i];
+    dbuf[lid] = acc;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint w = WG / 2; w > 0; w >>= 1) {
+        if (lid < w) dbuf[lid] += dbuf[lid + w];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) {
+        out[2 * get_group_id(0)] = as_ulong(dbuf[0]);
+        out[2 * get_group_id(0) + 1] = 0;
+    }
+#else
+    local float2 fbuf[WG];
+    float2 acc = (float2)(0.0f, 0.0f);
+    for (ulong v = gid; v < n4; v += gsize) {
+        float4 q = vload4(v, x);
+        acc = gs_ff_add(gs_ff_add(gs_ff_add(gs_ff_add(acc, q.s0), q.s1), q.s2), q.s3);
+    }
+    for (ulong i = n4 * 4 + gid; i < n; i += gsize) acc = gs_ff_add(acc, x[i]);
+    fbuf[lid] = acc;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint w = WG / 2; w > 0; w >>= 1) {
+        if (lid < w) fbuf[lid] = gs_ff_add2(fbuf[lid], fbuf[lid + w]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) {
+        out[2 * get_group_id(0)] = as_uint(fbuf[0].x);
+        out[2 * get_group_id(0) + 1] = as_uint(fbuf[0].y);
+    }
+#endif
+}
+
+#ifdef GS_HAVE_FP64
+GS_FLOAT_MINMAX(double, double4, as_ulong)
+
+kernel WG_ATTR void reduce_sum_double(global const double *x, ulong n, global ulong *out)
+{
+    local double vbuf[WG];
+    size_t gid = get_global_id(0), gsize = get_global_size(0), lid = get_local_id(0);
+    ulong n4 = n / 4;
+    double acc = 0.0;
+    for (ulong v = gid; v < n4; v += gsize) {
+        double4 q = vload4(v, x);
+        acc += (q.s0 + q.s1) + (q.s2 + q.s3);
+    }
+    for (ulong i = n4 * 4 + gid; i < n; i += gsize) acc += x[i];
+    vbuf[lid] = acc;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint w = WG / 2; w > 0; w >>= 1) {
+        if (lid < w) vbuf[lid] += vbuf[lid + w];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) {
+        out[2 * get_group_id(0)] = as_ulong(vbuf[0]);
+        out[2 * get_group_id(0) + 1] = 0;
+    }
+}
+#endif

@@ -1,0 +1,137 @@
+/*
+ * reduce.c -- OpenCL sum / min / max (host side) over the six key types.
+ *
+ * Exports gpusort__cl_reduce (opencl_internal.h). One launch of reduce_sum_<T> or
+ * reduce_minmax_<T> (kernels/reduce.cl) with a fixed grid of G = 8 work-groups per compute unit (fewer for small n), then a blocking
+ * read of the G partials and their combination here, in group order. The grid depends only on n
+ * and the device, so results are the same on every run.
+ *
+ * Accuracy (the contract of include/gpusort.h): integer sums exact mod 2^64; f64 sums in double
+ * (recursive per work-item, tree per group, then in order: error <= (n - 1) * eps * sum |x|,
+ * within the stated 2 * n * eps(double) * sum |x|); f32 sums in double on fp64 devices, else in
+ * float-float (~2^-48 relative per addition), both within 1e-12 * n * sum |x|. min/max: NaN if
+ * any NaN; ties (-0.0 / +0.0) resolved to the first position. f64 needs cl_khr_fp64; otherwise
+ * GPUSORT_STATUS_UNSUPPORTED.
+ */
+#include "opencl_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WG 256
+/* Work-groups per compute unit: enough resident work-items to cover memory latency. */
+#define GROUPS_PER_CU 8
+#define NONE UINT64_MAX
+
+/* 1 if (b at ib) should replace (a at ia): the rule of GS_FLOAT_BETTER in reduce.cl. */
+static int float_better(double a, uint64_t ia, double b, uint64_t ib, int is_min)
+{
+    if (ib == NONE) return 0;
+    if (ia == NONE) return 1;
+    if (isnan(b)) return !isnan(a) || ib < ia;
+    if (isnan(a)) return 0;
+    return (is_min ? b < a : b > a) || (b == a && ib < ia);
+}
+
+gpusort_status gpusort__cl_reduce(gpusort_ctx *ctx, gpusort_type type, cl_mem data, size_t n,
+                                  gpusort_op op, gpusort_value *result)
+{
+    static const char *const sum_names[GPUSORT_TYPE_COUNT_] = {
+        "reduce_sum_uint", "reduce_sum_int", "reduce_sum_float", "reduce_sum_ulong",
+        "reduce_sum_long", "reduce_sum_double"};
+    static const char *const minmax_names[GPUSORT_TYPE_COUNT_] = {
+        "reduce_minmax_uint", "reduce_minmax_int", "reduce_minmax_float", "reduce_minmax_ulong",
+        "reduce_minmax_long", "reduce_minmax_double"};
+    int fp64 = gpusort__cl_has_fp64(ctx);
+    if (type == GPUSORT_TYPE_F64 && !fp64)
+        return gpusort__set_error(ctx, GPUSORT_STATUS_UNSUPPORTED,
+                                  "f64 reduce needs cl_khr_fp64, which this OpenCL device lacks");
+    size_t groups = (size_t)gpusort__cl_compute_units(ctx) * GROUPS_PER_CU;
+    size_t needed = (n + 4 * WG - 1) / (4 * WG);   /* at least one vload4 per work-item */
+    if (groups > needed) groups = needed;
+    if (groups == 0) groups = 1;
+    cl_mem partials;
+    cl_kernel k;
+    gpusort_status s;
+    const char *name = op == GPUSORT_OP_SUM ? sum_names[type] : minmax_names[type];
+    cl_ulong nn = n;
+    cl_int is_min = op == GPUSORT_OP_MIN;
+    if ((s = gpusort__cl_scratch(ctx, GPUSORT_CL_SCRATCH_AUX2, groups * 16, &partials)) ||
+        (s = gpusort__cl_kernel(ctx, GPUSORT_CL_PROG_REDUCE, name, &k)))
+        return s;
+    if (op == GPUSORT_OP_SUM)
+        s = gpusort__cl_args(ctx, k, name, sizeof(cl_mem), &data, sizeof nn, &nn,
+                             sizeof(cl_mem), &partials, (size_t)0);
+    else
+        s = gpusort__cl_args(ctx, k, name, sizeof(cl_mem), &data, sizeof nn, &nn,
+                             sizeof is_min, &is_min, sizeof(cl_mem), &partials, (size_t)0);
+    if (s || (s = gpusort__cl_launch(ctx, k, name, groups, WG))) return s;
+    uint64_t *part = (uint64_t *)malloc(groups * 16);
+    if (!part)
+        return gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY, "reduce partials");
+    cl_int err = clEnqueueReadBuffer(gpusort__cl_queue(ctx), partials, CL_TRUE, 0, groups * 16,
+                                     part, 0, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        free(part);
+        return gpusort__cl_fail(ctx, err, "clEnqueueReadBuffer(reduce partials)");
+    }
+
+    memset(result, 0, sizeof *result);
+    int is_float = type == GPUSORT_TYPE_F32 || type == GPUSORT_TYPE_F64;
+    if (op == GPUSORT_OP_SUM && !is_float) {
+        uint64_t sum = 0;
+        for (size_t g = 0; g < groups; g++) sum += part[2 * g];
+        result->u = sum;                   /* same bits as result->i for signed types */
+    } else if (op == GPUSORT_OP_SUM) {
+        double sum = 0.0;
+        for (size_t g = 0; g < groups; g++) {
+            double v;
+            if (type == GPUSORT_TYPE_F32 && !fp64) {   /* float-float: hi, lo */
+                uint32_t hb = (uint32_t)part[2 * g], lb = (uint32_t)part[2 * g + 1];
+                float hi, lo;
+                memcpy(&hi, &hb, 4);
+                memcpy(&lo, &lb, 4);
+                v = (double)hi + (double)lo;
+            } else {
+                memcpy(&v, &part[2 * g], 8);
+            }
+            sum += v;
+        }
+        result->f = sum;
+    } else if (is_float) {
+        int is_min = op == GPUSORT_OP_MIN;
+        double best = 0.0;
+        uint64_t bi = NONE;
+        for (size_t g = 0; g < groups; g++) {
+            double v;
+            if (type == GPUSORT_TYPE_F32) {
+                uint32_t b = (uint32_t)part[2 * g];
+                float f;
+                memcpy(&f, &b, 4);
+                v = f;
+            } else {
+                memcpy(&v, &part[2 * g], 8);
+            }
+            if (float_better(best, bi, v, part[2 * g + 1], is_min)) { best = v; bi = part[2 * g + 1]; }
+        }
+        result->f = best;
+    } else {
+        int is_min = op == GPUSORT_OP_MIN;
+        for (size_t g = 0; g < groups; g++) {
+            uint64_t w = part[2 * g];
+            switch (type) {
+            case GPUSORT_TYPE_U32: w = (uint32_t)w; /* fall through */
+            case GPUSORT_TYPE_U64:
+                if (g == 0 || (is_min ? w < result->u : w > result->u)) result->u = w;
+                break;
+            default: {
+                int64_t v = type == GPUSORT_TYPE_I32 ? (int64_t)(int32_t)(uint32_t)w : (int64_t)w;
+                if (g == 0 || (is_min ? v < result->i : v > result->i)) result->i = v;
+            }
+            }
+        }
+    }
+    free(part);
+    return GPUSORT_STATUS_SUCCESS;
+}
