@@ -13,12 +13,13 @@
  * Order: records compare by memcmp of record[O, O+K); ties keep their input order (stable); -r
  * reverses (still stable); -u keeps the first record of each group of equal keys.
  *
- * Sorting: inputs that fit the memory budget (-S) are read whole and sorted by the library
- * (gpusort_sort_records, in place, on the --backend context: the GPU when present). Larger
- * inputs are cut into chunks of whole records, each sorted the same way and written as a run;
- * the runs are merged by extsort.c. A chunk needs about twice its size in memory (the library
- * gathers records through a copy) plus 40 bytes per record for keys and permutation, so a chunk
- * holds budget / (2 + 40 / R) bytes.
+ * Sorting: inputs that fit the memory budget (-S) are read whole; the keys are packed and
+ * sorted by the library (gpusort_sort_records on the --backend context: the GPU when present)
+ * with their permutation, and the records are gathered into the output in that order, so they
+ * never move in memory. Larger inputs are cut into chunks of whole records, each sorted the same
+ * way and written as a run; the runs are merged by extsort.c. A chunk needs its own size plus
+ * K + 8 bytes per record (packed key, permutation) plus the library's 24 per record, and two
+ * 64 Ki-record output slices: a chunk holds about budget / (1 + (K + 40) / R) bytes.
  *
  * gensort format (the Sort Benchmark, sortbenchmark.org): 100-byte records, 10-byte key at
  * offset 0. Binary records (default): key = K random bytes; then the record number as 16 hex
@@ -33,6 +34,7 @@
 #include "text.h"
 #include "util.h"
 
+#include "cpu/cpu.h"
 #include "gpusort.h"
 
 #include <errno.h>
@@ -134,17 +136,90 @@ static size_t rin_read(rin *in, uint8_t *buf, size_t want)
     return got;
 }
 
-static void write_records(const text_opts *o, rec_cmp_arg *ra, const uint8_t *buf, size_t n,
-                          ext_sink *s)
+/* Sort one chunk of n records: the keys are packed (n * K bytes) and sorted by the library with
+ * their permutation; the records themselves never move in memory, they are gathered into the
+ * output in order (parallel slices, prefetching ahead: the reads are random). */
+#define GATHER_SLICE ((size_t)1 << 16)        /* records per thread per round */
+
+typedef struct gather_job {
+    const text_opts *o;
+    rec_cmp_arg *ra;
+    const uint8_t *rec;
+    const uint64_t *perm;
+    uint8_t *keys;                            /* packing: destination */
+    size_t base, count, n;
+    int parts;
+    uint8_t **buf;
+    size_t *len;
+} gather_job;
+
+static void pack_task(void *arg, size_t i)
 {
-    size_t rs = o->record_size;
-    if (!o->unique) {
-        ext_sink_write(s, buf, n * rs);
-        return;
+    gather_job *j = (gather_job *)arg;
+    size_t a = j->n * i / (size_t)j->parts, b = j->n * (i + 1) / (size_t)j->parts;
+    size_t rs = j->o->record_size, ks = j->o->key_size, ko = j->o->key_offset;
+    for (size_t x = a; x < b; x++) memcpy(j->keys + x * ks, j->rec + x * rs + ko, ks);
+}
+
+static void gather_task(void *arg, size_t i)
+{
+    gather_job *j = (gather_job *)arg;
+    size_t a = j->base + j->count * i / (size_t)j->parts;
+    size_t b = j->base + j->count * (i + 1) / (size_t)j->parts;
+    size_t rs = j->o->record_size, len = 0;
+    uint8_t *out = j->buf[i];
+    for (size_t k = a; k < b; k++) {
+        if (k + 8 < b) __builtin_prefetch(j->rec + j->perm[k + 8] * rs);
+        const uint8_t *r = j->rec + j->perm[k] * rs;
+        if (j->o->unique && k > 0 && rec_cmp(j->ra, j->rec + j->perm[k - 1] * rs, rs, r, rs) == 0)
+            continue;
+        memcpy(out + len, r, rs);
+        len += rs;
     }
-    for (size_t i = 0; i < n; i++)
-        if (i == 0 || rec_cmp(ra, buf + (i - 1) * rs, rs, buf + i * rs, rs) != 0)
-            ext_sink_write(s, buf + i * rs, rs);
+    j->len[i] = len;
+}
+
+static void sort_chunk(const text_opts *o, rec_cmp_arg *ra, gpusort_ctx *ctx,
+                       const uint8_t *rec, size_t n, ext_sink *s)
+{
+    size_t ks = o->key_size;
+    int threads = gpusort_ctx_threads(ctx);
+    gather_job j = {o, ra, rec, NULL, NULL, 0, 0, n, n < 65536 ? 1 : threads, NULL, NULL};
+    uint64_t *perm = (uint64_t *)malloc((n ? n : 1) * sizeof *perm);
+    if (!perm) cli_fail("out of memory: %zu records", n);
+    if (ks == 0) {
+        for (size_t i = 0; i < n; i++) perm[i] = i;
+    } else {
+        j.keys = (uint8_t *)malloc(n * ks);
+        if (!j.keys) cli_fail("out of memory: %zu bytes of keys", n * ks);
+        gpusort__cpu_parallel_for(j.parts, (size_t)j.parts, pack_task, &j);
+        gpusort_status st = gpusort_sort_records(ctx, j.keys, j.keys, n, ks, 0, ks,
+                                                 o->reverse ? GPUSORT_ORDER_DESC
+                                                            : GPUSORT_ORDER_ASC, perm);
+        if (st)
+            cli_fail("record sort failed: %s (%s)", gpusort_status_string(st),
+                     gpusort_ctx_last_error(ctx));
+        free(j.keys);
+    }
+    j.perm = perm;
+    j.buf = (uint8_t **)malloc((size_t)j.parts * sizeof *j.buf);
+    j.len = (size_t *)malloc((size_t)j.parts * sizeof *j.len);
+    if (!j.buf || !j.len) cli_fail("out of memory");
+    size_t per = GATHER_SLICE;
+    for (int i = 0; i < j.parts; i++) {
+        j.buf[i] = (uint8_t *)malloc(per * o->record_size);
+        if (!j.buf[i]) cli_fail("out of memory");
+    }
+    for (size_t base = 0; base < n; base += j.count) {
+        j.base = base;
+        j.count = n - base < per * (size_t)j.parts ? n - base : per * (size_t)j.parts;
+        gpusort__cpu_parallel_for(j.parts, (size_t)j.parts, gather_task, &j);
+        for (int i = 0; i < j.parts; i++) ext_sink_write(s, j.buf[i], j.len[i]);
+    }
+    for (int i = 0; i < j.parts; i++) free(j.buf[i]);
+    free(j.buf);
+    free(j.len);
+    free(perm);
 }
 
 int text_records_main(const text_opts *o)
@@ -168,7 +243,8 @@ int text_records_main(const text_opts *o)
             cli_fail("cannot read: %s: %s", o->files[i], strerror(errno));
 
     size_t rs = o->record_size;
-    uint64_t chunk = (uint64_t)((long double)o->budget / (2.0L + 40.0L / (long double)rs));
+    uint64_t chunk = (uint64_t)((long double)o->budget /
+                                (1.0L + ((long double)o->key_size + 40.0L) / (long double)rs));
     chunk -= chunk % rs;
     if (chunk < rs * 1024) chunk = rs * 1024;
     /* Known total that fits: one buffer of exactly that size. */
@@ -186,7 +262,6 @@ int text_records_main(const text_opts *o)
     if (!buf) cli_fail("out of memory: %zu bytes for the records", cap);
 
     gpusort_ctx *ctx = text_context(o);
-    gpusort_order order = o->reverse ? GPUSORT_ORDER_DESC : GPUSORT_ORDER_ASC;
     rin in = {o, 0, -1, NULL, 0};
     int spilled = 0;
     cli_progress_start("sorting", 0);
@@ -205,19 +280,12 @@ int text_records_main(const text_opts *o)
             if (rin_read(&in, &probe, 1) == 1) pending = probe;
             else last = 1;
         }
-        if (n) {
-            gpusort_status s = gpusort_sort_records(ctx, buf, buf, n, rs, o->key_offset,
-                                                    o->key_size, order, NULL);
-            if (s)
-                cli_fail("record sort failed: %s (%s)", gpusort_status_string(s),
-                         gpusort_ctx_last_error(ctx));
-        }
         if (last && !spilled) {
             cli_progress_end();
             cli_out_open(&out, o->outfile);
             ext_sink sk;
             ext_sink_to_out(&sk, &out);
-            write_records(o, &ra, buf, n, &sk);
+            sort_chunk(o, &ra, ctx, buf, n, &sk);
             ext_sink_close(&sk);
             cli_out_commit(&out);
             break;
@@ -225,7 +293,7 @@ int text_records_main(const text_opts *o)
         if (n) {
             ext_sink sk;
             extsort_run_open(&x, &sk);
-            write_records(o, &ra, buf, n, &sk);
+            sort_chunk(o, &ra, ctx, buf, n, &sk);
             extsort_run_close(&x, &sk);
         }
         spilled = 1;
