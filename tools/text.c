@@ -994,10 +994,14 @@ static void write_lines(tsort *t, const lineset *L, const uint64_t *perm, ext_si
         j.buf[i] = NULL;
         j.cap[i] = 0;
     }
+    /* Output slices take at most an eighth of the budget. */
+    size_t avg = n ? (size_t)(L->off[n] - L->off[0]) / n + 1 : 1;
+    size_t per = (size_t)(t->o.budget / 8 / (uint64_t)j.parts / avg);
+    if (per > WRITE_SLICE_LINES) per = WRITE_SLICE_LINES;
+    if (per < 1024) per = 1024;
     for (size_t base = 0; base < n; base += j.count) {
         j.base = base;
-        j.count = n - base < WRITE_SLICE_LINES * (size_t)j.parts ? n - base
-                                                                  : WRITE_SLICE_LINES * (size_t)j.parts;
+        j.count = n - base < per * (size_t)j.parts ? n - base : per * (size_t)j.parts;
         gpusort__cpu_parallel_for(j.parts, (size_t)j.parts, write_task, &j);
         for (int i = 0; i < j.parts; i++) ext_sink_write(sink, j.buf[i], j.len[i]);
     }
@@ -1143,9 +1147,19 @@ static void sort_text(tsort *t)
         /* Fill in steps so that a chunk of tiny lines stops at the budget. */
         size_t lines = 0, scanned = 0;
         for (;;) {
-            size_t step = in.len + ((size_t)64 << 20);
-            if (step > want) step = want;
-            if (known && want == (size_t)total + (size_t)t->o.nfiles) step = want;
+            size_t step = want;
+            if (!(known && want == (size_t)total + (size_t)t->o.nfiles)) {
+                /* Read only what the budget still has room for, at the bytes-per-line seen so
+                 * far (8-byte lines assumed before any line has ended). */
+                uint64_t used = mem_needed(t, in.len, lines);
+                if (used >= budget && in.len > 0) break;
+                double per_byte = in.len && lines ? (double)used / (double)in.len
+                                                  : (double)mem_needed(t, 8, 1) / 8.0;
+                double add = (double)(budget - (used < budget ? used : budget)) / per_byte;
+                if (add < 4096) add = 4096;
+                if (add > (double)((size_t)64 << 20)) add = (double)((size_t)64 << 20);
+                if (in.len + (size_t)add < step) step = in.len + (size_t)add;
+            }
             input_fill(&in, step);
             lines += count_delims(in.buf + scanned, in.len - scanned, t->delim);
             scanned = in.len;
