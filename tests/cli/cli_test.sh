@@ -167,6 +167,28 @@ check "sort -o IN: sorted" "$T" sorted i32 desc in
 check "sort -o IN: permutation" "$T" perm i32 keep in
 rm -f in keep out
 
+# ---- external sort (input larger than -S): byte-identical to the in-memory (stable) sort ----
+mkdir -p runs
+for t in $TYPES; do
+    "$G" gen --type "$t" --n 30000 --dist special --seed 21 -o in
+    for order in asc desc; do
+        flag=""
+        [ $order = desc ] && flag=--desc
+        "$G" sort in --type "$t" $flag -o mem 2>err
+        if "$G" sort in --type "$t" $flag -S 40K -T runs -o ext --stats 2>err && grep -q 'external: [0-9]* runs' err &&
+           cmp -s mem ext && [ -z "$(ls -A runs)" ]; then ok "external $t $order"; else bad "external $t $order"; fi
+    done
+done
+"$G" gen --type u64 --n 30000 --dist zipf --seed 22 -o in
+"$G" sort in --type u64 -o mem
+cat in | "$G" sort - --type u64 -S 16K -T runs > ext 2>err
+check "external from stdin" cmp -s mem ext
+cp in keep
+"$G" sort in --type u64 -S 64K -T runs -o in 2>err
+check "external -o IN" cmp -s mem in
+check "external: run files removed" test -z "$(ls -A runs)"
+rm -f in keep mem ext
+
 # ---- --values: permutation integrity and stability ----
 seed=100
 for t in u32 f32 i64 f64; do
@@ -241,6 +263,8 @@ expect_error "output is a directory" "directory" adir -- "$G" sort in --type u32
 expect_error "values count mismatch" "values" vo -- "$G" sort in --type u32 --values other --value-type u32 --values-out vo -o out
 expect_error "values without --values-out" "values-out" out -- "$G" sort in --type u32 --values other -o out
 expect_error "-o and --values-out the same" "same file" out -- "$G" sort in --type u32 --values in2 --values-out out -o out
+expect_error "bad -S" "memory budget" out -- "$G" sort in --type u32 -S 12Q -o out
+expect_error "-T folder missing" "temporary" out -- "$G" sort in --type u32 -S 8K -T nodir -o out
 # A backend that is not built, or has no device.
 for b in cuda opencl; do
     if grep -q "^$b: not built" devices.txt; then
@@ -271,6 +295,8 @@ if mount -t tmpfs -o size=64k tmpfs "$MNT" 2>/dev/null; then
     expect_error "full tmpfs, new output" "no space" "$MNT/new" -- "$G" sort in --type u32 -o "$MNT/new"
     expect_error "full tmpfs, existing output" "no space" "$MNT/old" -- "$G" sort in --type u32 -o "$MNT/old"
     expect_error "full tmpfs, -o IN" "no space" "$MNT/small" -- "$G" sort "$MNT/small" --type u32 -o "$MNT/small"
+    expect_error "full tmpfs as -T" "no space" out -- "$G" sort in --type u32 -S 16K -T "$MNT" -o out
+
     if [ "$(sum_of "$MNT/small")" = "$s_small" ] && [ "$(sum_of "$MNT/old")" = "$s_old" ] &&
        no_temp "$MNT"; then ok "full tmpfs: files intact, no temp"; else bad "full tmpfs: files intact, no temp"; fi
     umount "$MNT"
@@ -308,6 +334,30 @@ for sig in TERM HUP INT; do
     if [ $rc -gt 128 ] && [ ! -e sig.out ] && no_temp .; then ok "SIG$sig cleanup"; else bad "SIG$sig cleanup (rc=$rc)"; fi
     rm -f fifo
 done
+
+# A killed external sort removes its run files: the input FIFO delivers part of the data and
+# then stalls, after runs have been written.
+mkdir -p killruns
+rm -f fifo
+mkfifo fifo
+"$G" gen --type u32 --n 20000 --seed 8 -o part
+(cat part; exec sleep 10) > fifo &
+feeder=$!
+"$G" sort fifo --type u32 -S 16K -T killruns -o kill.out 2>err &
+pid=$!
+for _ in $(seq 100); do [ "$(ls -A killruns | wc -l)" -ge 2 ] && break; sleep 0.05; done
+nruns=$(ls -A killruns | wc -l)
+kill -TERM $pid
+wait $pid 2>/dev/null
+rc=$?
+kill $feeder 2>/dev/null
+wait $feeder 2>/dev/null
+if [ "$nruns" -ge 2 ] && [ $rc -gt 128 ] && [ -z "$(ls -A killruns)" ] && [ ! -e kill.out ] && no_temp .; then
+    ok "SIGTERM during external sort: runs removed"
+else
+    bad "SIGTERM during external sort: runs removed (runs seen $nruns, rc=$rc)"
+fi
+rm -f fifo part
 
 # ---- routing: check without --type is text mode (gpusort -c) ----
 printf 'b\na\n' > lines.txt
