@@ -5,12 +5,17 @@
  * File format: a file is n elements of one type (u32, i32, f32, u64, i64, f64), little-endian,
  * no header; its size must be a multiple of the element size. "-" reads standard input.
  *
- * sort    reads the whole file (and the --values file) into memory, sorts IN PLACE with the
- *         library (so memory is the file plus the library's scratch, n*(K+V) for the CPU radix
- *         sort: about 2x the data), then writes the result atomically (util.c: temp file in the
- *         destination's folder, fsync, rename). The outputs are created before the input is read,
- *         so an unwritable destination fails at once; both outputs of a pair sort are written and
- *         synced before either is renamed into place.
+ * sort    keys only: reads the input in pieces of half the memory budget (-S, default 50% of
+ *         RAM). An input that fits one piece is sorted IN PLACE with the library (memory: the
+ *         data plus the library's scratch, n*K for the CPU radix sort: 2x the data) and written.
+ *         A larger one is sorted piece by piece, each piece written as a run to -T, and the runs
+ *         are merged (extsort.c, shared with the text mode: a heap over the runs, ties to the
+ *         earlier run, so the result is byte-identical to the in-memory stable sort).
+ *         With --values: keys and values are read whole and sorted in place as pairs.
+ *         Output is written atomically (util.c: temp file in the destination's folder, fsync,
+ *         rename). The outputs are created before the input is read, so an unwritable
+ *         destination fails at once; both outputs of a pair sort are written and synced before
+ *         either is renamed into place.
  * gen     fills one buffer with common/datagen.c (so n elements need n*size bytes once, not
  *         twice) and writes it in 64 MiB pieces with progress.
  * check   streams the file in 64 MiB pieces, comparing neighbours by the order-preserving radix
