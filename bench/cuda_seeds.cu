@@ -1,9 +1,622 @@
-/* cuda_seeds.cu -- PLACEHOLDER until issue 4 lands. */
+/*
+ * cuda_seeds.cu -- the "seeds" suite of bench_cuda: gpusort's bitonic, merge, rank and segmented
+ * sorts against their baselines (the seeds' naive kernels, kept HERE only) and CUB, plus the seed
+ * 000 table and the AUTO crossover measurements.
+ *
+ *   bench_cuda --suite seeds [--only bitonic,merge,rank,segmented,table,cross] [--runs N]
+ *                            [--quick] [--csv FILE]
+ *
+ * Method: data generated on the device (hash of the position and a seed); every timed call
+ * sorts out of place from one of several rotating input buffers (together >= 256 MiB or 2
+ * copies for huge n, so the 50 MB L2 never holds the input); one warm-up; the median of --runs
+ * (default 7) timings, each taken with CUDA events around the call alone. In-place baselines
+ * (the naive kernels) get their input copied before the start event. Peers run in the same
+ * program on the same input. ratio = peer time / our time (> 1: we are faster). Each of our
+ * results is checked once (order within segments + a multiset fingerprint); a failed check is
+ * printed and makes the exit code 1.
+ *
+ * Rows:
+ *   bitonic    u32 and f32 keys, 2^20 and 2^24, vs the seed 001 kernel (one launch per
+ *              (stage, stride), float compare, power-of-two n);
+ *   merge      u32 keys and u32/u32 pairs at 2^24 and 2^28 vs cub::DeviceMergeSort with a
+ *              comparator (SortKeysCopy / SortPairsCopy);
+ *   rank       u32 keys 2^12 and 2^16 vs the seed 003 kernel (one thread per key, each scanning
+ *              all keys in device memory; ties broken by index so that it is a correct sort);
+ *   segmented  2^26 u32 keys in segments of 32, 1024, 65536 and of mixed lengths (log-uniform in
+ *              [1, 2^17]) vs cub::DeviceSegmentedSort::SortKeys;
+ *   table      seed 000: 4096 unique u32 keys, 8..128 lists: the four multi-way merge variants,
+ *              our merge sort and CPU std::sort; and the same at 2^20 (variants 0 and 2 only up to
+ *              32 lists there: a single thread / a log-depth tree per output is seconds per run);
+ *   cross      rank / bitonic / merge / radix / AUTO at n = 2^5 .. 2^22, u32 keys and u32 pairs:
+ *              the crossover table for AUTO (written to /work/notes/AUTO-CUDA.md by hand).
+ */
 #include "bench_cuda.h"
+#include "gpusort.h"
+#include "keys.h"
+#include "cuda/block_sort.h"
+
+#include <cub/cub.cuh>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <string>
+#include <vector>
+
+#define SCK(x)                                                                                   \
+    do {                                                                                         \
+        cudaError_t e_ = (x);                                                                    \
+        if (e_ != cudaSuccess) {                                                                 \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+            exit(2);                                                                             \
+        }                                                                                        \
+    } while (0)
+
+namespace {
+
+gpusort_ctx *ctx;
+int runs = 7;
+bool quick = false;
+int failures = 0;
+FILE *csv = NULL;
+cudaStream_t stream;
+
+/* ---- data ---- */
+
+__host__ __device__ inline uint64_t mix(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    x ^= x >> 31;
+    return x;
+}
+
+/* kind 0: random u32 bits; 1: f32 uniform in [0, 1) (the seed's float data, no NaN). */
+__global__ void gen(uint32_t *out, size_t n, uint64_t seed, int kind)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        uint64_t x = mix(seed * 0x9e3779b97f4a7c15ull + i);
+        if (kind == 1) {
+            float f = (float)(x >> 40) * (1.0f / 16777216.0f);
+            out[i] = __float_as_uint(f);
+        } else {
+            out[i] = (uint32_t)x;
+        }
+    }
+}
+
+unsigned grid(size_t n) { return (unsigned)std::min<size_t>((n + 255) / 256, 65536); }
+
+/* Rotating inputs: several device copies of random data (different seeds). */
+struct Inputs {
+    std::vector<uint32_t *> bufs;
+    size_t n;
+    Inputs(size_t n_, int kind, uint64_t seed) : n(n_)
+    {
+        size_t bytes = n * 4;
+        int count = (int)std::max<size_t>(2, std::min<size_t>(8, ((size_t)256 << 20) / bytes));
+        if (bytes >= ((size_t)512 << 20)) count = 2;
+        for (int i = 0; i < count; i++) {
+            uint32_t *p;
+            SCK(cudaMalloc(&p, bytes));
+            gen<<<grid(n), 256>>>(p, n, seed + i, kind);
+            bufs.push_back(p);
+        }
+        SCK(cudaDeviceSynchronize());
+    }
+    ~Inputs()
+    {
+        for (auto p : bufs) cudaFree(p);
+    }
+    uint32_t *operator[](int r) const { return bufs[r % bufs.size()]; }
+};
+
+/* ---- timing ---- */
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0 : v[v.size() / 2];
+}
+
+/* prep(r) runs before the start event (e.g. copy the input of an in-place sort), body(r) is
+ * timed. One warm-up, then `runs` timings. */
+template <typename P, typename B> double time_ms(int nruns, P prep, B body)
+{
+    cudaEvent_t a, b;
+    SCK(cudaEventCreate(&a));
+    SCK(cudaEventCreate(&b));
+    std::vector<double> t;
+    for (int r = -1; r < nruns; r++) {
+        prep(r + 1);
+        SCK(cudaEventRecord(a, stream));
+        body(r + 1);
+        SCK(cudaEventRecord(b, stream));
+        SCK(cudaEventSynchronize(b));
+        SCK(cudaGetLastError());
+        float ms = 0;
+        SCK(cudaEventElapsedTime(&ms, a, b));
+        if (r >= 0) t.push_back(ms);
+    }
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+    return median(t);
+}
+auto noprep = [](int) {};
+
+void gk(gpusort_status s, const char *what)
+{
+    if (s != GPUSORT_STATUS_SUCCESS) {
+        fprintf(stderr, "%s: %s (%s)\n", what, gpusort_status_string(s), gpusort_ctx_last_error(ctx));
+        exit(2);
+    }
+}
+
+/* ---- checks ---- */
+
+/* Order violations inside segments (seg_len 0 = one segment) under the radix-key order of
+ * `type` (u32 or f32), and an order-independent fingerprint of in and out. */
+__global__ void check_kernel(const uint32_t *in, const uint32_t *out, size_t n,
+                             const uint64_t *off, size_t nseg, int type, unsigned long long *st)
+{
+    unsigned long long bad = 0, fi = 0, fo = 0;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        fi += mix(in[i] + 77);
+        fo += mix(out[i] + 77);
+        if (i == 0) continue;
+        bool boundary = false;
+        if (off) {  /* is i the first element of a segment? */
+            size_t lo = 0, hi = nseg;
+            while (lo < hi) {
+                size_t m = (lo + hi) / 2;
+                if (off[m] <= i) lo = m + 1;
+                else hi = m;
+            }
+            boundary = lo > 0 && off[lo - 1] == i;
+        }
+        if (!boundary && gpusort__radix32(out[i - 1], type, 0) > gpusort__radix32(out[i], type, 0))
+            bad++;
+    }
+    atomicAdd(&st[0], bad);
+    atomicAdd(&st[1], fi);
+    atomicAdd(&st[2], fo);
+}
+
+bool check(const char *what, const uint32_t *in, const uint32_t *out, size_t n,
+           const uint64_t *off = NULL, size_t nseg = 0, int type = GPUSORT_TYPE_U32)
+{
+    unsigned long long *st, h[3];
+    SCK(cudaMalloc(&st, 24));
+    SCK(cudaMemset(st, 0, 24));
+    SCK(cudaDeviceSynchronize());
+    check_kernel<<<grid(n), 256>>>(in, out, n, off, nseg, type, st);
+    SCK(cudaMemcpy(h, st, 24, cudaMemcpyDeviceToHost));
+    cudaFree(st);
+    bool ok = h[0] == 0 && h[1] == h[2];
+    if (!ok) {
+        printf("CHECK FAILED: %s: %llu order violations, fingerprint %s\n", what, h[0],
+               h[1] == h[2] ? "ok" : "differs");
+        failures++;
+    }
+    return ok;
+}
+
+/* ---- output ---- */
+
+void row(const char *suite, const char *cas, size_t n, double ours, const char *peer, double peer_ms)
+{
+    double ratio = ours > 0 && peer_ms > 0 ? peer_ms / ours : 0;
+    printf("%-10s %-30s %11zu %10.4f %8.3f  %-22s %10.4f %8.2fx\n", suite, cas, n, ours,
+           ours > 0 ? n / ours / 1e6 : 0.0, peer, peer_ms, ratio);
+    fflush(stdout);
+    if (csv)
+        fprintf(csv, "%s,%s,%zu,%.6f,%.4f,%s,%.6f,%.3f\n", suite, cas, n, ours,
+                ours > 0 ? n / ours / 1e6 : 0.0, peer, peer_ms, ratio);
+}
+
+void header(const char *title)
+{
+    printf("\n== %s\n%-10s %-30s %11s %10s %8s  %-22s %10s %9s\n", title, "suite", "case", "n",
+           "ours_ms", "Gkeys/s", "peer", "peer_ms", "ratio");
+}
+
+/* ---- bitonic vs the seed's naive kernel ---- */
+
+__global__ void seed_bitonic_step(float *d, unsigned stride, unsigned inner)
+{
+    unsigned flipper = inner >> 1;
+    unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned other = tid ^ flipper;
+    if (tid < other) {
+        float a = d[tid], b = d[other];
+        bool up = (tid & stride) == 0;
+        if (up ? a > b : a < b) {
+            d[tid] = b;
+            d[other] = a;
+        }
+    }
+}
+
+void seed_bitonic(float *d, size_t n)
+{
+    unsigned blocks = (unsigned)(n / 256 ? n / 256 : 1), threads = n < 256 ? (unsigned)n : 256;
+    for (unsigned stride = 2; stride <= n; stride <<= 1)
+        for (unsigned inner = stride; inner >= 2; inner >>= 1)
+            seed_bitonic_step<<<blocks, threads, 0, stream>>>(d, stride, inner);
+}
+
+void bench_bitonic()
+{
+    header("bitonic: gpusort (any n, stable) vs the seed's one-launch-per-step kernel");
+    for (int lg : {20, 24}) {
+        size_t n = (size_t)1 << lg;
+        for (int kind : {0, 1}) {
+            Inputs in(n, kind, 100 + lg);
+            uint32_t *out, *work;
+            SCK(cudaMalloc(&out, n * 4));
+            SCK(cudaMalloc(&work, n * 4));
+            gpusort_type ty = kind ? GPUSORT_TYPE_F32 : GPUSORT_TYPE_U32;
+            double ours = time_ms(runs, noprep, [&](int r) {
+                gk(gpusort_sort(ctx, ty, in[r], out, n, GPUSORT_ORDER_ASC, GPUSORT_ALGORITHM_BITONIC),
+                   "bitonic");
+            });
+            SCK(cudaDeviceSynchronize());
+            check("bitonic", in[(runs) % in.bufs.size()], out, n, NULL, 0, ty);
+            /* The seed's kernel compares floats; on u32 data it does the same work. */
+            double naive = time_ms(
+                runs,
+                [&](int r) { SCK(cudaMemcpyAsync(work, in[r], n * 4, cudaMemcpyDeviceToDevice, stream)); },
+                [&](int) { seed_bitonic((float *)work, n); });
+            char cas[64];
+            snprintf(cas, sizeof cas, "%s keys 2^%d", kind ? "f32" : "u32", lg);
+            row("bitonic", cas, n, ours, "seed001-naive", naive);
+            cudaFree(out);
+            cudaFree(work);
+        }
+    }
+}
+
+/* ---- merge vs cub::DeviceMergeSort ---- */
+
+struct LessU32 {
+    __device__ bool operator()(const uint32_t &a, const uint32_t &b) const { return a < b; }
+};
+
+void bench_merge()
+{
+    header("merge: gpusort merge sort vs cub::DeviceMergeSort (comparator)");
+    std::vector<int> sizes = {24, 28};
+    if (quick) sizes = {24};
+    for (int lg : sizes) {
+        size_t n = (size_t)1 << lg;
+        Inputs in(n, 0, 200 + lg);
+        uint32_t *out, *vin, *vout, *cout_, *cvout;
+        SCK(cudaMalloc(&out, n * 4));
+        SCK(cudaMalloc(&vin, n * 4));
+        SCK(cudaMalloc(&vout, n * 4));
+        SCK(cudaMalloc(&cout_, n * 4));
+        SCK(cudaMalloc(&cvout, n * 4));
+        gen<<<grid(n), 256>>>(vin, n, 999, 0);
+        /* keys */
+        double ours = time_ms(runs, noprep, [&](int r) {
+            gk(gpusort_sort(ctx, GPUSORT_TYPE_U32, in[r], out, n, GPUSORT_ORDER_ASC, GPUSORT_ALGORITHM_MERGE),
+               "merge");
+        });
+        SCK(cudaDeviceSynchronize());
+        check("merge keys", in[runs % in.bufs.size()], out, n);
+        size_t tb = 0, tb2 = 0;
+        SCK(cub::DeviceMergeSort::SortKeysCopy(NULL, tb, in[0], cout_, (int64_t)n, LessU32(), stream));
+        SCK(cub::DeviceMergeSort::SortPairsCopy(NULL, tb2, in[0], vin, cout_, cvout, (int64_t)n, LessU32(), stream));
+        tb = std::max(tb, tb2);
+        void *temp;
+        SCK(cudaMalloc(&temp, tb));
+        double cub = time_ms(runs, noprep, [&](int r) {
+            SCK(cub::DeviceMergeSort::SortKeysCopy(temp, tb, in[r], cout_, (int64_t)n, LessU32(), stream));
+        });
+        char cas[64];
+        snprintf(cas, sizeof cas, "u32 keys 2^%d", lg);
+        row("merge", cas, n, ours, "cub::DeviceMergeSort", cub);
+        /* pairs */
+        ours = time_ms(runs, noprep, [&](int r) {
+            gk(gpusort_sort_pairs(ctx, GPUSORT_TYPE_U32, in[r], out, GPUSORT_TYPE_U32, vin, vout, n,
+                                  GPUSORT_ORDER_ASC, GPUSORT_ALGORITHM_MERGE),
+               "merge pairs");
+        });
+        cub = time_ms(runs, noprep, [&](int r) {
+            SCK(cub::DeviceMergeSort::SortPairsCopy(temp, tb, in[r], vin, cout_, cvout, (int64_t)n,
+                                                    LessU32(), stream));
+        });
+        snprintf(cas, sizeof cas, "u32/u32 pairs 2^%d", lg);
+        row("merge", cas, n, ours, "cub::DeviceMergeSort", cub);
+        cudaFree(temp);
+        cudaFree(out);
+        cudaFree(vin);
+        cudaFree(vout);
+        cudaFree(cout_);
+        cudaFree(cvout);
+    }
+}
+
+/* ---- rank vs the seed's one-thread-per-key kernel ---- */
+
+__global__ void seed_rank(const uint32_t *in, uint32_t *out, unsigned n)
+{
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    uint32_t x = in[i];
+    unsigned r = 0;
+    for (unsigned j = 0; j < n; j++) {
+        uint32_t y = in[j];
+        r += y < x || (y == x && j < i);
+    }
+    out[r] = x;
+}
+
+void bench_rank()
+{
+    header("rank: gpusort rank sort vs the seed's one-thread-per-key kernel");
+    for (int lg : {12, 16}) {
+        size_t n = (size_t)1 << lg;
+        Inputs in(n, 0, 300 + lg);
+        uint32_t *out, *out2;
+        SCK(cudaMalloc(&out, n * 4));
+        SCK(cudaMalloc(&out2, n * 4));
+        double ours = time_ms(runs, noprep, [&](int r) {
+            gk(gpusort_sort(ctx, GPUSORT_TYPE_U32, in[r], out, n, GPUSORT_ORDER_ASC, GPUSORT_ALGORITHM_RANK),
+               "rank");
+        });
+        SCK(cudaDeviceSynchronize());
+        check("rank", in[runs % in.bufs.size()], out, n);
+        double naive = time_ms(runs, noprep, [&](int r) {
+            seed_rank<<<(unsigned)((n + 255) / 256), 256, 0, stream>>>(in[r], out2, (unsigned)n);
+        });
+        char cas[64];
+        snprintf(cas, sizeof cas, "u32 keys 2^%d", lg);
+        row("rank", cas, n, ours, "seed003-naive", naive);
+        cudaFree(out);
+        cudaFree(out2);
+    }
+}
+
+/* ---- segmented vs cub::DeviceSegmentedSort ---- */
+
+void bench_segmented()
+{
+    header("segmented: gpusort_segmented_sort vs cub::DeviceSegmentedSort::SortKeys, 2^26 u32 keys");
+    const size_t n = (size_t)1 << (quick ? 24 : 26);
+    Inputs in(n, 0, 400);
+    uint32_t *out, *cout_;
+    SCK(cudaMalloc(&out, n * 4));
+    SCK(cudaMalloc(&cout_, n * 4));
+    for (int mode : {32, 1024, 65536, 0}) {
+        std::vector<uint64_t> off;
+        off.push_back(0);
+        if (mode) {
+            for (size_t p = mode; p <= n; p += mode) off.push_back(p);
+        } else {
+            uint64_t x = 12345, p = 0;
+            while (p < n) {
+                x = mix(x);
+                double u = (double)(x >> 11) / 9007199254740992.0;
+                uint64_t len = (uint64_t)(1.0 * std::pow(2.0, 17.0 * u));  /* log-uniform [1, 2^17] */
+                p = std::min<uint64_t>(n, p + len);
+                off.push_back(p);
+            }
+        }
+        size_t nseg = off.size() - 1;
+        std::vector<int> ioff(off.begin(), off.end());
+        uint64_t *doff;
+        int *dioff;
+        SCK(cudaMalloc(&doff, off.size() * 8));
+        SCK(cudaMalloc(&dioff, off.size() * 4));
+        SCK(cudaMemcpy(doff, off.data(), off.size() * 8, cudaMemcpyHostToDevice));
+        SCK(cudaMemcpy(dioff, ioff.data(), off.size() * 4, cudaMemcpyHostToDevice));
+        gpusort_sort_desc d;
+        memset(&d, 0, sizeof d);
+        d.key_type = GPUSORT_TYPE_U32;
+        d.value_type = GPUSORT_TYPE_NONE;
+        d.n = n;
+        d.order = GPUSORT_ORDER_ASC;
+        double ours = time_ms(runs, noprep, [&](int r) {
+            d.keys_in = in[r];
+            d.keys_out = out;
+            gk(gpusort_segmented_sort(ctx, &d, doff, nseg), "segmented");
+        });
+        SCK(cudaDeviceSynchronize());
+        check("segmented", in[runs % in.bufs.size()], out, n, doff, nseg);
+        size_t tb = 0;
+        SCK(cub::DeviceSegmentedSort::SortKeys(NULL, tb, in[0], cout_, (int)n, (int)nseg, dioff,
+                                               dioff + 1, stream));
+        void *temp;
+        SCK(cudaMalloc(&temp, tb));
+        double cub = time_ms(runs, noprep, [&](int r) {
+            SCK(cub::DeviceSegmentedSort::SortKeys(temp, tb, in[r], cout_, (int)n, (int)nseg, dioff,
+                                                   dioff + 1, stream));
+        });
+        char cas[64];
+        if (mode) snprintf(cas, sizeof cas, "segments of %d (%zu)", mode, nseg);
+        else snprintf(cas, sizeof cas, "mixed 1..2^17 (%zu segs)", nseg);
+        row("segmented", cas, n, ours, "cub::DeviceSegmentedSort", cub);
+        cudaFree(temp);
+        cudaFree(doff);
+        cudaFree(dioff);
+    }
+    cudaFree(out);
+    cudaFree(cout_);
+}
+
+/* ---- seed 000 table ---- */
+
+void bench_table()
+{
+    static const char *names[4] = {"single-thread", "atomicMin", "pairwise-reduction",
+                                   "blocked-reduction"};
+    for (int lg : {12, 20}) {
+        size_t n = (size_t)1 << lg;
+        int nruns = lg == 12 ? runs : 3;
+        char title[160];
+        snprintf(title, sizeof title,
+                 "seed 000 table: %zu unique u32 keys, one block of L threads (ms, median of %d)", n,
+                 nruns);
+        header(title);
+        /* unique keys 0..n-1, shuffled (as the seed) */
+        std::vector<uint32_t> h(n);
+        for (size_t i = 0; i < n; i++) h[i] = (uint32_t)i;
+        uint64_t x = 42;
+        for (size_t i = 0; i < n; i++) {
+            x = mix(x);
+            std::swap(h[i], h[x % n]);
+        }
+        uint32_t *din, *dout;
+        SCK(cudaMalloc(&din, n * 4));
+        SCK(cudaMalloc(&dout, n * 4));
+        SCK(cudaMemcpy(din, h.data(), n * 4, cudaMemcpyHostToDevice));
+        /* CPU std::sort */
+        std::vector<double> t;
+        for (int r = 0; r < nruns; r++) {
+            std::vector<uint32_t> c = h;
+            auto a = std::chrono::steady_clock::now();
+            std::sort(c.begin(), c.end());
+            auto b = std::chrono::steady_clock::now();
+            t.push_back(std::chrono::duration<double, std::milli>(b - a).count());
+        }
+        double cpu = median(t);
+        double ours = time_ms(nruns, noprep, [&](int) {
+            gk(gpusort_sort(ctx, GPUSORT_TYPE_U32, din, dout, n, GPUSORT_ORDER_ASC, GPUSORT_ALGORITHM_MERGE),
+               "merge");
+        });
+        row("table", "gpusort merge (any L)", n, ours, "cpu std::sort", cpu);
+        for (int L : {8, 16, 32, 64, 128})
+            for (int v = 0; v < 4; v++) {
+                if (lg > 12 && (v == 0 || v == 2) && L > 32) continue;
+                gpusort_sort_desc d;
+                memset(&d, 0, sizeof d);
+                d.key_type = GPUSORT_TYPE_U32;
+                d.value_type = GPUSORT_TYPE_NONE;
+                d.keys_in = din;
+                d.keys_out = dout;
+                d.n = n;
+                double ms = time_ms(nruns, noprep, [&](int) {
+                    gk(gpusort__cuda_merge_multiway(ctx, &d, v, L), "multiway");
+                });
+                SCK(cudaDeviceSynchronize());
+                check(names[v], din, dout, n);
+                char cas[64];
+                snprintf(cas, sizeof cas, "L=%d %s", L, names[v]);
+                row("table", cas, n, ms, "cpu std::sort", cpu);
+            }
+        cudaFree(din);
+        cudaFree(dout);
+    }
+}
+
+/* ---- crossovers for AUTO ---- */
+
+void bench_cross()
+{
+    header("crossovers (u32 keys; pairs = u32 keys + u32 values), device pointers; peer = radix");
+    static const gpusort_algorithm algs[] = {GPUSORT_ALGORITHM_RANK, GPUSORT_ALGORITHM_BITONIC,
+                                             GPUSORT_ALGORITHM_MERGE, GPUSORT_ALGORITHM_RADIX,
+                                             GPUSORT_ALGORITHM_AUTO};
+    for (int pairs = 0; pairs < 2; pairs++)
+        for (int lg = 5; lg <= 22; lg += (lg < 12 ? 1 : 2)) {
+            size_t n = (size_t)1 << lg;
+            Inputs in(n, 0, 500 + lg);
+            uint32_t *out, *vin, *vout;
+            SCK(cudaMalloc(&out, n * 4));
+            SCK(cudaMalloc(&vin, n * 4));
+            SCK(cudaMalloc(&vout, n * 4));
+            double ms[5];
+            for (int a = 0; a < 5; a++) {
+                ms[a] = -1;
+                if (algs[a] == GPUSORT_ALGORITHM_RANK && n > GPUSORT_CUDA_RANK_MAX_N) continue;
+                /* probe once: an algorithm may be unavailable */
+                gpusort_status s =
+                    pairs ? gpusort_sort_pairs(ctx, GPUSORT_TYPE_U32, in[0], out, GPUSORT_TYPE_U32, vin,
+                                               vout, n, GPUSORT_ORDER_ASC, algs[a])
+                          : gpusort_sort(ctx, GPUSORT_TYPE_U32, in[0], out, n, GPUSORT_ORDER_ASC, algs[a]);
+                SCK(cudaDeviceSynchronize());
+                if (s != GPUSORT_STATUS_SUCCESS) continue;
+                check(gpusort_algorithm_name(algs[a]), in[0], out, n);
+                ms[a] = time_ms(runs, noprep, [&](int r) {
+                    if (pairs)
+                        gpusort_sort_pairs(ctx, GPUSORT_TYPE_U32, in[r], out, GPUSORT_TYPE_U32, vin, vout,
+                                           n, GPUSORT_ORDER_ASC, algs[a]);
+                    else
+                        gpusort_sort(ctx, GPUSORT_TYPE_U32, in[r], out, n, GPUSORT_ORDER_ASC, algs[a]);
+                });
+            }
+            for (int a = 0; a < 5; a++) {
+                char cas[64];
+                snprintf(cas, sizeof cas, "%s %s 2^%d", pairs ? "pairs" : "keys",
+                         gpusort_algorithm_name(algs[a]), lg);
+                if (ms[a] >= 0) row("cross", cas, n, ms[a], "radix", ms[3]);
+            }
+            cudaFree(out);
+            cudaFree(vin);
+            cudaFree(vout);
+        }
+}
+
+}  // namespace
 
 int bench_cuda_seeds(int argc, char **argv)
 {
-    fprintf(stderr, "bench_cuda: the seeds suite is not written yet\n");
-    return 2;
+    std::string only = "bitonic,merge,rank,segmented,table,cross";
+    const char *csv_path = NULL;
+    for (int i = 0; i < argc; i++) {
+        std::string a = argv[i];
+        if (a == "--only" && i + 1 < argc) only = argv[++i];
+        else if (a == "--runs" && i + 1 < argc) runs = atoi(argv[++i]);
+        else if (a == "--quick") quick = true;
+        else if (a == "--csv" && i + 1 < argc) csv_path = argv[++i];
+        else if (a == "-h" || a == "--help") {
+            printf("bench_cuda --suite seeds [--only bitonic,merge,rank,segmented,table,cross]\n"
+                   "                        [--runs N (default 7)] [--quick] [--csv FILE]\n");
+            return 0;
+        } else {
+            fprintf(stderr, "bench_cuda --suite seeds: unknown option %s\n", a.c_str());
+            return 2;
+        }
+    }
+    if (runs < 1) runs = 1;
+    gpusort_status s = gpusort_ctx_create(&ctx, GPUSORT_BACKEND_CUDA, 0);
+    if (s != GPUSORT_STATUS_SUCCESS) {
+        fprintf(stderr, "bench_cuda --suite seeds: no CUDA context: %s\n", gpusort_status_string(s));
+        return 77;
+    }
+    SCK(cudaStreamCreate(&stream));
+    gk(gpusort_ctx_set_stream(ctx, stream), "set_stream");
+    gpusort_device_info info;
+    gpusort_device_get_info(GPUSORT_BACKEND_CUDA, 0, &info);
+    printf("seeds suite on %s, runs %d (median), %s\n", info.name, runs, quick ? "quick" : "full");
+    if (csv_path) {
+        csv = fopen(csv_path, "w");
+        if (!csv) {
+            perror(csv_path);
+            return 2;
+        }
+        fprintf(csv, "suite,case,n,ours_ms,ours_gkeys_s,peer,peer_ms,ratio\n");
+    }
+    auto want = [&](const char *w) { return ("," + only + ",").find("," + std::string(w) + ",") != std::string::npos; };
+    if (want("bitonic")) bench_bitonic();
+    if (want("merge")) bench_merge();
+    if (want("rank")) bench_rank();
+    if (want("segmented")) bench_segmented();
+    if (want("table")) bench_table();
+    if (want("cross")) bench_cross();
+    if (csv) fclose(csv);
+    gpusort_ctx_set_stream(ctx, NULL);
+    gpusort_ctx_free(ctx);
+    cudaStreamDestroy(stream);
+    printf("\nseeds suite: %s\n", failures ? "CHECK FAILURES" : "all checks passed");
+    return failures ? 1 : 0;
 }

@@ -1,0 +1,274 @@
+/*
+ * block_sort.cuh -- INTERNAL device building blocks of the comparison sorts (bitonic.cu,
+ * merge.cu, segmented.cu): the element ("item") they sort, the key transforms, and bitonic
+ * networks at thread, warp and block level.
+ *
+ * ITEMS. Every comparison sort here orders "radix keys" (src/keys.h: an unsigned integer whose
+ * unsigned order is the gpusort order, descending already folded in by complementing). An item
+ * is a radix key plus, where needed, a 32-bit index:
+ *   Item<K, true>   (k, i), compared as the pair (k, i). Indices are distinct, so no two items
+ *                   are equal and ANY correct sorting network gives the one stable order.
+ *                   Used when the sort must be stable and keys can differ while their radix keys
+ *                   tie: float keys (-0.0 == +0.0, NaN payloads), pairs and argsort.
+ *   Item<K, false>  k only: integer keys without values, where equal radix keys are identical
+ *                   keys, so stability cannot be observed and the key is recovered exactly
+ *                   from the radix key (from_rk).
+ * The sentinel (all ones, index 0xffffffff) is greater than every real item: it pads a network
+ * virtually (positions >= count hold it and never move; see below).
+ *
+ * NETWORK. The bitonic sorter in its "flip" form (all comparators ascending):
+ *   for span k = 2, 4, ..., N:                      (sort blocks of k from blocks of k/2)
+ *     flip:   compare p with p ^ (k - 1)            (p in the lower half of its block of k)
+ *     for s = k/4, ..., 1: compare p with p + s     (half-cleaners, p with bit s clear)
+ * Every comparator puts the smaller item at the lower position. Because all comparators point
+ * the same way, a sentinel (maximal) at a position >= count never moves: comparators that touch
+ * such a position are no-ops. So any count <= N is sorted by the N-network with sentinels, with
+ * no caller-side padding and no data movement for the padding (Batcher 1968; the flip form is
+ * the one of e.g. the CUDA samples' sortingNetworks and Peters et al. 2011).
+ *
+ * LEVELS. block_sort() keeps E consecutive positions per thread in registers ("blocked"):
+ * spans up to E and the strides below E run in registers without any synchronisation; strides
+ * >= E go through shared memory, one __syncthreads per step. Shared memory is padded (one slot
+ * per 128 bytes) so that the blocked accesses tid*E + q hit distinct banks.
+ * warp_sort() sorts up to 32 items, one per lane, with shuffles only.
+ *
+ * Exports (device): Item, cmpx, to_rk, from_rk, padi, thread_sort, thread_merge,
+ * block_sort, block_merge_smem, warp_sort.
+ */
+#ifndef GPUSORT_CUDA_BLOCK_SORT_CUH
+#define GPUSORT_CUDA_BLOCK_SORT_CUH
+
+#include <stdint.h>
+
+#include "keys.h"
+
+namespace gpusort_bs {
+
+/* ---- keys ---- */
+
+__device__ __forceinline__ uint32_t to_rk(uint32_t bits, int type, int desc)
+{
+    return gpusort__radix32(bits, type, desc);
+}
+__device__ __forceinline__ uint64_t to_rk(uint64_t bits, int type, int desc)
+{
+    return gpusort__radix64(bits, type, desc);
+}
+/* Inverse of to_rk for the INTEGER types (u32, i32, u64, i64) only. */
+__device__ __forceinline__ uint32_t from_rk(uint32_t rk, int type, int desc)
+{
+    uint32_t r = desc ? ~rk : rk;
+    return type == 1 /* I32 */ ? r ^ 0x80000000u : r;
+}
+__device__ __forceinline__ uint64_t from_rk(uint64_t rk, int type, int desc)
+{
+    uint64_t r = desc ? ~rk : rk;
+    return type == 4 /* I64 */ ? r ^ 0x8000000000000000ull : r;
+}
+
+/* ---- items ---- */
+
+template <typename K, bool IDX> struct Item;
+
+template <typename K> struct Item<K, true> {
+    K k;
+    uint32_t i;
+    static __device__ __forceinline__ Item sentinel()
+    {
+        Item t;
+        t.k = ~(K)0;
+        t.i = 0xffffffffu;
+        return t;
+    }
+    static __device__ __forceinline__ Item make(K k, uint32_t i)
+    {
+        Item t;
+        t.k = k;
+        t.i = i;
+        return t;
+    }
+    __device__ __forceinline__ bool lt(const Item &o) const
+    {
+        return k < o.k || (k == o.k && i < o.i);
+    }
+};
+
+template <typename K> struct Item<K, false> {
+    K k;
+    static __device__ __forceinline__ Item sentinel()
+    {
+        Item t;
+        t.k = ~(K)0;
+        return t;
+    }
+    static __device__ __forceinline__ Item make(K k, uint32_t)
+    {
+        Item t;
+        t.k = k;
+        return t;
+    }
+    __device__ __forceinline__ bool lt(const Item &o) const { return k < o.k; }
+};
+
+/* Compare-exchange: a <= b afterwards. */
+template <typename It> __device__ __forceinline__ void cmpx(It &a, It &b)
+{
+    if (b.lt(a)) {
+        It t = a;
+        a = b;
+        b = t;
+    }
+}
+
+/* Padded shared-memory slot of position p: one spare slot per 128 bytes of items, so that
+ * threads reading E consecutive items each (p = tid*E + q) spread over the banks. */
+template <typename It> __device__ __forceinline__ int padi(int p)
+{
+    return p + p / (int)(128 / sizeof(It) ? 128 / sizeof(It) : 1);
+}
+/* Shared memory (bytes) for a network of n items. */
+template <typename It> __host__ __device__ constexpr size_t smem_bytes(int n)
+{
+    return (size_t)(n + n / (int)(128 / sizeof(It))) * sizeof(It);
+}
+
+/* ---- thread level: E items in registers (E a power of two, indices compile-time) ---- */
+
+template <typename It, int E> __device__ __forceinline__ void thread_merge(It (&r)[E])
+{
+#pragma unroll
+    for (int s = E / 2; s >= 1; s /= 2)
+#pragma unroll
+        for (int i = 0; i < E; i++)
+            if ((i & s) == 0) cmpx(r[i], r[i + s]);
+}
+
+template <typename It, int E> __device__ __forceinline__ void thread_sort(It (&r)[E])
+{
+#pragma unroll
+    for (int k = 2; k <= E; k *= 2) {
+#pragma unroll
+        for (int i = 0; i < E; i++) {
+            int j = i ^ (k - 1);
+            if (j > i) cmpx(r[i], r[j]);
+        }
+#pragma unroll
+        for (int s = k / 4; s >= 1; s /= 2)
+#pragma unroll
+            for (int i = 0; i < E; i++)
+                if ((i & s) == 0) cmpx(r[i], r[i + s]);
+    }
+}
+
+/* One shared-memory comparator between positions lo < hi. */
+template <typename It> __device__ __forceinline__ void cmpx_smem(It *sm, int lo, int hi)
+{
+    It a = sm[padi<It>(lo)], b = sm[padi<It>(hi)];
+    if (b.lt(a)) {
+        sm[padi<It>(lo)] = b;
+        sm[padi<It>(hi)] = a;
+    }
+}
+
+/* Half-cleaner steps with strides from `top` down to E in shared memory (one barrier each).
+ * Thread tid handles comparators c = tid + q*THREADS (consecutive threads touch consecutive
+ * positions: no bank conflicts). */
+template <typename It, int THREADS, int E>
+__device__ __forceinline__ void smem_half_cleaners(It *sm, int top)
+{
+    const int tid = threadIdx.x;
+    for (int s = top; s >= E; s /= 2) {
+#pragma unroll
+        for (int q = 0; q < E / 2; q++) {
+            int c = tid + q * THREADS;
+            int lo = ((c & ~(s - 1)) << 1) | (c & (s - 1));
+            cmpx_smem(sm, lo, lo + s);
+        }
+        __syncthreads();
+    }
+}
+
+/*
+ * block_sort: THREADS threads sort N = THREADS*E items. On entry r[] holds this thread's
+ * positions tid*E .. tid*E+E-1 (blocked); on return the same positions, sorted. sm holds
+ * smem_bytes<It>(N) bytes. Ends without a barrier: the caller syncs before reusing sm.
+ */
+template <typename It, int THREADS, int E>
+__device__ __forceinline__ void block_sort(It (&r)[E], It *sm)
+{
+    constexpr int N = THREADS * E;
+    const int tid = threadIdx.x;
+    thread_sort<It, E>(r);
+#pragma unroll 1
+    for (int k = 2 * E; k <= N; k *= 2) {
+#pragma unroll
+        for (int q = 0; q < E; q++) sm[padi<It>(tid * E + q)] = r[q];
+        __syncthreads();
+        const int h = k / 2;
+#pragma unroll
+        for (int q = 0; q < E / 2; q++) {  /* flip: p <-> p ^ (k-1) */
+            int c = tid + q * THREADS;
+            int lo = ((c & ~(h - 1)) << 1) | (c & (h - 1));
+            cmpx_smem(sm, lo, lo ^ (k - 1));
+        }
+        __syncthreads();
+        smem_half_cleaners<It, THREADS, E>(sm, k / 4);
+#pragma unroll
+        for (int q = 0; q < E; q++) r[q] = sm[padi<It>(tid * E + q)];
+        thread_merge<It, E>(r);
+    }
+}
+
+/*
+ * block_merge_smem: the last steps of a larger network: half-cleaners with strides N/2 .. 1 on
+ * N = THREADS*E items that the caller stored in sm (padded positions) and synced. On return r[]
+ * holds this thread's blocked positions, merged.
+ */
+template <typename It, int THREADS, int E>
+__device__ __forceinline__ void block_merge_smem(It (&r)[E], It *sm)
+{
+    constexpr int N = THREADS * E;
+    const int tid = threadIdx.x;
+    smem_half_cleaners<It, THREADS, E>(sm, N / 2);
+#pragma unroll
+    for (int q = 0; q < E; q++) r[q] = sm[padi<It>(tid * E + q)];
+    thread_merge<It, E>(r);
+}
+
+/* ---- warp level: up to 32 items, lane l holds position l ---- */
+
+template <typename K> __device__ __forceinline__ Item<K, true> shfl_xor(Item<K, true> x, int m)
+{
+    x.k = __shfl_xor_sync(0xffffffffu, x.k, m);
+    x.i = __shfl_xor_sync(0xffffffffu, x.i, m);
+    return x;
+}
+template <typename K> __device__ __forceinline__ Item<K, false> shfl_xor(Item<K, false> x, int m)
+{
+    x.k = __shfl_xor_sync(0xffffffffu, x.k, m);
+    return x;
+}
+
+/* Keep the smaller of (x, partner) on the lower lane of the pair, the larger on the upper. */
+template <typename It> __device__ __forceinline__ It warp_cmpx(It x, int m, bool lower)
+{
+    It y = shfl_xor(x, m);
+    bool take = lower ? y.lt(x) : x.lt(y);
+    return take ? y : x;
+}
+
+template <typename It> __device__ __forceinline__ It warp_sort(It x)
+{
+    const int l = threadIdx.x & 31;
+#pragma unroll
+    for (int k = 2; k <= 32; k *= 2) {
+        x = warp_cmpx(x, k - 1, (l & (k / 2)) == 0);
+#pragma unroll
+        for (int s = k / 4; s >= 1; s /= 2) x = warp_cmpx(x, s, (l & s) == 0);
+    }
+    return x;
+}
+
+}  // namespace gpusort_bs
+
+#endif /* GPUSORT_CUDA_BLOCK_SORT_CUH */
