@@ -53,13 +53,16 @@ enum {
                                       they save (thread start ~30 us = ~30k keys of work) */
 };
 #define LARGE_N ((size_t)1 << 17)  /* 2048 buckets pay once they hold ~64 keys each */
+#define WC_MIN_N ((size_t)1 << 18) /* write-combining pays once the data leave the L2 cache */
 
 typedef struct rplan rplan;
 typedef struct rkernels {
     void (*hist_all)(void *plan, size_t t);
     void (*count)(void *plan, size_t t);
     void (*scatter)(void *plan, size_t t);
-    void (*insertion)(void *keys, void *values, size_t n, int type, int desc);
+    void (*scatter_wc)(void *plan, size_t t);
+    void (*scatter_wc512)(void *plan, size_t t);  /* NULL unless built with AVX-512 code */
+    void (*insertion)(void *keys, void *values, size_t n, uint64_t xor_mask);
 } rkernels;
 
 struct rplan {
@@ -70,41 +73,165 @@ struct rplan {
     size_t radix;                  /* 1 << bits */
     size_t *hist;                  /* [T][ndigits][radix]: step 2 */
     size_t *offs;                  /* [T][radix]: counts, then offsets, of the current pass */
+    uint64_t xor_mask;             /* see radix_impl.h: sign flip, descending complement */
     int shift;                     /* the current pass's digit: (radix key >> shift) & mask */
     const void *src_k, *src_v;     /* src_v NULL with values: argsort, generate indices */
     void *dst_k, *dst_v;
+    unsigned char *wc;             /* [T][radix] 64-byte lines of keys, then of values */
+    size_t *wc_start;              /* [T][radix] first position of each thread's region */
 };
+
+/* One 64-byte line to memory with non-temporal stores (dst 64-byte aligned, src 16). */
+#if defined(__x86_64__) || defined(_M_X64)
+#include <emmintrin.h>
+static inline void store_line(void *dst, const void *src)
+{
+    __m128i *d = (__m128i *)dst;
+    const __m128i *s = (const __m128i *)src;
+    _mm_stream_si128(d, _mm_load_si128(s));
+    _mm_stream_si128(d + 1, _mm_load_si128(s + 1));
+    _mm_stream_si128(d + 2, _mm_load_si128(s + 2));
+    _mm_stream_si128(d + 3, _mm_load_si128(s + 3));
+}
+/* Non-temporal stores are weakly ordered: fence before another thread reads the data. */
+static inline void store_fence(void) { _mm_sfence(); }
+#if defined(__GNUC__) && !defined(__clang__)
+/* The same line in one 64-byte store, for CPUs with AVX-512 (checked at run time). */
+#define RI_HAVE_AVX512_TARGET 1
+#include <immintrin.h>
+#pragma GCC push_options
+#pragma GCC target("avx512f")
+static inline void store_line_avx512(void *dst, const void *src)
+{
+    _mm512_stream_si512((__m512i *)dst, _mm512_load_si512(src));
+}
+#pragma GCC pop_options
+#endif
+#endif
+#ifndef RI_HAVE_AVX512_TARGET
+#define RI_HAVE_AVX512_TARGET 0
+#endif
+#if !(defined(__x86_64__) || defined(_M_X64))
+static inline void store_line(void *dst, const void *src) { memcpy(dst, src, 64); }
+static inline void store_fence(void) {}
+#endif
 
 #define RI_KBITS 32
 #define RI_VBYTES 0
+#define RI_FLOAT 0
 #include "radix_impl.h"
-#undef RI_VBYTES
-#define RI_VBYTES 4
-#include "radix_impl.h"
-#undef RI_VBYTES
-#define RI_VBYTES 8
-#include "radix_impl.h"
-#undef RI_VBYTES
 #undef RI_KBITS
+#undef RI_VBYTES
+#undef RI_FLOAT
+#define RI_KBITS 32
+#define RI_VBYTES 0
+#define RI_FLOAT 1
+#include "radix_impl.h"
+#undef RI_KBITS
+#undef RI_VBYTES
+#undef RI_FLOAT
+#define RI_KBITS 32
+#define RI_VBYTES 4
+#define RI_FLOAT 0
+#include "radix_impl.h"
+#undef RI_KBITS
+#undef RI_VBYTES
+#undef RI_FLOAT
+#define RI_KBITS 32
+#define RI_VBYTES 4
+#define RI_FLOAT 1
+#include "radix_impl.h"
+#undef RI_KBITS
+#undef RI_VBYTES
+#undef RI_FLOAT
+#define RI_KBITS 32
+#define RI_VBYTES 8
+#define RI_FLOAT 0
+#include "radix_impl.h"
+#undef RI_KBITS
+#undef RI_VBYTES
+#undef RI_FLOAT
+#define RI_KBITS 32
+#define RI_VBYTES 8
+#define RI_FLOAT 1
+#include "radix_impl.h"
+#undef RI_KBITS
+#undef RI_VBYTES
+#undef RI_FLOAT
 #define RI_KBITS 64
 #define RI_VBYTES 0
+#define RI_FLOAT 0
 #include "radix_impl.h"
-#undef RI_VBYTES
-#define RI_VBYTES 4
-#include "radix_impl.h"
-#undef RI_VBYTES
-#define RI_VBYTES 8
-#include "radix_impl.h"
-#undef RI_VBYTES
 #undef RI_KBITS
+#undef RI_VBYTES
+#undef RI_FLOAT
+#define RI_KBITS 64
+#define RI_VBYTES 0
+#define RI_FLOAT 1
+#include "radix_impl.h"
+#undef RI_KBITS
+#undef RI_VBYTES
+#undef RI_FLOAT
+#define RI_KBITS 64
+#define RI_VBYTES 4
+#define RI_FLOAT 0
+#include "radix_impl.h"
+#undef RI_KBITS
+#undef RI_VBYTES
+#undef RI_FLOAT
+#define RI_KBITS 64
+#define RI_VBYTES 4
+#define RI_FLOAT 1
+#include "radix_impl.h"
+#undef RI_KBITS
+#undef RI_VBYTES
+#undef RI_FLOAT
+#define RI_KBITS 64
+#define RI_VBYTES 8
+#define RI_FLOAT 0
+#include "radix_impl.h"
+#undef RI_KBITS
+#undef RI_VBYTES
+#undef RI_FLOAT
+#define RI_KBITS 64
+#define RI_VBYTES 8
+#define RI_FLOAT 1
+#include "radix_impl.h"
+#undef RI_KBITS
+#undef RI_VBYTES
+#undef RI_FLOAT
 
-static const rkernels *kernels_for(int key_bytes, int value_bytes)
+static const rkernels *kernels_for(const gpusort__cpu_job *job)
 {
-    static const rkernels *const table[2][3] = {
-        {&ri_ops_32_0, &ri_ops_32_4, &ri_ops_32_8},
-        {&ri_ops_64_0, &ri_ops_64_4, &ri_ops_64_8},
+    static const rkernels *const table[2][3][2] = {
+        {{&ri_ops_32_0_0, &ri_ops_32_0_1}, {&ri_ops_32_4_0, &ri_ops_32_4_1},
+         {&ri_ops_32_8_0, &ri_ops_32_8_1}},
+        {{&ri_ops_64_0_0, &ri_ops_64_0_1}, {&ri_ops_64_4_0, &ri_ops_64_4_1},
+         {&ri_ops_64_8_0, &ri_ops_64_8_1}},
     };
-    return table[key_bytes == 8][value_bytes / 4];
+    int is_float = job->key_type == GPUSORT_TYPE_F32 || job->key_type == GPUSORT_TYPE_F64;
+    return table[job->key_bytes == 8][job->value_bytes / 4][is_float];
+}
+
+/* What the kernels xor into the (float-transformed) bits: the sign flip of signed types and
+ * the complement for descending order (src/keys.h). */
+static uint64_t xor_mask_for(const gpusort__cpu_job *job)
+{
+    uint64_t sign = job->key_bytes == 8 ? 0x8000000000000000ull : 0x80000000ull;
+    uint64_t all = job->key_bytes == 8 ? ~0ull : 0xffffffffull;
+    uint64_t m = (job->key_type == GPUSORT_TYPE_I32 || job->key_type == GPUSORT_TYPE_I64) ? sign : 0;
+    return job->desc ? m ^ all : m;
+}
+
+static int have_avx512(void)
+{
+#if RI_HAVE_AVX512_TARGET
+    static int cached = -1;        /* benign race: every thread computes the same value */
+    if (cached < 0) cached = __builtin_cpu_supports("avx512f") ? 1 : 0;
+    return cached;
+#else
+    return 0;
+#endif
 }
 
 /* ---- parallel copy and index fill ---- */
@@ -150,14 +277,14 @@ static gpusort_status sort_tiny(const gpusort__cpu_job *job, const rkernels *kr)
     void *k = job->keys_out ? job->keys_out : (void *)kbuf;
     if (k != job->keys_in) memcpy(k, job->keys_in, job->n * ks);
     if (vs) parallel_copy(1, job->values_out, job->values_in, job->n, vs, job->index_base);
-    kr->insertion(k, vs ? job->values_out : NULL, job->n, job->key_type, job->desc);
+    kr->insertion(k, vs ? job->values_out : NULL, job->n, xor_mask_for(job));
     return GPUSORT_STATUS_SUCCESS;
 }
 
 gpusort_status gpusort__cpu_radix_job(gpusort_ctx *ctx, const gpusort__cpu_job *job)
 {
     const size_t n = job->n, ks = (size_t)job->key_bytes, vs = (size_t)job->value_bytes;
-    const rkernels *kr = kernels_for(job->key_bytes, job->value_bytes);
+    const rkernels *kr = kernels_for(job);
     if (n <= INSERTION_MAX) return sort_tiny(job, kr);
 
     rplan *p = (rplan *)calloc(1, sizeof *p);
@@ -165,6 +292,7 @@ gpusort_status gpusort__cpu_radix_job(gpusort_ctx *ctx, const gpusort__cpu_job *
     gpusort_status st = GPUSORT_STATUS_SUCCESS;
     void *scr_k = NULL, *scr_v = NULL, *own_out_k = NULL;
     p->job = job;
+    p->xor_mask = xor_mask_for(job);
     size_t T = n / MIN_PER_THREAD;
     if (T > (size_t)job->threads) T = (size_t)job->threads;
     if (T > 1024) T = 1024;
@@ -212,6 +340,14 @@ gpusort_status gpusort__cpu_radix_job(gpusort_ctx *ctx, const gpusort__cpu_job *
                                 n * (ks + vs) + (job->keys_out ? 0 : n * ks), n);
         goto done;
     }
+    if (n >= WC_MIN_N) {           /* write-combining buffers; plain scatter if none */
+        p->wc = (unsigned char *)aligned_alloc(64, T * p->radix * 128);
+        p->wc_start = (size_t *)malloc(T * p->radix * sizeof(size_t));
+        if (!p->wc || !p->wc_start) {
+            free(p->wc);
+            p->wc = NULL;
+        }
+    }
     if (m == 0) {                  /* every key equal: the input order is the sorted order */
         parallel_copy(p->T, out_k, job->keys_in, n, ks, 0);
         if (vs) parallel_copy(p->T, job->values_out, job->values_in, n, vs, job->index_base);
@@ -246,7 +382,10 @@ gpusort_status gpusort__cpu_radix_job(gpusort_ctx *ctx, const gpusort__cpu_job *
                 p->offs[t * p->radix + b] = sum;
                 sum += c;
             }
-        gpusort__cpu_parallel_for(p->T, T, kr->scatter, p);
+        int wc = p->wc && (uintptr_t)dst_k % ks == 0 && (!vs || (uintptr_t)dst_v % vs == 0);
+        void (*scatter)(void *, size_t) = kr->scatter;
+        if (wc) scatter = kr->scatter_wc512 && have_avx512() ? kr->scatter_wc512 : kr->scatter_wc;
+        gpusort__cpu_parallel_for(p->T, T, scatter, p);
         src_k = dst_k;
         src_v = dst_v;
     }
@@ -261,6 +400,8 @@ done:
     free(own_out_k);
     free(p->hist);
     free(p->offs);
+    free(p->wc);
+    free(p->wc_start);
     free(p);
     return st;
 }

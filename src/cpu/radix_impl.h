@@ -1,21 +1,39 @@
 /*
  * radix_impl.h -- INTERNAL to radix.c: the element loops of the LSD radix sort, written once
- * and compiled once per (key width, value width). radix.c includes this file six times with
+ * and compiled once per (key width, value width, key family). radix.c includes this file
+ * twelve times with
  *   RI_KBITS   32 or 64          key width in bits
  *   RI_VBYTES  0, 4 or 8         value width in bytes (0: keys only)
- * and gets the functions named <name>_<RI_KBITS>_<RI_VBYTES> plus a table ri_ops_<K>_<V>.
- * Everything here is static; radix.c holds the plan (struct rplan) and the driver.
+ *   RI_FLOAT   0 or 1            integer keys (u, i) or float keys (f)
+ * and gets the functions <name>_<RI_KBITS>_<RI_VBYTES>_<RI_FLOAT> plus a table
+ * ri_ops_<K>_<V>_<F>. Everything here is static; radix.c holds the plan and the driver.
+ *
+ * The radix key (src/keys.h) is computed branch-free here, with rplan.xor_mask holding what
+ * depends on the type and order at run time (sign flip for signed types, complement for
+ * descending), so the inner loops carry no type switch:
+ *   integers  rk = bits ^ xor_mask
+ *   floats    bits = NaN ? 0x7f..f : bits;  bits = (bits == -0.0) ? 0 : bits;
+ *             rk = bits ^ ((sign ? ~0 : 0) >> 1) ^ sign_bit ^ xor_mask
+ *             (positive: bits | sign bit; negative: ~bits; every NaN: all ones; the same
+ *             values as gpusort__radix_f32/_f64, checked by the tests against an independent
+ *             comparison).
  */
-#define RI_CAT_(a, b, c) a##_##b##_##c
-#define RI_CAT(a, b, c) RI_CAT_(a, b, c)
-#define RI_FN(name) RI_CAT(name, RI_KBITS, RI_VBYTES)
+#define RI_CAT_(a, b, c, d) a##_##b##_##c##_##d
+#define RI_CAT(a, b, c, d) RI_CAT_(a, b, c, d)
+#define RI_FN(name) RI_CAT(name, RI_KBITS, RI_VBYTES, RI_FLOAT)
 
 #if RI_KBITS == 32
 #define RI_KT uint32_t
-#define RI_RK(bits) gpusort__radix32((bits), type, desc)
+#define RI_ST int32_t
+#define RI_SIGN 0x80000000u
+#define RI_QNAN 0x7fffffffu
+#define RI_EXP 0x7f800000u
 #else
 #define RI_KT uint64_t
-#define RI_RK(bits) gpusort__radix64((bits), type, desc)
+#define RI_ST int64_t
+#define RI_SIGN 0x8000000000000000ull
+#define RI_QNAN 0x7fffffffffffffffull
+#define RI_EXP 0x7ff0000000000000ull
 #endif
 #if RI_VBYTES == 4
 #define RI_VT uint32_t
@@ -23,31 +41,46 @@
 #define RI_VT uint64_t
 #endif
 
+static inline RI_KT RI_FN(rk)(RI_KT b, RI_KT xm)
+{
+#if RI_FLOAT
+    b = (b & RI_QNAN) > RI_EXP ? RI_QNAN : b;       /* every NaN: the greatest key */
+    b = b == RI_SIGN ? 0 : b;                        /* -0.0 == +0.0 */
+    return b ^ ((RI_KT)((RI_ST)b >> (RI_KBITS - 1)) >> 1) ^ RI_SIGN ^ xm;
+#else
+    return b ^ xm;
+#endif
+}
+#define RI_RK(b) RI_FN(rk)((b), xm)
+
 /* Histograms of every digit of chunk t of the input, in one read of the keys. */
 static void RI_FN(hist_all)(void *arg, size_t t)
 {
     rplan *p = (rplan *)arg;
     const RI_KT *k = (const RI_KT *)p->job->keys_in;
-    const int type = p->job->key_type, desc = p->job->desc;
-    const int bits = p->bits, nd = p->ndigits;
-    const RI_KT mask = (RI_KT)(p->radix - 1);
-    size_t *h = p->hist + t * (size_t)nd * p->radix;
-    memset(h, 0, (size_t)nd * p->radix * sizeof *h);
+    const RI_KT xm = (RI_KT)p->xor_mask;
+    const unsigned bits = (unsigned)p->bits;
+    const int nd = p->ndigits;
+    const size_t radix = p->radix;
+    const RI_KT mask = (RI_KT)(radix - 1);
+    size_t *h = p->hist + t * (size_t)nd * radix;
+    memset(h, 0, (size_t)nd * radix * sizeof *h);
     size_t lo = p->bounds[t], hi = p->bounds[t + 1];
-    if (nd == 3 && bits == 11 && RI_KBITS == 32) {
-        /* the common case (32-bit keys, 11-bit digits), unrolled for the compiler */
-        size_t *h0 = h, *h1 = h + p->radix, *h2 = h + 2 * p->radix;
+#if RI_KBITS == 32
+    if (nd == 3 && bits == 11) {   /* the common case, unrolled: 3 digits of 32-bit keys */
+        size_t *h0 = h, *h1 = h + radix, *h2 = h + 2 * radix;
         for (size_t i = lo; i < hi; i++) {
             RI_KT r = RI_RK(k[i]);
             h0[r & mask]++;
             h1[(r >> 11) & mask]++;
-            h2[(size_t)(r >> 22)]++;
+            h2[r >> 22]++;
         }
         return;
     }
+#endif
     for (size_t i = lo; i < hi; i++) {
         RI_KT r = RI_RK(k[i]);
-        for (int d = 0; d < nd; d++) h[(size_t)d * p->radix + (size_t)((r >> (d * bits)) & mask)]++;
+        for (int d = 0; d < nd; d++) h[(size_t)d * radix + (size_t)((r >> (d * bits)) & mask)]++;
     }
 }
 
@@ -56,7 +89,8 @@ static void RI_FN(count)(void *arg, size_t t)
 {
     rplan *p = (rplan *)arg;
     const RI_KT *k = (const RI_KT *)p->src_k;
-    const int type = p->job->key_type, desc = p->job->desc, shift = p->shift;
+    const RI_KT xm = (RI_KT)p->xor_mask;
+    const unsigned shift = (unsigned)p->shift;
     const RI_KT mask = (RI_KT)(p->radix - 1);
     size_t *h = p->offs + t * p->radix;
     memset(h, 0, p->radix * sizeof *h);
@@ -72,7 +106,8 @@ static void RI_FN(scatter)(void *arg, size_t t)
     rplan *p = (rplan *)arg;
     const RI_KT *sk = (const RI_KT *)p->src_k;
     RI_KT *dk = (RI_KT *)p->dst_k;
-    const int type = p->job->key_type, desc = p->job->desc, shift = p->shift;
+    const RI_KT xm = (RI_KT)p->xor_mask;
+    const unsigned shift = (unsigned)p->shift;
     const RI_KT mask = (RI_KT)(p->radix - 1);
     size_t *off = p->offs + t * p->radix;
     size_t lo = p->bounds[t], hi = p->bounds[t + 1];
@@ -103,8 +138,27 @@ static void RI_FN(scatter)(void *arg, size_t t)
 #endif
 }
 
+/* scatter_wc (radix_wc.h): the scatter through write-combining buffers, compiled twice on
+ * x86-64: with AVX-512 (one 64-byte non-temporal store per line, chosen at run time when the
+ * CPU has it) and with SSE2 (four 16-byte ones). */
+#if RI_HAVE_AVX512_TARGET
+#pragma GCC push_options
+#pragma GCC target("avx512f")
+#define RI_STORE_LINE store_line_avx512
+#define RI_WC_NAME scatter_wc512
+#include "radix_wc.h"
+#undef RI_STORE_LINE
+#undef RI_WC_NAME
+#pragma GCC pop_options
+#endif
+#define RI_STORE_LINE store_line
+#define RI_WC_NAME scatter_wc
+#include "radix_wc.h"
+#undef RI_STORE_LINE
+#undef RI_WC_NAME
+
 /* Stable insertion sort of n elements in place (keys k, values v or NULL), for tiny n. */
-static void RI_FN(insertion)(void *k_, void *v_, size_t n, int type, int desc)
+static void RI_FN(insertion)(void *k_, void *v_, size_t n, RI_KT xm)
 {
     RI_KT *k = (RI_KT *)k_;
 #if RI_VBYTES
@@ -129,12 +183,27 @@ static void RI_FN(insertion)(void *k_, void *v_, size_t n, int type, int desc)
     }
 }
 
-static const rkernels RI_FN(ri_ops) = {RI_FN(hist_all), RI_FN(count), RI_FN(scatter),
-                                       RI_FN(insertion)};
+static void RI_FN(insertion_any)(void *k, void *v, size_t n, uint64_t xm)
+{
+    RI_FN(insertion)(k, v, n, (RI_KT)xm);
+}
 
-#undef RI_KT
-#undef RI_VT
+static const rkernels RI_FN(ri_ops) = {RI_FN(hist_all), RI_FN(count), RI_FN(scatter),
+                                       RI_FN(scatter_wc),
+#if RI_HAVE_AVX512_TARGET
+                                       RI_FN(scatter_wc512),
+#else
+                                       NULL,
+#endif
+                                       RI_FN(insertion_any)};
+
 #undef RI_RK
+#undef RI_KT
+#undef RI_ST
+#undef RI_SIGN
+#undef RI_QNAN
+#undef RI_EXP
+#undef RI_VT
 #undef RI_FN
 #undef RI_CAT
 #undef RI_CAT_
