@@ -13,7 +13,8 @@
  *
  * Where the data lives decides the path (cudaPointerGetAttributes on every pointer):
  *   device or managed memory  the algorithm runs on the caller's buffers, enqueued on the
- *                             context's stream (the caller's with set_stream); asynchronous.
+ *                             context's stream. With a caller's stream (set_stream) the call is
+ *                             asynchronous; on the context's own stream it waits for the result.
  *   host memory               "host path": the data goes to device scratch (IO slots), is sorted
  *                             there and comes back; the call completes before returning.
  *                             Pinned (registered or cudaHostAlloc'd) memory is copied directly
@@ -43,15 +44,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Measured on H100 (bench_cuda --suite host, see bench/results/cuda-2026-11-22.md): for host
- * data with AUTO, below this many keys the CPU backend's sort is faster than the round trip
- * through the GPU. */
-#define GPUSORT_CUDA_HOST_CPU_CROSSOVER ((size_t)1 << 16)
+/* Measured on an H200 with 16 cores (bench_cuda --suite host, bench/results/cuda-2026-11-22.md):
+ * u32 keys in pageable memory, the CPU backend took 0.018 ms at 2^10 keys against 0.041 ms for
+ * the GPU round trip, the two were even at 2^12 (0.054 vs 0.051 ms) and the GPU won 1.8x at 2^14.
+ * So for host data with AUTO, below this many keys the CPU backend sorts. */
+#define GPUSORT_CUDA_HOST_CPU_CROSSOVER ((size_t)1 << 13)
 
 /* Size of each of the two pinned staging buffers for pageable host data: large enough that one
- * cudaMemcpyAsync runs at full PCIe rate (a few MiB suffice), small enough to stay in the CPU's
- * last-level cache neighbourhood and to keep pinned memory modest. */
-#define STAGE_BYTES ((size_t)16 << 20)
+ * cudaMemcpyAsync runs at full PCIe rate and that the threads copying it into pinned memory
+ * (STAGE_THREADS of them: one thread's memcpy reaches ~7 GB/s, far below PCIe 5) start rarely,
+ * small enough to keep pinned memory modest. */
+#define STAGE_BYTES ((size_t)32 << 20)
+#define STAGE_THREADS 8
 
 /* Device memory left free for the runtime, kernels' look-back state and other users when the
  * host path sizes its runs. */
@@ -278,6 +282,33 @@ static enum mem_kind common_kind(const void *const *ptrs, int count, int *pinned
 
 /* ---- host <-> device copies ---- */
 
+/* memcpy on up to STAGE_THREADS threads (pageable <-> pinned staging). */
+typedef struct par_copy {
+    char *dst;
+    const char *src;
+    size_t len, part;
+} par_copy;
+
+static void par_copy_task(void *arg, size_t i)
+{
+    par_copy *p = (par_copy *)arg;
+    size_t off = i * p->part;
+    if (off < p->len) memcpy(p->dst + off, p->src + off, p->len - off < p->part ? p->len - off : p->part);
+}
+
+static void par_memcpy(gpusort_ctx *ctx, void *dst, const void *src, size_t len)
+{
+    int t = gpusort__threads(ctx);
+    if (t > STAGE_THREADS) t = STAGE_THREADS;
+    if (len < ((size_t)1 << 20) || t <= 1) {
+        memcpy(dst, src, len);
+        return;
+    }
+    par_copy p = {(char *)dst, (const char *)src, len, ((len + t - 1) / t + 4095) & ~(size_t)4095};
+    /* On a failure to start threads the tasks still all run (on this thread). */
+    (void)gpusort__cpu_parallel_for(t, (size_t)t, par_copy_task, &p);
+}
+
 static gpusort_status stage_alloc(gpusort_ctx *ctx)
 {
     cuda_impl *im = impl_of(ctx);
@@ -321,7 +352,7 @@ static gpusort_status copy_h2d(gpusort_ctx *ctx, void *dst, const void *src, siz
         if (c >= 2 && (s = gpusort__cuda_check(ctx, cudaEventSynchronize(im->copy_done[b]),
                                                "cudaEventSynchronize (staging)")))
             return s;
-        memcpy(im->stage[b], (const char *)src + off, len);
+        par_memcpy(ctx, im->stage[b], (const char *)src + off, len);
         if ((s = gpusort__cuda_check(ctx, cudaMemcpyAsync((char *)dst + off, im->stage[b], len,
                                                           cudaMemcpyHostToDevice,
                                                           im->copy_stream[b]),
@@ -385,7 +416,7 @@ static gpusort_status copy_d2h(gpusort_ctx *ctx, void *dst, const void *src, siz
             if ((s = gpusort__cuda_check(ctx, cudaEventSynchronize(im->copy_done[b]),
                                          "cudaEventSynchronize (staging)")))
                 return s;
-            memcpy((char *)dst + off, im->stage[b], len);
+            par_memcpy(ctx, (char *)dst + off, im->stage[b], len);
         }
     }
     return gpusort__cuda_check(ctx, cudaGetLastError(), "device to host copy");
@@ -407,6 +438,16 @@ static gpusort_status dispatch_device(gpusort_ctx *ctx, const gpusort_sort_desc 
     }
 }
 
+/* Device data on the context's own stream: the call completes before it returns (gpusort.h:
+ * asynchronous only with a caller's stream). */
+static gpusort_status finish_device_call(gpusort_ctx *ctx, gpusort_status s)
+{
+    cuda_impl *im = impl_of(ctx);
+    if (s == GPUSORT_STATUS_SUCCESS && im->stream == im->own_stream)
+        s = gpusort__cuda_check(ctx, cudaStreamSynchronize(im->stream), "cudaStreamSynchronize");
+    return s;
+}
+
 /* Sort device data: give argsort (keys_out == NULL) a scratch key buffer. */
 static gpusort_status sort_device(gpusort_ctx *ctx, const gpusort_sort_desc *d)
 {
@@ -416,7 +457,7 @@ static gpusort_status sort_device(gpusort_ctx *ctx, const gpusort_sort_desc *d)
                                             d->n * gpusort_type_size(d->key_type));
         if (!dd.keys_out) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
     }
-    return dispatch_device(ctx, &dd);
+    return finish_device_call(ctx, dispatch_device(ctx, &dd));
 }
 
 /* One run of the host path: elements [off, off + m) of d go to the device, are sorted there and
@@ -623,7 +664,7 @@ static gpusort_status segmented_common(gpusort_ctx *ctx, const gpusort_sort_desc
             dd.keys_out = gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_IO_KEYS, d->n * ks);
             if (!dd.keys_out) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
         }
-        return gpusort__cuda_segmented_sort(ctx, &dd, doffs, num_segments);
+        return finish_device_call(ctx, gpusort__cuda_segmented_sort(ctx, &dd, doffs, num_segments));
     }
     void *dk = gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_IO_KEYS, d->n * ks);
     void *dv = vs ? gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_IO_VALUES, d->n * vs) : NULL;

@@ -6,8 +6,8 @@
  * input order, and ranking items in that order keeps the sort stable.
  *
  * Ranking (warp-level multisplit; Adinets & Merrill 2022, section 4, "match" ranking):
- *   1. warp_match_rank: for i = 0..KPT-1 every lane computes its digit d; __match_any_sync gives
- *      the lanes of the warp with the same digit (the "peers"); the item's rank among equal
+ *   1. warp_match_rank: for i = 0..KPT-1 every lane computes its digit d; a shared bit mask per
+ *      digit gives the lanes of the warp with the same digit (the "peers"); the item's rank among equal
  *      digits of its warp is counter[w][d] + (peers below this lane); the lowest peer adds the
  *      peer count to counter[w][d]. No atomics: within a warp one leader writes each counter.
  *      Afterwards counter[w][d] = how many items of warp w have digit d.
@@ -19,7 +19,8 @@
  * Worked example (1 warp of 4 lanes, KPT 1, digits 2 0 2 1): peers of lane 0 = {0,2}; rank in
  * warp: 0 0 1 0; totals d0=1 d1=1 d2=2; excl 0 1 2; ranks 2+0=2, 0, 2+1=3, 1 -> 0(d0) 1(d1) 2 2.
  *
- * Shared memory (the caller provides): counter[WARPS][256] u32, excl[256] u32, scan[32] u32.
+ * Shared memory (the caller provides): counter[WARPS][256] u32, match[WARPS][256] u32 (zeroed
+ * once; the ranking leaves it zeroed), excl[256] u32, scan[32] u32.
  * Invalid items (past the end of the input) carry digit RADIX_DIGITS: they match only each other
  * and touch no counter.
  */
@@ -51,22 +52,35 @@ __device__ __forceinline__ T warp_inclusive_scan(T x)
 }
 
 /* Step 1. digit_of(i) gives item i's digit in [0, 256] (256 = invalid); it is evaluated on the
- * fly so that no array of digits occupies registers. local[i] receives the rank within the warp. */
+ * fly so that no array of digits occupies registers. local[i] receives the rank within the warp.
+ * Peers are found through shared memory (each lane ORs its bit into match[d], then reads it
+ * back) rather than with __match_any_sync, whose throughput on sm_90 is far lower when the 32
+ * lanes hold many distinct values (CUB's onesweep makes the same choice, WARP_MATCH_ATOMIC_OR).
+ * match[] must be zero on entry and is zero again on exit. */
 template <int KPT, class DigitOf>
 __device__ __forceinline__ void warp_match_rank(DigitOf digit_of, uint32_t (&local)[KPT],
-                                                uint32_t *warp_counter /* this warp's [256] */)
+                                                uint32_t *warp_counter /* this warp's [256] */,
+                                                uint32_t *warp_match /* this warp's [256] */)
 {
     const uint32_t lt = lanemask_lt();
-    const int lane = threadIdx.x & 31;
+    const uint32_t bit = 1u << (threadIdx.x & 31);
 #pragma unroll
     for (int i = 0; i < KPT; i++) {
         const uint32_t d = digit_of(i);
-        const uint32_t peers = __match_any_sync(0xffffffffu, d);
-        uint32_t c = 0;
-        if (d < RADIX_DIGITS) c = warp_counter[d];
+        const bool valid = d < RADIX_DIGITS;
+        if (valid) atomicOr(&warp_match[d], bit);
+        __syncwarp();
+        uint32_t peers = 0, c = 0;
+        if (valid) {
+            peers = warp_match[d];
+            c = warp_counter[d];
+        }
         local[i] = c + __popc(peers & lt);
         __syncwarp();
-        if (d < RADIX_DIGITS && lane == __ffs(peers) - 1) warp_counter[d] = c + __popc(peers);
+        if (valid && (peers & lt) == 0) { /* the lowest peer leads */
+            warp_counter[d] = c + __popc(peers);
+            warp_match[d] = 0;
+        }
         __syncwarp();
     }
 }

@@ -12,9 +12,11 @@
  *      at once (per portion, see below).
  *   2. scan_kernel (one block): for each digit position the exclusive scan of its histogram gives
  *      each bucket's first output index ("bin base"); a position where one bucket holds all n
- *      keys is marked trivial. For n >= READBACK_MIN the host reads these flags and skips the
- *      trivial passes (e.g. the high bytes of small integers): a skipped pass saves 2n(K+V)
- *      bytes of traffic. (Below it, the round trip costs more than it can save.)
+ *      keys is trivial (e.g. the high bytes of small integers) and is skipped: a skipped pass
+ *      saves 2n(K+V) bytes of traffic. The same kernel writes the PLAN: which passes run and
+ *      which buffers each reads and writes. So the host never waits for the histograms: every
+ *      launch is enqueued at once, a skipped pass's blocks exit at once, and the call stays
+ *      asynchronous on the caller's stream.
  *   3. onesweep_kernel, once per (non-trivial) digit position: each block takes the next tile
  *      (an atomic ticket, so tiles start in order and the look-back cannot deadlock), loads
  *      THREADS*KPT keys, ranks them stably in shared memory (block_radix_rank.cuh), publishes its
@@ -40,7 +42,8 @@
  *
  * Buffers: the passes ping-pong between the output and an alternate buffer (scratch slot KEYS /
  * VALUES, n*K and n*V bytes) so that the last pass lands in the output; an in-place sort with an
- * odd number of executed passes ends with one device copy. Aux memory (slot AUX): histograms and
+ * odd number of executed passes ends with one device copy (finish_kernel, which also handles
+ * "no pass at all": copy, or indices for argsort). Aux memory (slot AUX): histograms and
  * bin bases, 12 KiB per 2^28 keys for 32-bit keys, plus the look-back state, 1 KiB per tile of
  * the largest portion (n/TILE KiB up to 2^28 keys).
  */
@@ -52,13 +55,14 @@
 namespace gpusort_cuda {
 namespace {
 
-/* Tile shape, tuned for sm_90 (bench/results/cuda-2026-11-22.md): 384 threads = 12 warps
- * (>= 256 so that one thread owns each digit in the look-back); keys per thread as many as the
- * registers allow at two resident blocks per SM. */
+/* Tile shape for sm_90: 384 threads = 12 warps (>= 256 so that one thread owns each digit in the
+ * look-back); keys per thread as many as fit in 80 registers (two resident blocks per SM, the
+ * __launch_bounds__ below) without spilling: 16 32-bit keys (18 spilled 40-160 bytes), 12 64-bit
+ * keys. Overridable with -D for tuning runs. */
 constexpr int THREADS = 384;
 constexpr int WARPS = THREADS / 32;
 #ifndef GPUSORT_RADIX_KPT32
-#define GPUSORT_RADIX_KPT32 18
+#define GPUSORT_RADIX_KPT32 16
 #endif
 #ifndef GPUSORT_RADIX_KPT64
 #define GPUSORT_RADIX_KPT64 12
@@ -73,23 +77,41 @@ constexpr int HIST_THREADS = 256;
 constexpr int HIST_TILES = 8;
 /* Keys per portion are below 2^28 (< 2^30, the look-back count field). */
 constexpr size_t PORTION_LIMIT = (size_t)1 << 28;
-/* Below this n all passes run (no host read-back of the trivial-pass flags). */
-constexpr size_t READBACK_MIN = (size_t)1 << 20;
 
 constexpr uint32_t FLAG_AGGREGATE = 1u << 30;
 constexpr uint32_t FLAG_INCLUSIVE = 2u << 30;
 constexpr uint32_t COUNT_MASK = (1u << 30) - 1;
 
+template <bool B> struct BoolC { static constexpr bool value = B; };
+
 template <int VB> struct ValueOf { typedef uint32_t T; };
 template <> struct ValueOf<8> { typedef uint64_t T; };
 
-struct SweepArgs {
+/* What the passes do, decided on the device by scan_kernel (see the top of the file). */
+constexpr int MAX_PASSES = 8;
+struct Plan {
+    int active[MAX_PASSES];          /* pass p runs */
+    const void *ksrc[MAX_PASSES];    /* buffers of pass p */
+    void *kdst[MAX_PASSES];
+    const void *vsrc[MAX_PASSES];    /* NULL on the first pass of an argsort: indices */
+    void *vdst[MAX_PASSES];
+    int executed;                    /* number of active passes */
+    int copy_keys, copy_vals;        /* finish: alternate buffer -> output */
+};
+
+/* The buffers scan_kernel plans with. */
+struct PlanInput {
     const void *keys_in;
-    void *keys_out;
-    const void *vals_in;      /* NULL with VB > 0: argsort, value = global index */
-    void *vals_out;
+    void *keys_out, *keys_alt;
+    const void *vals_in;             /* NULL for argsort */
+    void *vals_out, *vals_alt;
+    int has_vals;
+};
+
+struct SweepArgs {
+    const Plan *plan;
+    int pass;
     uint64_t mask;
-    int shift;
     size_t portion_start;     /* first key of this launch */
     size_t portion_n;         /* keys in this launch */
     const uint64_t *bin_base; /* [256] for this (portion, pass) */
@@ -101,7 +123,7 @@ template <typename K>
 constexpr size_t sweep_smem(int kpt, int vb)
 {
     return (size_t)THREADS * kpt * (sizeof(K) > (size_t)vb ? sizeof(K) : (size_t)vb) +
-           (size_t)WARPS * RADIX_DIGITS * 4 + RADIX_DIGITS * 4 + RADIX_DIGITS * 8 + 64 * 4;
+           (size_t)2 * WARPS * RADIX_DIGITS * 4 + RADIX_DIGITS * 4 + RADIX_DIGITS * 8 + 64 * 4;
 }
 
 __device__ __forceinline__ uint32_t load_state(const uint32_t *p)
@@ -123,102 +145,114 @@ __global__ void __launch_bounds__(THREADS, 2) onesweep_kernel(SweepArgs a)
     K *s_keys = (K *)smem;
     V *s_vals = (V *)smem;
     uint32_t *s_counter = (uint32_t *)(smem + (size_t)TILE * ITEM);
-    uint32_t *s_excl = s_counter + WARPS * RADIX_DIGITS;
+    uint32_t *s_match = s_counter + WARPS * RADIX_DIGITS;
+    uint32_t *s_excl = s_match + WARPS * RADIX_DIGITS;
     long long *s_delta = (long long *)(s_excl + RADIX_DIGITS);
     uint32_t *s_misc = (uint32_t *)(s_delta + RADIX_DIGITS);
 
+    const Plan *plan = a.plan;
+    if (!plan->active[a.pass]) return; /* a trivial digit position: nothing to do */
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const K mask = (K)a.mask;
+    const int shift = a.pass * RADIX_BITS;
     if (tid == 0) s_misc[40] = atomicAdd(a.ticket, 1u);
-    for (int i = tid; i < WARPS * RADIX_DIGITS; i += THREADS) s_counter[i] = 0;
+    for (int i = tid; i < 2 * WARPS * RADIX_DIGITS; i += THREADS) s_counter[i] = 0;
     __syncthreads();
     const uint32_t tile = s_misc[40];
     const size_t tile_first = a.portion_start + (size_t)tile * TILE;
     const size_t left = a.portion_n - (size_t)tile * TILE;
     const int tile_n = left < (size_t)TILE ? (int)left : TILE;
+    /* Full tiles (all but the last of a portion) compile without bounds checks. */
+    auto sweep = [&](auto full) {
+        constexpr bool FULL = decltype(full)::value;
+        const int nv = FULL ? TILE : tile_n;
 
-    /* Load (warp-striped) and rank. */
-    const int warp_first = warp * 32 * KPT;
-    const K *kin = (const K *)a.keys_in + tile_first;
-    K keys[KPT];
-    uint32_t local[KPT];
-#pragma unroll
-    for (int i = 0; i < KPT; i++) {
-        const int idx = warp_first + i * 32 + lane;
-        keys[i] = idx < tile_n ? kin[idx] : (K)0;
-    }
-    auto digit_of = [&](int i) -> uint32_t {
-        return warp_first + i * 32 + lane < tile_n ? radix_digit<FLOAT>(keys[i], mask, a.shift)
-                                                   : (uint32_t)RADIX_DIGITS;
-    };
-    warp_match_rank<KPT>(digit_of, local, s_counter + warp * RADIX_DIGITS);
-    __syncthreads();
-    const uint32_t total = block_digit_scan<WARPS>(s_counter, s_excl, s_misc);
-
-    /* Publish this tile's counts as early as possible: successors may be waiting. */
-    uint32_t *state = a.state + (size_t)tile * RADIX_DIGITS;
-    if (tid < RADIX_DIGITS)
-        store_state(state + tid, (tile == 0 ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | total);
-
-    /* Place the keys in shared memory, sorted by digit (stable). */
-#pragma unroll
-    for (int i = 0; i < KPT; i++) {
-        const uint32_t dg = digit_of(i);
-        if (dg < RADIX_DIGITS) {
-            local[i] += s_excl[dg] + s_counter[warp * RADIX_DIGITS + dg];
-            s_keys[local[i]] = keys[i];
-        }
-    }
-
-    /* Decoupled look-back: the count of digit d in all earlier tiles of the portion. */
-    if (tid < RADIX_DIGITS) {
-        uint32_t before = 0;
-        if (tile > 0) {
-            const uint32_t *p = state - RADIX_DIGITS + tid;
-            for (;;) {
-                uint32_t v;
-                do { v = load_state(p); } while ((v & ~COUNT_MASK) == 0);
-                before += v & COUNT_MASK;
-                if (v & FLAG_INCLUSIVE) break;
-                p -= RADIX_DIGITS;
-            }
-            store_state(state + tid, FLAG_INCLUSIVE | (before + total));
-        }
-        s_delta[tid] = (long long)a.bin_base[tid] + before - s_excl[tid];
-    }
-    __syncthreads();
-
-    /* Write the tile: item j of the sorted tile goes to delta[digit] + j. */
-    K *kout = (K *)a.keys_out;
-    uint32_t digit[KPT]; /* digit of sorted item tid + i*THREADS, for the values */
-#pragma unroll
-    for (int i = 0; i < KPT; i++) {
-        const int j = tid + i * THREADS;
-        if (j < tile_n) {
-            const K k = s_keys[j];
-            digit[i] = radix_digit<FLOAT>(k, mask, a.shift);
-            kout[s_delta[digit[i]] + j] = k;
-        }
-    }
-    if (VB) {
-        __syncthreads(); /* every key has left s_keys: its space holds the values now */
-        const V *vin = (const V *)a.vals_in;
-#pragma unroll
+        /* Load (warp-striped) and rank. */
+        const int warp_first = warp * 32 * KPT;
+        const K *kin = (const K *)plan->ksrc[a.pass] + tile_first;
+        K keys[KPT];
+        uint32_t local[KPT];
+    #pragma unroll
         for (int i = 0; i < KPT; i++) {
             const int idx = warp_first + i * 32 + lane;
-            if (idx < tile_n) {
-                const size_t g = tile_first + idx;
-                s_vals[local[i]] = vin ? vin[g] : (V)g;
+            keys[i] = idx < nv ? kin[idx] : (K)0;
+        }
+        auto digit_of = [&](int i) -> uint32_t {
+            return warp_first + i * 32 + lane < nv ? radix_digit<FLOAT>(keys[i], mask, shift)
+                                                       : (uint32_t)RADIX_DIGITS;
+        };
+        warp_match_rank<KPT>(digit_of, local, s_counter + warp * RADIX_DIGITS,
+                             s_match + warp * RADIX_DIGITS);
+        __syncthreads();
+        const uint32_t total = block_digit_scan<WARPS>(s_counter, s_excl, s_misc);
+
+        /* Publish this tile's counts as early as possible: successors may be waiting. */
+        uint32_t *state = a.state + (size_t)tile * RADIX_DIGITS;
+        if (tid < RADIX_DIGITS)
+            store_state(state + tid, (tile == 0 ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | total);
+
+        /* Place the keys in shared memory, sorted by digit (stable). */
+    #pragma unroll
+        for (int i = 0; i < KPT; i++) {
+            const uint32_t dg = digit_of(i);
+            if (dg < RADIX_DIGITS) {
+                local[i] += s_excl[dg] + s_counter[warp * RADIX_DIGITS + dg];
+                s_keys[local[i]] = keys[i];
             }
         }
+
+        /* Decoupled look-back: the count of digit d in all earlier tiles of the portion. */
+        if (tid < RADIX_DIGITS) {
+            uint32_t before = 0;
+            if (tile > 0) {
+                const uint32_t *p = state - RADIX_DIGITS + tid;
+                for (;;) {
+                    uint32_t v;
+                    do { v = load_state(p); } while ((v & ~COUNT_MASK) == 0);
+                    before += v & COUNT_MASK;
+                    if (v & FLAG_INCLUSIVE) break;
+                    p -= RADIX_DIGITS;
+                }
+                store_state(state + tid, FLAG_INCLUSIVE | (before + total));
+            }
+            s_delta[tid] = (long long)a.bin_base[tid] + before - s_excl[tid];
+        }
         __syncthreads();
-        V *vout = (V *)a.vals_out;
-#pragma unroll
+
+        /* Write the tile: item j of the sorted tile goes to delta[digit] + j. */
+        K *kout = (K *)plan->kdst[a.pass];
+        uint32_t digit[KPT]; /* digit of sorted item tid + i*THREADS, for the values */
+    #pragma unroll
         for (int i = 0; i < KPT; i++) {
             const int j = tid + i * THREADS;
-            if (j < tile_n) vout[s_delta[digit[i]] + j] = s_vals[j];
+            if (j < nv) {
+                const K k = s_keys[j];
+                digit[i] = radix_digit<FLOAT>(k, mask, shift);
+                kout[s_delta[digit[i]] + j] = k;
+            }
         }
-    }
+        if (VB) {
+            __syncthreads(); /* every key has left s_keys: its space holds the values now */
+            const V *vin = (const V *)plan->vsrc[a.pass];
+    #pragma unroll
+            for (int i = 0; i < KPT; i++) {
+                const int idx = warp_first + i * 32 + lane;
+                if (idx < nv) {
+                    const size_t g = tile_first + idx;
+                    s_vals[local[i]] = vin ? vin[g] : (V)g;
+                }
+            }
+            __syncthreads();
+            V *vout = (V *)plan->vdst[a.pass];
+    #pragma unroll
+            for (int i = 0; i < KPT; i++) {
+                const int j = tid + i * THREADS;
+                if (j < nv) vout[s_delta[digit[i]] + j] = s_vals[j];
+            }
+        }
+    };
+    if (tile_n == TILE) sweep(BoolC<true>());
+    else sweep(BoolC<false>());
 }
 
 /* Histograms of every digit position of the keys of one chunk. To keep the shared-memory atomics
@@ -271,17 +305,21 @@ __global__ void __launch_bounds__(HIST_THREADS) hist_kernel(const K *keys, size_
         if (s_hist[i]) atomicAdd(&h[i], s_hist[i]);
 }
 
-/* One block of 256 threads: bin bases of every (portion, pass) and the trivial-pass flags. */
+/* One block of 256 threads: bin bases of every (portion, pass), then the plan (thread 0). */
 __global__ void __launch_bounds__(RADIX_DIGITS) scan_kernel(const uint32_t *hist, int passes,
                                                             size_t portions, size_t n,
-                                                            uint64_t *bin_base, uint32_t *trivial)
+                                                            uint64_t *bin_base, PlanInput in,
+                                                            Plan *plan)
 {
     __shared__ unsigned long long s_scan[RADIX_DIGITS / 32];
+    __shared__ int s_trivial[MAX_PASSES];
     const int d = threadIdx.x, lane = d & 31, warp = d >> 5;
+    if (d < MAX_PASSES) s_trivial[d] = 0;
+    __syncthreads();
     for (int p = 0; p < passes; p++) {
         unsigned long long total = 0;
         for (size_t q = 0; q < portions; q++) total += hist[(q * passes + p) * RADIX_DIGITS + d];
-        if (total == n) trivial[p] = 1;
+        if (total == n) s_trivial[p] = 1;
         const unsigned long long incl = warp_inclusive_scan(total);
         if (lane == 31) s_scan[warp] = incl;
         __syncthreads();
@@ -292,6 +330,57 @@ __global__ void __launch_bounds__(RADIX_DIGITS) scan_kernel(const uint32_t *hist
             run += hist[(q * passes + p) * RADIX_DIGITS + d];
         }
         __syncthreads();
+    }
+    if (d != 0) return;
+    /* Pass e of E executed ones writes dst(e); the last must be the output. In place with E odd,
+     * the first pass cannot write the output (it is its input): start in the alternate buffer
+     * and copy at the end. */
+    int E = 0;
+    for (int p = 0; p < passes; p++) E += !s_trivial[p];
+    const bool kin_place = in.keys_in == in.keys_out;
+    const bool vin_place = in.has_vals && in.vals_in == in.vals_out;
+    const bool odd = E & 1;
+    const void *ks = in.keys_in, *vs = in.vals_in;
+    int e = 0;
+    for (int p = 0; p < passes; p++) {
+        plan->active[p] = !s_trivial[p];
+        if (s_trivial[p]) continue;
+        void *kd = (kin_place && odd) ? ((e & 1) ? in.keys_out : in.keys_alt)
+                                      : (((E - 1 - e) & 1) ? in.keys_alt : in.keys_out);
+        void *vd = (vin_place && odd) ? ((e & 1) ? in.vals_out : in.vals_alt)
+                                      : (((E - 1 - e) & 1) ? in.vals_alt : in.vals_out);
+        plan->ksrc[p] = ks;
+        plan->kdst[p] = kd;
+        plan->vsrc[p] = vs;
+        plan->vdst[p] = vd;
+        ks = kd;
+        vs = vd;
+        e++;
+    }
+    plan->executed = E;
+    plan->copy_keys = kin_place && odd;
+    plan->copy_vals = vin_place && odd;
+}
+
+/* After the passes: an odd in-place sequence ends in the alternate buffer; with no pass at all
+ * the output is a copy of the input (and argsort's indices are 0..n-1). */
+template <typename K, int VB>
+__global__ void finish_kernel(const Plan *plan, PlanInput in, size_t n)
+{
+    typedef typename ValueOf<VB>::T V;
+    const int E = plan->executed;
+    const bool keys_copy = E ? plan->copy_keys : in.keys_in != in.keys_out;
+    const K *ks = E ? (const K *)in.keys_alt : (const K *)in.keys_in;
+    const bool argsort = VB && !in.vals_in;
+    const bool vals_copy = VB && (E ? plan->copy_vals : (argsort || in.vals_in != in.vals_out));
+    const V *vs = E ? (const V *)in.vals_alt : (const V *)in.vals_in;
+    if (!keys_copy && !vals_copy) return;
+    K *kd = (K *)in.keys_out;
+    V *vd = (V *)in.vals_out;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        if (keys_copy) kd[i] = ks[i];
+        if (vals_copy) vd[i] = (!E && argsort) ? (V)i : vs[i];
     }
 }
 
@@ -306,11 +395,13 @@ __global__ void __launch_bounds__(THREADS) tile_sort_kernel(const K *kin, K *kou
     K *s_keys = (K *)smem;
     V *s_vals = (V *)(smem + (size_t)TILE * sizeof(K));
     uint32_t *s_counter = (uint32_t *)(smem + (size_t)TILE * (sizeof(K) + VB));
-    uint32_t *s_excl = s_counter + WARPS * RADIX_DIGITS;
+    uint32_t *s_match = s_counter + WARPS * RADIX_DIGITS;
+    uint32_t *s_excl = s_match + WARPS * RADIX_DIGITS;
     uint32_t *s_misc = s_excl + RADIX_DIGITS;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int warp_first = warp * 32 * KPT;
     const V *vin = (const V *)vin_;
+    for (int i = tid; i < WARPS * RADIX_DIGITS; i += THREADS) s_match[i] = 0;
     K keys[KPT];
     V vals[VB ? KPT : 1];
 #pragma unroll
@@ -329,7 +420,8 @@ __global__ void __launch_bounds__(THREADS) tile_sort_kernel(const K *kin, K *kou
             return warp_first + i * 32 + lane < n ? radix_digit<FLOAT>(keys[i], mask, shift)
                                                   : (uint32_t)RADIX_DIGITS;
         };
-        warp_match_rank<KPT>(digit_of, local, s_counter + warp * RADIX_DIGITS);
+        warp_match_rank<KPT>(digit_of, local, s_counter + warp * RADIX_DIGITS,
+                             s_match + warp * RADIX_DIGITS);
         __syncthreads();
         const uint32_t total = block_digit_scan<WARPS>(s_counter, s_excl, s_misc);
         if (tid < RADIX_DIGITS && total == (uint32_t)n) s_misc[40] = 1;
@@ -366,14 +458,6 @@ __global__ void __launch_bounds__(THREADS) tile_sort_kernel(const K *kin, K *kou
     }
 }
 
-template <typename V>
-__global__ void iota_kernel(V *out, size_t n)
-{
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x)
-        out[i] = (V)i;
-}
-
 static size_t align_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
 
 /* The host side for one (key width, float flag, value width). */
@@ -387,11 +471,10 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d)
     cudaStream_t st = gpusort__cuda_stream(ctx);
     const size_t n = d->n;
     const K mask = (K)radix_mask(d->key_type, d->order);
-    const bool argsort = VB && !d->values_in;
     gpusort_status s;
 
     if (n <= (size_t)TILE) {
-        const size_t smem = (size_t)TILE * (sizeof(K) + VB) + WARPS * RADIX_DIGITS * 4 +
+        const size_t smem = (size_t)TILE * (sizeof(K) + VB) + 2 * WARPS * RADIX_DIGITS * 4 +
                             RADIX_DIGITS * 4 + 64 * 4;
         auto kern = tile_sort_kernel<K, FLOAT, VB, KPT>;
         if ((s = gpusort__cuda_check(ctx, cudaFuncSetAttribute(kern,
@@ -409,10 +492,10 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d)
     const size_t portions = (n + portion - 1) / portion;
     const size_t max_tiles = ((n < portion ? n : portion) + TILE - 1) / TILE;
 
-    /* Aux layout: hist u32 | trivial u32[8] | ticket u32 (+pad) | state | bin_base u64. */
+    /* Aux layout: hist u32 | plan | ticket u32 (+pad) | state | bin_base u64. */
     const size_t hist_bytes = portions * P * RADIX_DIGITS * 4;
-    const size_t off_trivial = align_up(hist_bytes, 256);
-    const size_t off_ticket = off_trivial + 256;
+    const size_t off_plan = align_up(hist_bytes, 256);
+    const size_t off_ticket = align_up(off_plan + sizeof(Plan), 256);
     const size_t off_state = off_ticket + 256;
     const size_t state_bytes = max_tiles * RADIX_DIGITS * 4;
     const size_t off_base = align_up(off_state + state_bytes, 256);
@@ -420,52 +503,31 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d)
     char *aux = (char *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_AUX, aux_bytes);
     if (!aux) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
     uint32_t *hist = (uint32_t *)aux;
-    uint32_t *trivial = (uint32_t *)(aux + off_trivial);
+    Plan *plan = (Plan *)(aux + off_plan);
     uint32_t *ticket = (uint32_t *)(aux + off_ticket);
     uint32_t *state = (uint32_t *)(aux + off_state);
     uint64_t *bin_base = (uint64_t *)(aux + off_base);
 
-    if ((s = gpusort__cuda_check(ctx, cudaMemsetAsync(aux, 0, off_ticket, st), "cudaMemsetAsync")))
+    PlanInput in;
+    in.keys_in = d->keys_in;
+    in.keys_out = d->keys_out;
+    in.vals_in = VB ? d->values_in : NULL;
+    in.vals_out = VB ? d->values_out : NULL;
+    in.has_vals = VB != 0;
+    in.keys_alt = gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_KEYS, n * sizeof(K));
+    if (!in.keys_alt) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
+    in.vals_alt = NULL;
+    if (VB) {
+        in.vals_alt = gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_VALUES, n * sizeof(V));
+        if (!in.vals_alt) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
+    }
+
+    if ((s = gpusort__cuda_check(ctx, cudaMemsetAsync(aux, 0, hist_bytes, st), "cudaMemsetAsync")))
         return s;
     hist_kernel<K, FLOAT><<<(unsigned)((n + chunk - 1) / chunk), HIST_THREADS, 0, st>>>(
         (const K *)d->keys_in, n, mask, chunk, portion, hist);
-    scan_kernel<<<1, RADIX_DIGITS, 0, st>>>(hist, P, portions, n, bin_base, trivial);
+    scan_kernel<<<1, RADIX_DIGITS, 0, st>>>(hist, P, portions, n, bin_base, in, plan);
     if ((s = gpusort__cuda_check(ctx, cudaGetLastError(), "radix histogram"))) return s;
-
-    int pass_list[8], passes = 0;
-    uint32_t triv[8] = {0};
-    if (n >= READBACK_MIN) {
-        if ((s = gpusort__cuda_check(ctx, cudaMemcpyAsync(triv, trivial, sizeof triv,
-                                                          cudaMemcpyDeviceToHost, st),
-                                     "cudaMemcpyAsync (trivial passes)")) ||
-            (s = gpusort__cuda_check(ctx, cudaStreamSynchronize(st), "cudaStreamSynchronize")))
-            return s;
-    }
-    for (int p = 0; p < P; p++)
-        if (!triv[p]) pass_list[passes++] = p;
-
-    /* Buffers. Pass e writes dst[e]; the last one must be the output. */
-    const bool keys_inplace = d->keys_in == d->keys_out;
-    const bool vals_inplace = VB && d->values_in == d->values_out;
-    K *kalt = NULL;
-    V *valt = NULL;
-    if (passes > 0) {
-        kalt = (K *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_KEYS, n * sizeof(K));
-        if (!kalt) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
-        if (VB) {
-            valt = (V *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_VALUES, n * sizeof(V));
-            if (!valt) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
-        }
-    }
-    const bool odd = passes & 1;
-    auto kdst = [&](int e) -> K * {
-        if (keys_inplace && odd) return (e & 1) ? (K *)d->keys_out : kalt;
-        return ((passes - 1 - e) & 1) ? kalt : (K *)d->keys_out;
-    };
-    auto vdst = [&](int e) -> V * {
-        if (vals_inplace && odd) return (e & 1) ? (V *)d->values_out : valt;
-        return ((passes - 1 - e) & 1) ? valt : (V *)d->values_out;
-    };
 
     const size_t smem = sweep_smem<K>(KPT, VB);
     auto kern = onesweep_kernel<K, FLOAT, VB, KPT>;
@@ -473,15 +535,11 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d)
                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem),
                                  "cudaFuncSetAttribute")))
         return s;
-    for (int e = 0; e < passes; e++) {
-        const int p = pass_list[e];
+    for (int p = 0; p < P; p++) {
         SweepArgs a;
-        a.keys_in = e == 0 ? d->keys_in : (const void *)kdst(e - 1);
-        a.keys_out = kdst(e);
-        a.vals_in = VB ? (e == 0 ? d->values_in : (const void *)vdst(e - 1)) : NULL;
-        a.vals_out = VB ? (void *)vdst(e) : NULL;
+        a.plan = plan;
+        a.pass = p;
         a.mask = mask;
-        a.shift = p * RADIX_BITS;
         a.ticket = ticket;
         a.state = state;
         for (size_t q = 0; q < portions; q++) {
@@ -500,37 +558,9 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d)
                 return s;
         }
     }
-
-    /* Finish: an odd in-place sequence ends in the alternate buffer; no pass at all copies. */
-    if (passes == 0) {
-        if (!keys_inplace &&
-            (s = gpusort__cuda_check(ctx, cudaMemcpyAsync(d->keys_out, d->keys_in, n * sizeof(K),
-                                                          cudaMemcpyDeviceToDevice, st),
-                                     "cudaMemcpyAsync")))
-            return s;
-        if (argsort) {
-            iota_kernel<V><<<(unsigned)((n + 1023) / 1024 < 8192 ? (n + 1023) / 1024 : 8192),
-                             256, 0, st>>>((V *)d->values_out, n);
-            return gpusort__cuda_check(ctx, cudaGetLastError(), "radix iota_kernel");
-        }
-        if (VB && !vals_inplace)
-            return gpusort__cuda_check(ctx, cudaMemcpyAsync(d->values_out, d->values_in,
-                                                            n * sizeof(V),
-                                                            cudaMemcpyDeviceToDevice, st),
-                                       "cudaMemcpyAsync");
-        return GPUSORT_STATUS_SUCCESS;
-    }
-    if (keys_inplace && odd &&
-        (s = gpusort__cuda_check(ctx, cudaMemcpyAsync(d->keys_out, kalt, n * sizeof(K),
-                                                      cudaMemcpyDeviceToDevice, st),
-                                 "cudaMemcpyAsync")))
-        return s;
-    if (vals_inplace && odd &&
-        (s = gpusort__cuda_check(ctx, cudaMemcpyAsync(d->values_out, valt, n * sizeof(V),
-                                                      cudaMemcpyDeviceToDevice, st),
-                                 "cudaMemcpyAsync")))
-        return s;
-    return GPUSORT_STATUS_SUCCESS;
+    const size_t fblocks = (n + 4095) / 4096;
+    finish_kernel<K, VB><<<(unsigned)(fblocks < 4096 ? fblocks : 4096), 256, 0, st>>>(plan, in, n);
+    return gpusort__cuda_check(ctx, cudaGetLastError(), "radix finish_kernel");
 }
 
 template <typename K, bool FLOAT>
