@@ -1152,11 +1152,12 @@ static void sort_text(tsort *t)
                 /* Read only what the budget still has room for, at the bytes-per-line seen so
                  * far (8-byte lines assumed before any line has ended). */
                 uint64_t used = mem_needed(t, in.len, lines);
-                if (used >= budget && in.len > 0) break;
+                if (used >= budget && lines > 0) break;   /* no line yet: read on regardless */
                 double per_byte = in.len && lines ? (double)used / (double)in.len
                                                   : (double)mem_needed(t, 8, 1) / 8.0;
                 double add = (double)(budget - (used < budget ? used : budget)) / per_byte;
                 if (add < 4096) add = 4096;
+                if (lines == 0 && add < (double)in.len) add = (double)in.len;  /* long line: double */
                 if (add > (double)((size_t)64 << 20)) add = (double)((size_t)64 << 20);
                 if (in.len + (size_t)add < step) step = in.len + (size_t)add;
             }
@@ -1170,7 +1171,7 @@ static void sort_text(tsort *t)
         size_t end = in.len;
         while (end > 0 && in.buf[end - 1] != (uint8_t)t->delim) end--;
         if (end == 0 && !in.done) {            /* one line longer than the chunk: grow */
-            want = want * 2;
+            want = in.len * 2 > want ? in.len * 2 : want;
             continue;
         }
         int last = in.done && end == in.len;

@@ -96,6 +96,7 @@ printf 'b\r\na\r\nc\n\r\n' > crlf
 printf 'a\0b\nb\0a\na\0a\n\0\n' > nul
 printf '\n\n  \n\t\n \t \n' > blanks
 printf 'x\ny\n' > two
+{ head -c 3000000 /dev/zero | tr '\0' 'x'; echo; echo b; head -c 3000000 /dev/zero | tr '\0' 'x'; echo y; echo a; } > longline
 awk -v seed="$SEED" 'BEGIN { srand(seed); for (i = 0; i < 500; i++) printf "%d\n%s%c", int(rand()*100), (rand() < .5 ? "line" : "Line"), 0 }' > zrec
 
 # ---- differential cases: run OPTIONS on FILE(s) with both programs ----
@@ -129,7 +130,7 @@ for o in "-g" "-gr" "-g -s" "-k1,1g" "-gf" "-n"; do diffcase "$o" gnums; done
 # bytes, so which NaN lines it keeps is not reproducible; -u is tested without NaNs.
 grep -iv nan gnums > gnums.nonan
 diffcase "-gu" gnums.nonan
-for f in empty nonl crlf nul blanks two; do
+for f in empty nonl crlf nul blanks two longline; do
   for o in "" "-r" "-n" "-u" "-b" "-f" "-k1,1" "-s -k1,1" "-g"; do diffcase "$o" $f; done
 done
 diffcase "" words nums fields
@@ -231,6 +232,8 @@ extcase() {   # extcase "options" file
 for o in "" "-n" "-r" "-u" "-k2,2 -k1,1n" "-s -k3,3n" "-nu -k3,3"; do extcase "$o" big; done
 cat big big > big2
 extcase "-u" big2
+extcase "" longline
+extcase "-r" longline
 cat big | "$G" -S 100K -T tmpd > got.out && sort big | cmp -s - got.out && ok || bad "external from a pipe"
 [ -z "$(ls -A tmpd)" ] && ok || bad "pipe: temporary files left"
 
