@@ -22,8 +22,8 @@
  *
  * Atomic output. The temporary file is "<dir>/.<name>.gpusort-XXXXXX" (mkstemp) in the same
  * folder as the destination, so rename(2) is atomic and never copies across file systems. It gets
- * the destination's permission bits when the destination exists (else 0666 & ~umask, as a plain
- * open would). A destination that exists and is not a regular file (/dev/null, /dev/full, a FIFO)
+ * the destination's permission bits (and owner, when run as root) when the destination exists,
+ * else 0666 & ~umask, as a plain open would. A destination we may not write is refused. A destination that exists and is not a regular file (/dev/null, /dev/full, a FIFO)
  * is written directly: renaming over a device node would replace it. A symbolic link is resolved
  * so that the file it names is replaced, not the link.
  */
@@ -421,6 +421,9 @@ void cli_out_open(cli_out *o, const char *path)
         mode = 0666 & ~mask;
     }
     (void)fchmod(fd, mode);
+    /* Keep the owner of a file we replace (possible only for root; best effort). */
+    if (exists && (st.st_uid != geteuid() || st.st_gid != getegid()))
+        (void)fchown(fd, st.st_uid, st.st_gid);
     o->tmp = tmp;
     o->f = fdopen(fd, "wb");
     if (!o->f) {
