@@ -405,6 +405,7 @@ static void small_task(void *arg, size_t i)
 typedef struct bucket_job {
     sctx *s;
     const size_t *start;        /* 257 bucket starts */
+    size_t big;                 /* buckets this large are sorted by all threads */
     int failed;
 } bucket_job;
 
@@ -413,7 +414,7 @@ static void bucket_task(void *arg, size_t b)
     bucket_job *j = (bucket_job *)arg;
     sctx *s = j->s;
     size_t lo = j->start[b], hi = j->start[b + 1];
-    if (hi - lo < 2 || hi - lo >= BIG_RUN) return;      /* big buckets: done by the caller */
+    if (hi - lo < 2 || hi - lo >= j->big) return;        /* big buckets: done by the caller */
     uint64_t an = ~(uint64_t)0, o = 0;
     for (size_t x = lo; x < hi; x++) { an &= s->key[x]; o |= s->key[x]; }
     if (an != o) radix_serial(s, lo, hi, an, o);
@@ -470,12 +471,16 @@ static gpusort_status msd_top(sctx *s, size_t n, run_list *big, int *swapped)
     uint64_t *t = s->key; s->key = s->key2; s->key2 = t;
     t = s->idx; s->idx = s->idx2; s->idx2 = t;
     *swapped = !*swapped;
-    bucket_job bj = {s, start, 0};
+    /* A bucket is "big" when one thread alone on it would hold the others up: more than half
+     * of one thread's share. */
+    size_t big_bucket = n / (2 * (size_t)parts);
+    if (big_bucket < BIG_RUN) big_bucket = BIG_RUN;
+    bucket_job bj = {s, start, big_bucket, 0};
     if ((st = gpusort__cpu_parallel_for(parts, 256, bucket_task, &bj))) goto done;
     if (bj.failed) { st = GPUSORT_STATUS_OUT_OF_HOST_MEMORY; goto done; }
     for (int b = 0; b < 256; b++) {
         size_t lo = start[b], hi = start[b + 1];
-        if (hi - lo < BIG_RUN) continue;
+        if (hi - lo < big_bucket) continue;
         if ((st = sort_level_parallel(s, lo, hi, 0, 0))) goto done;
         if (push_tied_runs(s, lo, hi, 0, big)) { st = GPUSORT_STATUS_OUT_OF_HOST_MEMORY; goto done; }
     }
