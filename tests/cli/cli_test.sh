@@ -313,9 +313,13 @@ if ! "$G" sort in --type u32 --backend cpu --algorithm rank -o out 2>/dev/null; 
 fi
 rm -f out
 # Full disk: /dev/full (written directly, as it is not a regular file).
-expect_error "full disk (/dev/full)" "no space" out -- "$G" sort in --type u32 -o /dev/full
-expect_error "gen to a full disk" "no space" out -- "$G" gen --type u64 --n 100000 -o /dev/full
-expect_error "full stdout" "no space" out -- bash -c "'$G' sort in --type u32 > /dev/full"
+if [ -c /dev/full ]; then
+    expect_error "full disk (/dev/full)" "no space" out -- "$G" sort in --type u32 -o /dev/full
+    expect_error "gen to a full disk" "no space" out -- "$G" gen --type u64 --n 100000 -o /dev/full
+    expect_error "full stdout" "no space" out -- bash -c "'$G' sort in --type u32 > /dev/full"
+else
+    echo "note: no /dev/full here: those full-disk tests are skipped"
+fi
 # Full disk: a small tmpfs (needs root); the old output and the input survive, no temp file.
 MNT=$W/tiny
 mkdir -p "$MNT"
