@@ -6,11 +6,15 @@
  *   ext_reader_*    buffered reads of delimited lines or fixed-size records
  *   extsort_*       run files (mkstemp in the -T folders, registered for removal) and the merge
  *
- * The merge keeps the current item of every input in a binary heap ordered by (item, input
- * index): popping the top gives the smallest item, the earliest input first among equals. This
- * is what makes merging runs cut from the input in order equal to a stable sort of it. Cost:
- * about 2 log2(k) comparisons per item for k inputs. Example with runs A = [1 4], B = [2 3],
- * C = [1]: heap {A:1, C:1, B:2} -> out A:1 (A before C: lower index), then C:1, B:2, B:3, A:4.
+ * The merge is a loser tree (tournament tree, Knuth TAOCP vol. 3, 5.4.1) over the current item
+ * of every input, ordered by (item, input index): the winner is the smallest item, the earliest
+ * input first among equals. That tie rule is what makes merging runs cut from the input in order
+ * equal to a stable sort of it. Each internal node keeps the loser of the match played there;
+ * after the winner's input advances, only the matches on its path to the root are replayed:
+ * log2(k) comparisons per item (a binary heap needs about twice that). Example, k = 4 runs
+ * A = [1 4], B = [2 3], C = [1], D = []: matches A:1-B:2 (B loses), C:1-D:end (D loses),
+ * final A:1-C:1 (C loses: A is the lower input) -> out A:1; A advances to 4 and replays
+ * against B:2 (A loses, B goes on) and C:1 (B loses) -> out C:1; then B:2, B:3, A:4.
  *
  * With -u the merge drops an item equal to the last one written (the first of each group is
  * kept: the earliest in input order, as GNU sort keeps).
@@ -296,56 +300,70 @@ typedef struct mrg {
     ext_reader *rd;
     const uint8_t **item;
     size_t *len;
-    size_t *heap;       /* input indices */
-    size_t nheap;
+    uint8_t *done;      /* input exhausted: loses to everything */
+    size_t *tree;       /* loser tree: tree[0] the winner, tree[1..k) the losers of nodes */
+    size_t k;
 } mrg;
 
-/* 1 if input a's item goes before input b's. */
-static inline int before(const mrg *m, size_t a, size_t b)
+/* 1 if input a's item goes before input b's (ties: the lower input). */
+static inline int beats(const mrg *m, size_t a, size_t b)
 {
+    if (m->done[a]) return 0;
+    if (m->done[b]) return 1;
     int c = m->it->cmp(m->it->arg, m->item[a], m->len[a], m->item[b], m->len[b]);
     return c < 0 || (c == 0 && a < b);
 }
 
-static void sift_down(mrg *m, size_t i)
+/* Winner of the subtree at node i (children 2i, 2i+1; index c >= k is leaf c - k). */
+static size_t tree_build(mrg *m, size_t i)
 {
-    size_t n = m->nheap, x = m->heap[i];
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= n) break;
-        if (c + 1 < n && before(m, m->heap[c + 1], m->heap[c])) c++;
-        if (!before(m, m->heap[c], x)) break;
-        m->heap[i] = m->heap[c];
-        i = c;
-    }
-    m->heap[i] = x;
+    if (i >= m->k) return i - m->k;
+    size_t a = tree_build(m, 2 * i), b = tree_build(m, 2 * i + 1);
+    if (beats(m, a, b)) { m->tree[i] = b; return a; }
+    m->tree[i] = a;
+    return b;
 }
 
-/* Merge the files paths[0..n) into sink. */
+/* Input w has a new item (or is done): replay its path to the root. log2(k) comparisons. */
+static void tree_replay(mrg *m, size_t w)
+{
+    for (size_t node = (w + m->k) / 2; node >= 1; node /= 2)
+        if (beats(m, m->tree[node], w)) {
+            size_t t = m->tree[node];
+            m->tree[node] = w;
+            w = t;
+        }
+    m->tree[0] = w;
+}
+
+/* Merge the files paths[0..n) into sink (a loser tree: Knuth, TAOCP vol. 3, 5.4.1). */
 static void merge_into(extsort *x, char *const *paths, size_t n, ext_sink *sink)
 {
     const extsort_items *it = &x->items;
     size_t bufsize = (size_t)(x->budget / (2 * (uint64_t)(n ? n : 1)));
     if (bufsize < READER_MIN) bufsize = READER_MIN;
     if (bufsize > READER_MAX) bufsize = READER_MAX;
+    if (n == 0) return;
     mrg m;
     m.it = it;
+    m.k = n;
     m.rd = (ext_reader *)xmalloc(n * sizeof *m.rd);
     m.item = (const uint8_t **)xmalloc(n * sizeof *m.item);
     m.len = (size_t *)xmalloc(n * sizeof *m.len);
-    m.heap = (size_t *)xmalloc(n * sizeof *m.heap);
-    m.nheap = 0;
+    m.done = (uint8_t *)xmalloc(n);
+    m.tree = (size_t *)xmalloc(n * sizeof *m.tree);
     for (size_t i = 0; i < n; i++) {
         ext_reader_open(&m.rd[i], paths[i], bufsize, it->record_size, it->delim);
-        if (ext_reader_next(&m.rd[i], &m.item[i], &m.len[i])) m.heap[m.nheap++] = i;
+        m.done[i] = !ext_reader_next(&m.rd[i], &m.item[i], &m.len[i]);
     }
-    for (size_t i = m.nheap / 2; i-- > 0;) sift_down(&m, i);
+    m.tree[0] = n == 1 ? 0 : tree_build(&m, 1);
 
     uint8_t *last = NULL;            /* -u: a copy of the last item written */
     size_t last_len = 0, last_cap = 0;
     int have_last = 0;
-    while (m.nheap) {
-        size_t top = m.heap[0];
+    for (;;) {
+        size_t top = m.tree[0];
+        if (m.done[top]) break;
         const uint8_t *p = m.item[top];
         size_t len = m.len[top];
         if (it->unique) {
@@ -363,19 +381,16 @@ static void merge_into(extsort *x, char *const *paths, size_t n, ext_sink *sink)
         } else {
             ext_sink_item(sink, it, p, len);
         }
-        if (ext_reader_next(&m.rd[top], &m.item[top], &m.len[top])) {
-            sift_down(&m, 0);
-        } else {
-            m.heap[0] = m.heap[--m.nheap];
-            if (m.nheap) sift_down(&m, 0);
-        }
+        m.done[top] = !ext_reader_next(&m.rd[top], &m.item[top], &m.len[top]);
+        if (n > 1) tree_replay(&m, top);
     }
     free(last);
     for (size_t i = 0; i < n; i++) ext_reader_close(&m.rd[i]);
     free(m.rd);
     free(m.item);
     free(m.len);
-    free(m.heap);
+    free(m.done);
+    free(m.tree);
 }
 
 /* Reduce the list to at most fanin runs by merging groups of consecutive ones. Inputs that are

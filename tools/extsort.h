@@ -22,7 +22,7 @@
  * are used in turn. A write error (ENOSPC, EIO) is one line and exit 2; the output is written
  * through cli_out (util.h), so it is never left half-written.
  *
- * Merging: a binary heap of the runs' current items, ties to the lower run index, so merging
+ * Merging: a loser tree of the runs' current items, ties to the lower run index, so merging
  * runs cut from the input in order is a stable sort of the whole input (and `-m` takes equal
  * lines from the earlier file first, as GNU sort does). At most `fanin` runs are merged at once
  * (each needs a file descriptor and a read buffer); with more, groups of consecutive runs are
