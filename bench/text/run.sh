@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# bench/text/run.sh -- gpusort text mode and records vs GNU sort, same files, same run.
+#
+# Usage: bench/text/run.sh PATH/TO/gpusort [DATA_DIR] [RUNS] > bench/results/text-DATE.md
+#   DATA_DIR (default /tmp/gpusort-bench-text) holds the generated inputs (made once, reused).
+#   RUNS (default 7): timed runs per command after one warm-up; the median is reported. GNU
+#   sort on the 1 GB records file runs 3 times (about a minute each on 2 cores).
+# Workloads (issue 6):
+#   ints     10M random integers, one per line (~105 MB), -n
+#   words    5M random alphanumeric words of 5-40 bytes (~117 MB), no options
+#   records  10M gensort-format records (100 B, 10-byte key; 1 GB): records/s and MB/s;
+#            GNU peer: the same records in ASCII (gen --ascii, lines ending "\r\n") sorted by
+#            `sort -s -t '\a' -k1.1,1.10` (the same order)
+#   external the words file with -S a quarter of its size (spills to runs under -T): time and
+#            peak RSS (/usr/bin/time -v) for both with the same -S
+# Both programs write to a file on the same disk through stdout (no fsync for either), with
+# LC_ALL=C, on the CPU backend (--backend cpu). Output is markdown.
+set -eu
+G=${1:?usage: run.sh PATH/TO/gpusort [DATA_DIR] [RUNS]}
+D=${2:-/tmp/gpusort-bench-text}
+RUNS=${3:-7}
+export LC_ALL=C
+mkdir -p "$D"
+cd "$D"
+log() { echo "$*" >&2; }
+
+if [ ! -s ints.txt ]; then
+  log "generating ints.txt"
+  awk 'BEGIN { srand(42); for (i = 0; i < 10000000; i++)
+         printf "%d\n", int(rand() * 2147483647) - (rand() < 0.1 ? 1073741823 : 0) }' > ints.txt
+fi
+if [ ! -s words.txt ]; then
+  log "generating words.txt"
+  awk 'BEGIN { srand(43); s = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+         for (i = 0; i < 5000000; i++) { l = 5 + int(rand() * 36); w = ""
+           for (j = 0; j < l; j++) w = w substr(s, 1 + int(rand() * 62), 1); print w } }' > words.txt
+fi
+[ -s recs.bin ] || "$G" gen --record-size 100 --n 10000000 --seed 7 -o recs.bin
+[ -s recs.txt ] || "$G" gen --record-size 100 --n 10000000 --seed 7 --ascii -o recs.txt
+mkdir -p tmp
+
+# median of the wall times of N runs of a command (after one warm-up run)
+median() {   # median N cmd...
+    local n=$1; shift
+    "$@" > out.tmp 2>/dev/null
+    local ts=()
+    for i in $(seq "$n"); do
+        local s=$(date +%s.%N)
+        "$@" > out.tmp 2>/dev/null
+        local e=$(date +%s.%N)
+        ts+=("$(echo "$e - $s" | bc)")
+    done
+    printf '%s\n' "${ts[@]}" | sort -g | awk '{ a[NR] = $1 } END { printf "%.3f", a[int((NR + 1) / 2)] }'
+}
+peak() {     # peak RSS (MB) and wall time of one run
+    /usr/bin/time -f "%M %e" "$@" > out.tmp 2> time.tmp || true
+    tail -1 time.tmp | awk '{ printf "%.1f MB, %.2f s", $1 / 1024, $2 }'
+}
+ratio() { echo "scale=1; $1 / $2" | bc; }
+
+echo "# gpusort text mode vs GNU sort -- $(date -u +%Y-%m-%d)"
+echo
+echo "- Machine: $(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) cores," \
+     "$(free -g | awk '/Mem:/ { print $2 }') GiB RAM, $(uname -sr)"
+echo "- GNU sort: $(sort --version | head -1); gpusort: $("$G" --version | head -1)"
+echo "- Load before: $(uptime | sed 's/.*load average/load average/')"
+echo "- Command: \`bench/text/run.sh $G $D $RUNS\` (median of $RUNS runs after a warm-up," \
+     "wall clock; LC_ALL=C; output to a file via stdout; gpusort --backend cpu)"
+echo
+echo "| workload | size | gpusort | GNU sort | speed-up |"
+echo "|---|---|---|---|---|"
+t1=$(median "$RUNS" "$G" --backend cpu -n ints.txt); t2=$(median "$RUNS" sort -n ints.txt)
+echo "| 10M integers, \`-n\` | $(du -m ints.txt | cut -f1) MB | $t1 s | $t2 s | $(ratio "$t2" "$t1")x |"
+t1=$(median "$RUNS" "$G" --backend cpu words.txt); t2=$(median "$RUNS" sort words.txt)
+echo "| 5M words 5-40 B, plain | $(du -m words.txt | cut -f1) MB | $t1 s | $t2 s | $(ratio "$t2" "$t1")x |"
+t1=$(median "$RUNS" "$G" --backend cpu --record-size 100 --key-size 10 recs.bin)
+t2=$(median 3 sort -s -t $'\a' -k1.1,1.10 recs.txt)
+rps=$(echo "10000000 / $t1 / 1000000" | bc -l | xargs printf '%.1f')
+mbs=$(echo "1000 / $t1" | bc -l | xargs printf '%.0f')
+echo "| 10M gensort records (1 GB), key 10 B | 1000 MB | $t1 s ($rps M records/s, $mbs MB/s) | $t2 s (ASCII records as lines, \`-s -k1.1,1.10\`, 3 runs) | $(ratio "$t2" "$t1")x |"
+SZ=$(stat -c %s words.txt)
+S=$((SZ / 4 / 1024))K
+p1=$(peak "$G" --backend cpu -S "$S" -T tmp words.txt)
+p2=$(peak sort -S "$S" -T tmp words.txt)
+echo
+echo "External sort (input 4x the memory budget): words.txt ($((SZ / 1048576)) MiB) with \`-S $S -T $D/tmp\`:"
+echo
+echo "| program | peak RSS, wall time |"
+echo "|---|---|"
+echo "| gpusort | $p1 |"
+echo "| GNU sort | $p2 |"
+echo
+echo "- Load after: $(uptime | sed 's/.*load average/load average/')"
+rm -f out.tmp time.tmp
