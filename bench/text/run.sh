@@ -17,8 +17,13 @@
 # LC_ALL=C, on the CPU backend (--backend cpu). Output is markdown.
 set -eu
 G=${1:?usage: run.sh PATH/TO/gpusort [DATA_DIR] [RUNS]}
+G=$(cd "$(dirname "$G")" && pwd)/$(basename "$G")
 D=${2:-/tmp/gpusort-bench-text}
 RUNS=${3:-7}
+# Smaller sizes for a dry run of the script: N_INTS=1000 N_WORDS=1000 N_RECS=1000 run.sh ...
+N_INTS=${N_INTS:-10000000}
+N_WORDS=${N_WORDS:-5000000}
+N_RECS=${N_RECS:-10000000}
 export LC_ALL=C
 mkdir -p "$D"
 cd "$D"
@@ -26,17 +31,17 @@ log() { echo "$*" >&2; }
 
 if [ ! -s ints.txt ]; then
   log "generating ints.txt"
-  awk 'BEGIN { srand(42); for (i = 0; i < 10000000; i++)
+  awk -v n="$N_INTS" 'BEGIN { srand(42); for (i = 0; i < n; i++)
          printf "%d\n", int(rand() * 2147483647) - (rand() < 0.1 ? 1073741823 : 0) }' > ints.txt
 fi
 if [ ! -s words.txt ]; then
   log "generating words.txt"
-  awk 'BEGIN { srand(43); s = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-         for (i = 0; i < 5000000; i++) { l = 5 + int(rand() * 36); w = ""
+  awk -v n="$N_WORDS" 'BEGIN { srand(43); s = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+         for (i = 0; i < n; i++) { l = 5 + int(rand() * 36); w = ""
            for (j = 0; j < l; j++) w = w substr(s, 1 + int(rand() * 62), 1); print w } }' > words.txt
 fi
-[ -s recs.bin ] || "$G" gen --record-size 100 --n 10000000 --seed 7 -o recs.bin
-[ -s recs.txt ] || "$G" gen --record-size 100 --n 10000000 --seed 7 --ascii -o recs.txt
+[ -s recs.bin ] || "$G" gen --record-size 100 --n "$N_RECS" --seed 7 -o recs.bin
+[ -s recs.txt ] || "$G" gen --record-size 100 --n "$N_RECS" --seed 7 --ascii -o recs.txt
 mkdir -p tmp
 
 # median of the wall times of N runs of a command (after one warm-up run)
@@ -70,14 +75,14 @@ echo
 echo "| workload | size | gpusort | GNU sort | speed-up |"
 echo "|---|---|---|---|---|"
 t1=$(median "$RUNS" "$G" --backend cpu -n ints.txt); t2=$(median "$RUNS" sort -n ints.txt)
-echo "| 10M integers, \`-n\` | $(du -m ints.txt | cut -f1) MB | $t1 s | $t2 s | $(ratio "$t2" "$t1")x |"
+echo "| $((N_INTS / 1000000))M integers, \`-n\` | $(du -m ints.txt | cut -f1) MB | $t1 s | $t2 s | $(ratio "$t2" "$t1")x |"
 t1=$(median "$RUNS" "$G" --backend cpu words.txt); t2=$(median "$RUNS" sort words.txt)
-echo "| 5M words 5-40 B, plain | $(du -m words.txt | cut -f1) MB | $t1 s | $t2 s | $(ratio "$t2" "$t1")x |"
+echo "| $((N_WORDS / 1000000))M words 5-40 B, plain | $(du -m words.txt | cut -f1) MB | $t1 s | $t2 s | $(ratio "$t2" "$t1")x |"
 t1=$(median "$RUNS" "$G" --backend cpu --record-size 100 --key-size 10 recs.bin)
 t2=$(median 3 sort -s -t $'\a' -k1.1,1.10 recs.txt)
-rps=$(echo "10000000 / $t1 / 1000000" | bc -l | xargs printf '%.1f')
-mbs=$(echo "1000 / $t1" | bc -l | xargs printf '%.0f')
-echo "| 10M gensort records (1 GB), key 10 B | 1000 MB | $t1 s ($rps M records/s, $mbs MB/s) | $t2 s (ASCII records as lines, \`-s -k1.1,1.10\`, 3 runs) | $(ratio "$t2" "$t1")x |"
+rps=$(echo "$N_RECS / $t1 / 1000000" | bc -l | xargs printf '%.1f')
+mbs=$(echo "$N_RECS / 10000 / $t1" | bc -l | xargs printf '%.0f')
+echo "| $((N_RECS / 1000000))M gensort records, key 10 B | $((N_RECS / 10000)) MB | $t1 s ($rps M records/s, $mbs MB/s) | $t2 s (ASCII records as lines, \`-s -k1.1,1.10\`, 3 runs) | $(ratio "$t2" "$t1")x |"
 SZ=$(stat -c %s words.txt)
 S=$((SZ / 4 / 1024))K
 p1=$(peak "$G" --backend cpu -S "$S" -T tmp words.txt)
@@ -89,6 +94,15 @@ echo "| program | peak RSS, wall time |"
 echo "|---|---|"
 echo "| gpusort | $p1 |"
 echo "| GNU sort | $p2 |"
+# Same bytes out? (checked once, untimed)
+same() { if cmp -s "$1" "$2"; then echo yes; else echo NO; fi; }
+"$G" --backend cpu -n ints.txt > a.tmp; sort -n ints.txt > b.tmp; v1=$(same a.tmp b.tmp)
+"$G" --backend cpu words.txt > a.tmp; sort words.txt > b.tmp; v2=$(same a.tmp b.tmp)
+"$G" --backend cpu --record-size 100 --key-size 10 recs.txt > a.tmp
+sort -s -t $'\a' -k1.1,1.10 recs.txt > b.tmp; v3=$(same a.tmp b.tmp)
+rm -f a.tmp b.tmp
+echo
+echo "Output identical to GNU sort's: ints $v1, words $v2, records (ASCII file) $v3."
 echo
 echo "- Load after: $(uptime | sed 's/.*load average/load average/')"
 rm -f out.tmp time.tmp
