@@ -33,7 +33,7 @@ sum_of() { if [ -f "$1" ]; then cksum < "$1"; else echo "not a file"; fi; }
 no_temp() { ! ls -A "$1" | grep -q '\.gpusort-'; }
 
 # snapshot: name and checksum of every file in the work folder but the test's own err file.
-snapshot() { for f in *; do [ -f "$f" ] && [ "$f" != err ] && echo "$f $(cksum < "$f")"; done; }
+snapshot() { for f in *; do [ -f "$f" ] && [ -r "$f" ] && [ "$f" != err ] && echo "$f $(cksum < "$f")"; done; }
 
 # expect_error NAME WANT_IN_MESSAGE OUTPUT_FILE -- COMMAND...
 #   exit 2, one stderr line "gpusort: ..." containing WANT, OUTPUT_FILE unchanged (or still absent),
