@@ -154,6 +154,29 @@ for o in "-n" "-nr" "-nu" "-nru" "-n -s" "-k1,1n -r"; do diffcase "$o" ints; don
 diffcase "-k2,2 -k1,1n" big
 diffcase "" big
 
+# ---- random combinations of options and keys (bash RANDOM seeded with SEED) ----
+RANDOM=$SEED
+awk -v seed="$SEED" 'BEGIN { srand(seed); for (i = 0; i < 300; i++) { n = int(rand() * 5); l = ""
+  for (f = 0; f < n; f++) { r = int(rand() * 6)
+    if (r == 0) w = int(rand() * 100) - 50; else if (r == 1) w = rand() * 10 - 5; else if (r == 2) w = ""
+    else { w = ""; m = int(rand() * 4); for (j = 0; j < m; j++) w = w substr("aAbB. -_\t,x9", int(rand() * 12) + 1, 1) }
+    l = l (f ? (rand() < .3 ? "  " : (rand() < .5 ? "," : " ")) : (rand() < .2 ? " " : "")) w }
+  print l } }' > mixed
+mods=(n g r b f d i "" "" "")
+for t in $(seq 150); do
+  o=""
+  for g in b d f g i n r s u; do [ $((RANDOM % 6)) -eq 0 ] && o="$o -$g"; done
+  [ $((RANDOM % 3)) -eq 0 ] && o="$o -t,"
+  for k in $(seq $((RANDOM % 3))); do
+    s=$((RANDOM % 3 + 1)); e=$((s + RANDOM % 2)); spec="$s"
+    [ $((RANDOM % 3)) -eq 0 ] && spec="$s.$((RANDOM % 3 + 1))"
+    spec="$spec${mods[$((RANDOM % 10))]}"
+    [ $((RANDOM % 2)) -eq 0 ] && spec="$spec,$e" && [ $((RANDOM % 3)) -eq 0 ] && spec="$spec.$((RANDOM % 3))"
+    o="$o -k$spec${mods[$((RANDOM % 10))]}"
+  done
+  diffcase "$o" mixed
+done
+
 # ---- -m over sorted parts ----
 for o in "" "-n" "-r" "-u" "-k2,2n -t," "-f"; do
   split -n l/3 csv part.
