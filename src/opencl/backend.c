@@ -211,6 +211,15 @@ static int device_has_fp64(cl_device_id d)
     return strstr(ext, "cl_khr_fp64") != NULL;
 }
 
+/* fp64 as the backend uses it: the device's cl_khr_fp64, unless the testing knob
+ * GPUSORT_OPENCL_NO_FP64=1 hides it (to exercise the float-float f32 sum and the UNSUPPORTED
+ * answer for f64 reduce on devices that have fp64). */
+static int fp64_enabled(cl_device_id d)
+{
+    const char *no64 = getenv("GPUSORT_OPENCL_NO_FP64");
+    return device_has_fp64(d) && !(no64 && no64[0] == '1');
+}
+
 static gpusort_status ocl_device_info(int device, gpusort_device_info *info)
 {
     device_ref ref;
@@ -236,7 +245,7 @@ static gpusort_status ocl_device_info(int device, gpusort_device_info *info)
     if (sscanf(version, "OpenCL %d.%d", &info->capability_major, &info->capability_minor) != 2)
         info->capability_major = info->capability_minor = 0;
     info->is_gpu = (type & CL_DEVICE_TYPE_GPU) != 0;
-    info->supports_f64 = device_has_fp64(d);
+    info->supports_f64 = fp64_enabled(d);
     return GPUSORT_STATUS_SUCCESS;
 }
 
@@ -296,8 +305,7 @@ static gpusort_status ocl_init(gpusort_ctx *ctx, int device)
     st->compute_units = cus ? (int)cus : 1;
     clGetDeviceInfo(ref.device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof st->max_alloc,
                     &st->max_alloc, NULL);
-    const char *no64 = getenv("GPUSORT_OPENCL_NO_FP64");
-    st->has_fp64 = device_has_fp64(ref.device) && !(no64 && no64[0] == '1');
+    st->has_fp64 = fp64_enabled(ref.device);
     return GPUSORT_STATUS_SUCCESS;
 fail:
     ocl_destroy(ctx);
@@ -348,8 +356,7 @@ static gpusort_status ocl_set_stream(gpusort_ctx *ctx, void *stream)
         st->device = own;
         st->user_queue = 0;
     }
-    const char *no64 = getenv("GPUSORT_OPENCL_NO_FP64");
-    st->has_fp64 = device_has_fp64(st->device) && !(no64 && no64[0] == '1');
+    st->has_fp64 = fp64_enabled(st->device);
     cl_uint cus = 1;
     clGetDeviceInfo(st->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cus, &cus, NULL);
     st->compute_units = cus ? (int)cus : 1;

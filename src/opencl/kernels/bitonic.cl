@@ -104,25 +104,25 @@ kernel WG_ATTR void bitonic_sort_local(global const gs_key *keys, uint n, int ty
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint size = 2; size <= LTILE; size <<= 1) {
-        uint half = size >> 1;
+        uint hsize = size >> 1;
         for (uint c = 0; c < CMP_PER_ITEM; c++) {         /* the flip pass */
-            uint i = gs_lower(c * WG + lid, half);
+            uint i = gs_lower(c * WG + lid, hsize);
             gs_cswap_local(lk, li, i, i ^ (size - 1u));
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        gs_merge_tile(lk, li, half >> 1);
+        gs_merge_tile(lk, li, hsize >> 1);
     }
     gs_store_tile(rk, idx, n, lk, li);
 }
 
-/* One global pass: comparator t orders positions i = lower(t, half) and its partner, the
- * mirror i ^ (2 * half - 1) when flip != 0, else i + half. Partners >= n hold +infinity. */
-kernel WG_ATTR void bitonic_pass_global(global gs_key *rk, global uint *idx, uint n, uint half,
+/* One global pass: comparator t orders positions i = lower(t, hsize) and its partner, the
+ * mirror i ^ (2 * hsize - 1) when flip != 0, else i + hsize. Partners >= n hold +infinity. */
+kernel WG_ATTR void bitonic_pass_global(global gs_key *rk, global uint *idx, uint n, uint hsize,
                                         int flip)
 {
-    uint i = gs_lower((uint)get_global_id(0), half);
+    uint i = gs_lower((uint)get_global_id(0), hsize);
     if (i >= n) return;
-    uint j = flip ? (i ^ (2u * half - 1u)) : i + half;
+    uint j = flip ? (i ^ (2u * hsize - 1u)) : i + hsize;
     if (j >= n) return;
     gs_key a = rk[i], b = rk[j];
     uint ia = idx[i], ib = idx[j];

@@ -1,0 +1,538 @@
+/*
+ * bench_opencl.c -- the OpenCL backend's benchmark: radix, bitonic and reduce against their peers,
+ * timed in the same run on the same data.
+ *
+ *   bench_opencl [--sizes 20,24] [--type u32] [--runs 7] [--device D] [--no-bitonic]
+ *                [--no-cpu] [--no-qsort] [--csv]
+ *
+ * WORKLOADS, for each size 2^k (uniform random keys of --type, a fixed seed):
+ *   opencl radix  host      gpusort_sort on host arrays: copy in, sort, copy out
+ *   opencl radix  device    the same on cl_mem buffers (GPUSORT_FLAG_CL_MEM, our own queue and
+ *                           context through gpusort_ctx_set_stream): the device's sorting speed
+ *   opencl bitonic host / device   likewise with GPUSORT_ALGORITHM_BITONIC
+ *   opencl reduce sum device       the backend's reduce kernel on a cl_mem (internal entry
+ *                                  gpusort__cl_reduce: gpusort_reduce takes host data only)
+ *   cuda radix / reduce host, device   our CUDA backend, when it is built and has a device
+ *   cpu radix     host      our CPU backend, all cores
+ *   introsort     host      a typed introsort (quicksort + heapsort + insertion sort, the
+ *                           std::sort algorithm; this file is C, so it is written out below)
+ *   qsort         host      C's qsort with a comparison function
+ * Each workload: one untimed warm-up (kernel compilation, allocation), then --runs timed runs
+ * (default 7); the median is reported, with keys/s (n / median). Sorts are out of place from
+ * two input buffers used in turn (rotation), so every run sorts unsorted data and the input is
+ * never a cache-warm copy of the last output. After the timed runs the output is checked
+ * (sorted ascending, same sum of keys as the input): a wrong result is reported as FAILED.
+ *
+ * Output: a Markdown table (or CSV with --csv) on stdout, with the device and the command.
+ */
+#define _POSIX_C_SOURCE 200809L   /* clock_gettime under -std=c11 */
+#include "gpusort.h"
+#include "opencl/opencl_internal.h"
+
+#if defined(__has_include)
+#if __has_include(<cuda_runtime_api.h>)
+#include <cuda_runtime_api.h>
+#define BENCH_HAVE_CUDA_RT 1
+/* This target does not say whether the library was built with CUDA. Weak references link
+ * either way: with the CUDA backend the CUDA runtime is in the link (the backend calls these),
+ * without it they stay NULL and the CUDA peers are skipped. */
+#pragma weak cudaMalloc
+#pragma weak cudaMemcpy
+#pragma weak cudaFree
+#endif
+#endif
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_RUNS 101
+#define MAX_SIZES 16
+
+static struct {
+    int sizes[MAX_SIZES];
+    int nsizes;
+    gpusort_type type;
+    int runs;
+    int device;
+    int bitonic, cpu, qsort_peer, csv;
+} opt = {{20, 24}, 2, GPUSORT_TYPE_U32, 7, -1, 1, 1, 1, 0};
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* ---- the introsort peer (std::sort's algorithm: Musser 1997), for u32/u64 keys ---- */
+
+#define INTRO_SMALL 16   /* below this, insertion sort (as libstdc++'s _S_threshold) */
+
+#define DEFINE_INTROSORT(T)                                                                   \
+static void insertion_##T(T *a, size_t n)                                                     \
+{                                                                                             \
+    for (size_t i = 1; i < n; i++) {                                                          \
+        T v = a[i];                                                                           \
+        size_t j = i;                                                                         \
+        while (j > 0 && a[j - 1] > v) { a[j] = a[j - 1]; j--; }                               \
+        a[j] = v;                                                                             \
+    }                                                                                         \
+}                                                                                             \
+static void sift_##T(T *a, size_t root, size_t n)                                             \
+{                                                                                             \
+    T v = a[root];                                                                            \
+    for (size_t c; (c = 2 * root + 1) < n; root = c) {                                        \
+        if (c + 1 < n && a[c + 1] > a[c]) c++;                                                \
+        if (a[c] <= v) break;                                                                 \
+        a[root] = a[c];                                                                       \
+    }                                                                                         \
+    a[root] = v;                                                                              \
+}                                                                                             \
+static void heapsort_##T(T *a, size_t n)                                                      \
+{                                                                                             \
+    for (size_t i = n / 2; i-- > 0;) sift_##T(a, i, n);                                       \
+    for (size_t i = n; i-- > 1;) {                                                            \
+        T t = a[0]; a[0] = a[i]; a[i] = t;                                                    \
+        sift_##T(a, 0, i);                                                                    \
+    }                                                                                         \
+}                                                                                             \
+static void intro_##T(T *a, size_t n, int depth)                                              \
+{                                                                                             \
+    while (n > INTRO_SMALL) {                                                                 \
+        if (depth-- == 0) { heapsort_##T(a, n); return; }                                     \
+        T x = a[0], y = a[n / 2], z = a[n - 1];          /* median of three */                \
+        T p = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));          \
+        size_t i = 0, j = n - 1;                                                              \
+        for (;;) {                                       /* Hoare partition */                \
+            while (a[i] < p) i++;                                                             \
+            while (a[j] > p) j--;                                                             \
+            if (i >= j) break;                                                                \
+            T t = a[i]; a[i] = a[j]; a[j] = t;                                                \
+            i++; j--;                                                                         \
+        }                                                                                     \
+        intro_##T(a + j + 1, n - j - 1, depth);                                               \
+        n = j + 1;                                                                            \
+    }                                                                                         \
+    insertion_##T(a, n);                                                                      \
+}
+DEFINE_INTROSORT(uint32_t)
+DEFINE_INTROSORT(uint64_t)
+
+static void introsort(void *a, size_t n, size_t ks)
+{
+    int depth = 0;
+    for (size_t m = n; m > 1; m >>= 1) depth += 2;
+    if (ks == 4) intro_uint32_t((uint32_t *)a, n, depth);
+    else intro_uint64_t((uint64_t *)a, n, depth);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* ---- data ---- */
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static uint64_t rng_next(void)   /* xorshift64*: plenty for benchmark keys */
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return rng_state * 0x2545F4914F6CDD1Dull;
+}
+
+/* Uniform random keys: random bits for ints; random finite floats in [-1e6, 1e6) for floats. */
+static void fill(void *buf, size_t n, gpusort_type t)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t r = rng_next();
+        switch (t) {
+        case GPUSORT_TYPE_F32: ((float *)buf)[i] = (float)((double)(r >> 11) * 0x1p-53 * 2e6 - 1e6); break;
+        case GPUSORT_TYPE_F64: ((double *)buf)[i] = (double)(r >> 11) * 0x1p-53 * 2e6 - 1e6; break;
+        case GPUSORT_TYPE_U32: case GPUSORT_TYPE_I32: ((uint32_t *)buf)[i] = (uint32_t)(r >> 32); break;
+        default: ((uint64_t *)buf)[i] = r;
+        }
+    }
+}
+
+/* Sorted ascending in the type's order (ints and finite floats here), and the same multiset
+ * checksum (sum of the raw words) as the input. */
+static int check_sorted(const void *in, const void *out, size_t n, gpusort_type t)
+{
+    size_t ks = gpusort_type_size(t);
+    uint64_t si = 0, so = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (ks == 4) { si += ((const uint32_t *)in)[i]; so += ((const uint32_t *)out)[i]; }
+        else { si += ((const uint64_t *)in)[i]; so += ((const uint64_t *)out)[i]; }
+    }
+    if (si != so) return 0;
+    for (size_t i = 1; i < n; i++) {
+        int bad;
+        switch (t) {
+        case GPUSORT_TYPE_U32: bad = ((const uint32_t *)out)[i - 1] > ((const uint32_t *)out)[i]; break;
+        case GPUSORT_TYPE_I32: bad = ((const int32_t *)out)[i - 1] > ((const int32_t *)out)[i]; break;
+        case GPUSORT_TYPE_F32: bad = ((const float *)out)[i - 1] > ((const float *)out)[i]; break;
+        case GPUSORT_TYPE_U64: bad = ((const uint64_t *)out)[i - 1] > ((const uint64_t *)out)[i]; break;
+        case GPUSORT_TYPE_I64: bad = ((const int64_t *)out)[i - 1] > ((const int64_t *)out)[i]; break;
+        default: bad = ((const double *)out)[i - 1] > ((const double *)out)[i];
+        }
+        if (bad) return 0;
+    }
+    return 1;
+}
+
+/* ---- reporting ---- */
+
+static void report(const char *what, const char *mem, size_t n, double med, double best,
+                   const char *status, double ratio_to)
+{
+    char ratio[32] = "";
+    if (ratio_to > 0 && med > 0) snprintf(ratio, sizeof ratio, "%.2fx", ratio_to / med);
+    if (opt.csv)
+        printf("%s,%s,%s,%zu,%.6f,%.6f,%.1f,%s,%s\n", what, mem, gpusort_type_name(opt.type), n,
+               med * 1e3, best * 1e3, med > 0 ? n / med / 1e6 : 0.0, ratio, status);
+    else
+        printf("| %-16s | %-6s | %s | 2^%-2d | %10.3f | %10.3f | %9.1f | %7s | %s |\n", what, mem,
+               gpusort_type_name(opt.type), (int)(63 - __builtin_clzll((unsigned long long)n)),
+               med * 1e3, best * 1e3, med > 0 ? n / med / 1e6 : 0.0, ratio, status);
+    fflush(stdout);
+}
+
+/* Times fn(arg, run) over warm-up + opt.runs runs; returns the median (s), *best the minimum.
+ * A failing call (nonzero return) stops and returns -1. */
+typedef int (*bench_fn)(void *arg, int run);
+static double timed(bench_fn fn, void *arg, double *best)
+{
+    double t[MAX_RUNS];
+    if (fn(arg, -1)) return -1;                 /* warm-up */
+    for (int r = 0; r < opt.runs; r++) {
+        double t0 = now();
+        if (fn(arg, r)) return -1;
+        t[r] = now() - t0;
+    }
+    qsort(t, (size_t)opt.runs, sizeof t[0], cmp_double);
+    *best = t[0];
+    return t[opt.runs / 2];
+}
+
+/* ---- workloads ---- */
+
+typedef struct job {
+    gpusort_ctx *ctx;
+    gpusort_algorithm alg;
+    size_t n, ks;
+    void *in[2];          /* host inputs (rotated) */
+    void *out;            /* host output */
+    cl_mem din[2], dout;  /* device buffers (OpenCL) */
+    void *cin[2], *cout;  /* device buffers (CUDA) */
+    gpusort_value value;
+} job;
+
+static int run_host_sort(void *arg, int run)
+{
+    job *j = (job *)arg;
+    gpusort_status s = gpusort_sort(j->ctx, opt.type, j->in[run & 1], j->out, j->n,
+                                    GPUSORT_ORDER_ASC, j->alg);
+    if (s) fprintf(stderr, "bench_opencl: %s\n", gpusort_ctx_last_error(j->ctx));
+    return s != GPUSORT_STATUS_SUCCESS;
+}
+
+static int run_cl_sort(void *arg, int run)
+{
+    job *j = (job *)arg;
+    gpusort_sort_desc d = {opt.type, (const void *)j->din[run & 1], (void *)j->dout,
+                           GPUSORT_TYPE_NONE, NULL, NULL, j->n, GPUSORT_ORDER_ASC, j->alg,
+                           GPUSORT_FLAG_CL_MEM};
+    gpusort_status s = gpusort_sort_ex(j->ctx, &d);
+    if (!s) s = gpusort_ctx_synchronize(j->ctx);
+    if (s) fprintf(stderr, "bench_opencl: %s\n", gpusort_ctx_last_error(j->ctx));
+    return s != GPUSORT_STATUS_SUCCESS;
+}
+
+static int run_cl_reduce(void *arg, int run)
+{
+    job *j = (job *)arg;
+    gpusort_status s = gpusort__cl_reduce(j->ctx, opt.type, j->din[run & 1], j->n, GPUSORT_OP_SUM,
+                                          &j->value);
+    if (s) fprintf(stderr, "bench_opencl: %s\n", gpusort_ctx_last_error(j->ctx));
+    return s != GPUSORT_STATUS_SUCCESS;
+}
+
+static int run_host_reduce(void *arg, int run)
+{
+    job *j = (job *)arg;
+    gpusort_status s = gpusort_reduce(j->ctx, opt.type, j->in[run & 1], j->n, GPUSORT_OP_SUM,
+                                      &j->value);
+    if (s) fprintf(stderr, "bench_opencl: %s\n", gpusort_ctx_last_error(j->ctx));
+    return s != GPUSORT_STATUS_SUCCESS;
+}
+
+#ifdef BENCH_HAVE_CUDA_RT
+static int run_cuda_sort(void *arg, int run)
+{
+    job *j = (job *)arg;
+    gpusort_status s = gpusort_sort(j->ctx, opt.type, j->cin[run & 1], j->cout, j->n,
+                                    GPUSORT_ORDER_ASC, j->alg);
+    if (!s) s = gpusort_ctx_synchronize(j->ctx);
+    if (s) fprintf(stderr, "bench_opencl: %s\n", gpusort_ctx_last_error(j->ctx));
+    return s != GPUSORT_STATUS_SUCCESS;
+}
+
+static int run_cuda_reduce(void *arg, int run)
+{
+    job *j = (job *)arg;
+    gpusort_status s = gpusort_reduce(j->ctx, opt.type, j->cin[run & 1], j->n, GPUSORT_OP_SUM,
+                                      &j->value);
+    if (s) fprintf(stderr, "bench_opencl: %s\n", gpusort_ctx_last_error(j->ctx));
+    return s != GPUSORT_STATUS_SUCCESS;
+}
+#endif
+
+static int run_introsort(void *arg, int run)
+{
+    job *j = (job *)arg;
+    memcpy(j->out, j->in[run & 1], j->n * j->ks);   /* in-place peers sort a fresh copy */
+    introsort(j->out, j->n, j->ks);
+    return 0;
+}
+
+static int run_qsort(void *arg, int run)
+{
+    job *j = (job *)arg;
+    memcpy(j->out, j->in[run & 1], j->n * j->ks);
+    qsort(j->out, j->n, j->ks, j->ks == 4 ? cmp_u32 : cmp_u64);
+    return 0;
+}
+
+/* Time one workload and report it; `check` compares j->out with the input of the last run. */
+static double bench(const char *what, const char *mem, bench_fn fn, job *j, int check,
+                    double ratio_to)
+{
+    double best = 0, med = timed(fn, j, &best);
+    const char *status = "ok";
+    if (med < 0) status = "FAILED (error)";
+    else if (check && !check_sorted(j->in[(opt.runs - 1) & 1], j->out, j->n, opt.type))
+        status = "FAILED (wrong result)";
+    report(what, mem, j->n, med, best, status, ratio_to);
+    return med;
+}
+
+static int opencl_device_buffers(job *j, cl_context c, cl_command_queue q)
+{
+    cl_int err = CL_SUCCESS;
+    for (int k = 0; k < 2 && err == CL_SUCCESS; k++) {
+        j->din[k] = clCreateBuffer(c, CL_MEM_READ_WRITE, j->n * j->ks, NULL, &err);
+        if (err == CL_SUCCESS)
+            err = clEnqueueWriteBuffer(q, j->din[k], CL_TRUE, 0, j->n * j->ks, j->in[k], 0, NULL,
+                                       NULL);
+    }
+    if (err == CL_SUCCESS) j->dout = clCreateBuffer(c, CL_MEM_READ_WRITE, j->n * j->ks, NULL, &err);
+    if (err != CL_SUCCESS) fprintf(stderr, "bench_opencl: device buffers: %d\n", (int)err);
+    return err != CL_SUCCESS;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: bench_opencl [--sizes 20,24] [--type u32|i32|f32|u64|i64|f64] [--runs 7]\n"
+            "                    [--device D] [--no-bitonic] [--no-cpu] [--no-qsort] [--csv]\n"
+            "  --sizes    log2 of the sizes, comma-separated (default 20,24)\n"
+            "  --device   OpenCL device index (default: the backend's default, a GPU if any)\n"
+            "  --runs     timed runs per workload after one warm-up; the median is reported\n");
+}
+
+int main(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--sizes") && v) {
+            opt.nsizes = 0;
+            for (char *p = argv[++i]; *p && opt.nsizes < MAX_SIZES;) {
+                opt.sizes[opt.nsizes++] = (int)strtol(p, &p, 10);
+                if (*p == ',') p++;
+                else if (*p) { usage(stderr); return 2; }
+            }
+        } else if (!strcmp(a, "--type") && v) {
+            if (gpusort_type_parse(argv[++i], &opt.type)) { usage(stderr); return 2; }
+        } else if (!strcmp(a, "--runs") && v) {
+            opt.runs = atoi(argv[++i]);
+            if (opt.runs < 1 || opt.runs > MAX_RUNS) { usage(stderr); return 2; }
+        } else if (!strcmp(a, "--device") && v) {
+            opt.device = atoi(argv[++i]);
+        } else if (!strcmp(a, "--no-bitonic")) opt.bitonic = 0;
+        else if (!strcmp(a, "--no-cpu")) opt.cpu = 0;
+        else if (!strcmp(a, "--no-qsort")) opt.qsort_peer = 0;
+        else if (!strcmp(a, "--csv")) opt.csv = 1;
+        else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return 0; }
+        else { usage(stderr); return 2; }
+    }
+
+    gpusort_ctx *ocl = NULL, *cpu = NULL, *cuda = NULL;
+    gpusort_status s = gpusort_ctx_create(&ocl, GPUSORT_BACKEND_OPENCL, opt.device);
+    if (s) {
+        printf("skipped: no OpenCL context (%s)\n", gpusort_status_string(s));
+        return 77;
+    }
+    gpusort_device_info info;
+    gpusort_device_get_info(GPUSORT_BACKEND_OPENCL, gpusort_ctx_device(ocl), &info);
+    /* Our own context and queue on the same device, handed to gpusort: the documented way to
+     * sort cl_mem buffers the caller owns. */
+    cl_platform_id plat;
+    cl_device_id dev;
+    {
+        /* The device the backend picked: its context's device. */
+        cl_context bc = gpusort__cl_context(ocl);
+        clGetContextInfo(bc, CL_CONTEXT_DEVICES, sizeof dev, &dev, NULL);
+        clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof plat, &plat, NULL);
+    }
+    cl_int err = CL_SUCCESS;
+    cl_context my_ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    cl_command_queue my_q = err == CL_SUCCESS ? clCreateCommandQueue(my_ctx, dev, 0, &err) : NULL;
+    if (err != CL_SUCCESS || gpusort_ctx_set_stream(ocl, my_q)) {
+        fprintf(stderr, "bench_opencl: cannot set up an OpenCL queue (%d): %s\n", (int)err,
+                gpusort_ctx_last_error(ocl));
+        return 1;
+    }
+    if (opt.cpu) gpusort_ctx_create(&cpu, GPUSORT_BACKEND_CPU, 0);
+    int cuda_devices = 0;
+    if (gpusort_device_count(GPUSORT_BACKEND_CUDA, &cuda_devices) == GPUSORT_STATUS_SUCCESS &&
+        cuda_devices > 0)
+        gpusort_ctx_create(&cuda, GPUSORT_BACKEND_CUDA, 0);
+
+    time_t tnow = time(NULL);
+    char date[32];
+    strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&tnow));
+    printf("# bench_opencl, %s\n\nOpenCL device: %s (%s), %d compute units, %.1f GiB%s\n", date,
+           info.name, info.platform, info.compute_units, info.memory_bytes / 1073741824.0,
+           info.is_gpu ? ", GPU" : "");
+    if (cuda) {
+        gpusort_device_info ci;
+        gpusort_device_get_info(GPUSORT_BACKEND_CUDA, 0, &ci);
+        printf("CUDA device: %s\n", ci.name);
+    }
+    printf("Command:");
+    for (int i = 0; i < argc; i++) printf(" %s", argv[i]);
+    printf("\nMedian of %d runs after one warm-up; keys/s = n / median. \"vs\" = time of the "
+           "row's peer / time of this row (>1: faster than the peer).\n\n", opt.runs);
+    if (opt.csv)
+        printf("workload,memory,type,n,median_ms,best_ms,mkeys_per_s,vs,status\n");
+    else
+        printf("| workload         | memory | type | n    |  median ms |    best ms |  Mkeys/s |"
+               "      vs | status |\n|---|---|---|---|---:|---:|---:|---:|---|\n");
+
+    int failed = 0;
+    for (int si = 0; si < opt.nsizes; si++) {
+        job j;
+        memset(&j, 0, sizeof j);
+        j.n = (size_t)1 << opt.sizes[si];
+        j.ks = gpusort_type_size(opt.type);
+        j.in[0] = malloc(j.n * j.ks);
+        j.in[1] = malloc(j.n * j.ks);
+        j.out = malloc(j.n * j.ks);
+        if (!j.in[0] || !j.in[1] || !j.out) { fprintf(stderr, "bench_opencl: out of memory\n"); return 1; }
+        fill(j.in[0], j.n, opt.type);
+        fill(j.in[1], j.n, opt.type);
+        if (opencl_device_buffers(&j, my_ctx, my_q)) return 1;
+
+        /* Peers first: their times are the ratios' reference. */
+        double t_intro = -1, t_cpu = -1, t_cuda_dev = -1, t_cuda_red = -1;
+        int int_type = opt.type == GPUSORT_TYPE_U32 || opt.type == GPUSORT_TYPE_U64;
+        if (int_type) t_intro = bench("introsort", "host", run_introsort, &j, 1, 0);
+        if (opt.qsort_peer && int_type) bench("qsort", "host", run_qsort, &j, 1, t_intro);
+        if (cpu) {
+            j.ctx = cpu; j.alg = GPUSORT_ALGORITHM_RADIX;
+            t_cpu = bench("cpu radix", "host", run_host_sort, &j, 1, t_intro);
+        }
+#ifdef BENCH_HAVE_CUDA_RT
+        if (cuda && cudaMalloc && cudaMemcpy && cudaFree) {
+            int ok = 1;
+            for (int k = 0; k < 2; k++)
+                ok &= cudaMalloc(&j.cin[k], j.n * j.ks) == cudaSuccess &&
+                      cudaMemcpy(j.cin[k], j.in[k], j.n * j.ks, cudaMemcpyHostToDevice) == cudaSuccess;
+            ok &= cudaMalloc(&j.cout, j.n * j.ks) == cudaSuccess;
+            if (ok) {
+                j.ctx = cuda; j.alg = GPUSORT_ALGORITHM_RADIX;
+                t_cuda_dev = bench("cuda radix", "device", run_cuda_sort, &j, 0, 0);
+                void *host_out = j.out;
+                if (cudaMemcpy(host_out, j.cout, j.n * j.ks, cudaMemcpyDeviceToHost) == cudaSuccess &&
+                    !check_sorted(j.in[(opt.runs - 1) & 1], host_out, j.n, opt.type)) {
+                    printf("| (cuda radix result is WRONG) |\n");
+                }
+                j.alg = GPUSORT_ALGORITHM_BITONIC;
+                if (opt.bitonic) bench("cuda bitonic", "device", run_cuda_sort, &j, 0, 0);
+                j.alg = GPUSORT_ALGORITHM_RADIX;
+                bench("cuda radix", "host", run_host_sort, &j, 1, t_intro);
+                t_cuda_red = bench("cuda reduce sum", "device", run_cuda_reduce, &j, 0, 0);
+            } else {
+                printf("| cuda: cudaMalloc failed for n = %zu |\n", j.n);
+            }
+            for (int k = 0; k < 2; k++) if (j.cin[k]) cudaFree(j.cin[k]);
+            if (j.cout) cudaFree(j.cout);
+            j.cin[0] = j.cin[1] = j.cout = NULL;
+        }
+#endif
+        /* OpenCL. */
+        j.ctx = ocl;
+        j.alg = GPUSORT_ALGORITHM_RADIX;
+        double peer = t_cuda_dev > 0 ? t_cuda_dev : t_cpu;
+        if (bench("opencl radix", "device", run_cl_sort, &j, 0, peer) < 0) failed = 1;
+        if (clEnqueueReadBuffer(my_q, j.dout, CL_TRUE, 0, j.n * j.ks, j.out, 0, NULL, NULL) ||
+            !check_sorted(j.in[(opt.runs - 1) & 1], j.out, j.n, opt.type)) {
+            printf("| opencl radix device result is WRONG |\n");
+            failed = 1;
+        }
+        if (bench("opencl radix", "host", run_host_sort, &j, 1, t_cpu > 0 ? t_cpu : t_intro) < 0)
+            failed = 1;
+        if (opt.bitonic) {
+            j.alg = GPUSORT_ALGORITHM_BITONIC;
+            if (bench("opencl bitonic", "device", run_cl_sort, &j, 0, peer) < 0) failed = 1;
+            if (clEnqueueReadBuffer(my_q, j.dout, CL_TRUE, 0, j.n * j.ks, j.out, 0, NULL, NULL) ||
+                !check_sorted(j.in[(opt.runs - 1) & 1], j.out, j.n, opt.type)) {
+                printf("| opencl bitonic device result is WRONG |\n");
+                failed = 1;
+            }
+            if (bench("opencl bitonic", "host", run_host_sort, &j, 1, t_cpu > 0 ? t_cpu : t_intro) < 0)
+                failed = 1;
+        }
+        if (opt.type != GPUSORT_TYPE_F64 || gpusort__cl_has_fp64(ocl)) {
+            if (bench("opencl reduce sum", "device", run_cl_reduce, &j, 0, t_cuda_red) < 0)
+                failed = 1;
+            gpusort_value dev_sum = j.value;
+            if (cpu) {
+                gpusort_value ref;
+                if (gpusort_reduce(cpu, opt.type, j.in[(opt.runs - 1) & 1], j.n, GPUSORT_OP_SUM,
+                                   &ref) == GPUSORT_STATUS_SUCCESS &&
+                    gpusort_value_field(opt.type) != 'f' && ref.u != dev_sum.u) {
+                    printf("| opencl reduce sum is WRONG |\n");
+                    failed = 1;
+                }
+            }
+        }
+        for (int k = 0; k < 2; k++) clReleaseMemObject(j.din[k]);
+        clReleaseMemObject(j.dout);
+        free(j.in[0]); free(j.in[1]); free(j.out);
+    }
+    gpusort_ctx_free(cuda);
+    gpusort_ctx_free(cpu);
+    gpusort_ctx_free(ocl);
+    clReleaseCommandQueue(my_q);
+    clReleaseContext(my_ctx);
+    return failed;
+}
