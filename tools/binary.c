@@ -21,7 +21,7 @@
  * check   streams the file in 64 MiB pieces, comparing neighbours by the order-preserving radix
  *         key of src/keys.h (the same total order as the library: NaN last ascending), so it
  *         needs little memory at any size and is independent of how the file was sorted.
- * reduce  reads the file and calls gpusort_reduce.
+ * reduce  reads the file in 1 GiB pieces, reduces each with gpusort_reduce and combines them.
  * devices lists every backend (built or not) and its devices.
  * bench   times every available backend (and the C library's qsort as a naive peer) on the same
  *         random keys: one warm-up, then the median of --runs runs, each on a fresh copy.
@@ -491,7 +491,8 @@ static void sort_in_place(sort_job *j, void *keys, void *vals, size_t n)
 }
 
 /* Read up to `want` bytes (fewer only at the end of the input); cli_fail on a read error. */
-static size_t read_full(int fd, void *buf, size_t want, const char *name, uint64_t *done)
+static size_t read_full(const char *cmd, int fd, void *buf, size_t want, const char *name,
+                        uint64_t *done)
 {
     size_t got = 0;
     while (got < want) {
@@ -499,7 +500,7 @@ static size_t read_full(int fd, void *buf, size_t want, const char *name, uint64
         ssize_t r = read(fd, (char *)buf + got, k);
         if (r < 0) {
             if (errno == EINTR) continue;
-            cli_fail("sort: read error on %s: %s", name, strerror(errno));
+            cli_fail("%s: read error on %s: %s", cmd, name, strerror(errno));
         }
         if (r == 0) break;
         got += (size_t)r;
@@ -573,7 +574,7 @@ static void sort_keys(sort_job *j, const char *in, cli_out *out, uint64_t budget
         size_t len = 0;
         int eof = 0;
         for (;;) {
-            size_t got = read_full(fd, buf + len, cap - len, name, &done);
+            size_t got = read_full("sort", fd, buf + len, cap - len, name, &done);
             len += got;
             if (len < cap || (known && done >= size)) {     /* the end of the input */
                 eof = 1;
@@ -988,20 +989,26 @@ int gpusort_cli_check(int argc, char **argv)
 
 /* ---- reduce ---- */
 
+/* reduce reads and reduces pieces of this size (a multiple of every element size): big enough
+ * to keep a GPU busy, small enough to need little memory. */
+#define REDUCE_CHUNK ((size_t)1 << 30)
+
 static const char help_reduce[] =
     "Usage: gpusort reduce FILE --type T --op sum|min|max [--backend B] [--device N]\n"
     "Print the sum, minimum or maximum of FILE (little-endian numbers of type T).\n"
     "  Integer sums are exact modulo 2^64 (u64 for unsigned, i64 for signed types, wrapping).\n"
     "  Float results (f32, f64) are printed as doubles with %.17g; a sum is accurate to the\n"
     "  bound in gpusort.h; min/max are NaN when any element is NaN. min/max of an empty file\n"
-    "  is an error; the sum of an empty file is 0.\n"
+    "  is an error; the sum of an empty file is 0. Any size works: the file is read and\n"
+    "  reduced in pieces of 1 GiB (or -S SIZE, if smaller), whose results are combined.\n"
     "  --threads N, --stats (time and keys/s on stderr) as for sort.\n";
 
 int gpusort_cli_reduce(int argc, char **argv)
 {
     const char *cmd = "reduce";
     opts o;
-    parse_opts(argc, argv, "type op backend device threads stats verbose quiet", 1, &o);
+    parse_opts(argc, argv, "type op backend device threads stats verbose quiet buffer-size", 1,
+               &o);
     if (o.help) { show_help(help_reduce); return 0; }
     if (!o.type_set) cli_fail("reduce: --type is required");
     if (!o.op_set) cli_fail("reduce: --op sum|min|max is required");
@@ -1009,32 +1016,78 @@ int gpusort_cli_reduce(int argc, char **argv)
     const char *tname = gpusort_type_name(o.type);
     check_file_size(cmd, o.pos[0], gpusort_type_size(o.type), tname);
     gpusort_ctx *ctx = make_ctx(cmd, &o);
-    size_t n;
-    void *data = read_elements(cmd, o.pos[0], gpusort_type_size(o.type), tname, &n);
-    if (n == 0 && o.op != GPUSORT_OP_SUM)
-        cli_fail("reduce: %s is empty: it has no %s", is_stdio(o.pos[0]) ? "standard input" : o.pos[0],
-                 o.op == GPUSORT_OP_MIN ? "minimum" : "maximum");
+
+    /* Read and reduce in pieces, so that any size works in bounded memory; the partial results
+     * combine exactly for integers (sums modulo 2^64), for min/max (NaN wins; ties keep the
+     * first), and for float sums within the library's bound (one more rounding per piece). */
+    const char *path = o.pos[0], *name = is_stdio(path) ? "standard input" : path;
+    size_t size = gpusort_type_size(o.type);
+    int fd = is_stdio(path) ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) cli_fail("reduce: cannot open %s: %s", path, strerror(errno));
+    struct stat st;
+    uint64_t total = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+    uint64_t chunk = o.budget ? o.budget / 8 * 8 : REDUCE_CHUNK;   /* 8: every element size */
+    if (chunk < 8) chunk = 8;
+    if (chunk > REDUCE_CHUNK) chunk = REDUCE_CHUNK;
+    size_t cap = (size_t)(total && total < chunk ? total : chunk);
+    void *data = malloc(cap ? cap : 1);
+    if (!data) cli_fail("reduce: out of memory: cannot hold %zu bytes of %s", cap, name);
+    char field = gpusort_value_field(o.type);
     gpusort_value v;
-    double t0 = now_s();
-    gpusort_status s = gpusort_reduce(ctx, o.type, data, n, o.op, &v);
-    double t1 = now_s();
-    if (s != GPUSORT_STATUS_SUCCESS) {
-        char w[96];
-        snprintf(w, sizeof w, "reduce: the %s backend failed",
-                 gpusort_backend_name(gpusort_ctx_backend(ctx)));
-        fail_status(w, s, ctx);
+    memset(&v, 0, sizeof v);
+    uint64_t n = 0, done = 0;
+    double secs = 0;
+    for (;;) {
+        cli_progress_start("reading", total);
+        size_t len = read_full(cmd, fd, data, cap, name, &done);
+        cli_progress_end();
+        if (len % size)
+            cli_fail("reduce: %s: size %" PRIu64 " bytes is not a multiple of %zu (the size of %s)",
+                     name, done, size, tname);
+        size_t m = len / size;
+        if (m == 0) break;
+        to_from_le(data, m, size);
+        gpusort_value c;
+        double t0 = now_s();
+        gpusort_status s = gpusort_reduce(ctx, o.type, data, m, o.op, &c);
+        secs += now_s() - t0;
+        if (s != GPUSORT_STATUS_SUCCESS) {
+            char w[96];
+            snprintf(w, sizeof w, "reduce: the %s backend failed",
+                     gpusort_backend_name(gpusort_ctx_backend(ctx)));
+            fail_status(w, s, ctx);
+        }
+        if (n == 0) v = c;
+        else if (o.op == GPUSORT_OP_SUM) {
+            if (field == 'u') v.u += c.u;
+            else if (field == 'i') v.i = (int64_t)((uint64_t)v.i + (uint64_t)c.i);
+            else v.f += c.f;
+        } else {
+            /* Strict comparisons keep the earlier piece on ties (-0.0 vs +0.0); NaN wins. */
+            int lt = field == 'u' ? c.u < v.u : field == 'i' ? c.i < v.i : c.f < v.f;
+            int gt = field == 'u' ? c.u > v.u : field == 'i' ? c.i > v.i : c.f > v.f;
+            int v_nan = field == 'f' && isnan(v.f), c_nan = field == 'f' && isnan(c.f);
+            if (!v_nan && (c_nan || (o.op == GPUSORT_OP_MIN ? lt : gt))) v = c;
+        }
+        n += m;
+        if (len < cap) break;
     }
+    if (fd != STDIN_FILENO) close(fd);
+    free(data);
+    if (n == 0 && o.op != GPUSORT_OP_SUM)
+        cli_fail("reduce: %s is empty: it has no %s", name,
+                 o.op == GPUSORT_OP_MIN ? "minimum" : "maximum");
+    if (n == 0) memset(&v, 0, sizeof v);
     print_result(o.type, v);
     if (fflush(stdout) != 0 || ferror(stdout))
         cli_fail("reduce: write error on standard output: %s", strerror(errno));
     if (o.stats) {
         char dev[256];
-        fprintf(stderr, "reduced %zu %s keys with %s (%s) in %.6f s: %.1f Mkeys/s\n", n, tname,
-                gpusort_backend_name(gpusort_ctx_backend(ctx)), device_name(ctx, dev, sizeof dev),
-                t1 - t0, t1 > t0 ? (double)n / (t1 - t0) / 1e6 : 0.0);
+        fprintf(stderr, "reduced %" PRIu64 " %s keys with %s (%s) in %.6f s: %.1f Mkeys/s\n", n,
+                tname, gpusort_backend_name(gpusort_ctx_backend(ctx)),
+                device_name(ctx, dev, sizeof dev), secs, secs > 0 ? (double)n / secs / 1e6 : 0.0);
     }
     gpusort_ctx_free(ctx);
-    free(data);
     return 0;
 }
 

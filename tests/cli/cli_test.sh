@@ -257,6 +257,9 @@ for t in $TYPES; do
         for op in sum min max; do
             res=$("$G" reduce r --type "$t" --op $op $CPU 2>err)
             if [ $? -eq 0 ] && "$T" reduce "$t" $op r "$res" 2>err; then ok "reduce $t $dist $op"; else bad "reduce $t $dist $op: $res"; fi
+            # In 4 KiB pieces (results combined by the CLI), from standard input.
+            res=$(cat r | "$G" reduce - --type "$t" --op $op $CPU -S 4K 2>err)
+            if [ $? -eq 0 ] && "$T" reduce "$t" $op r "$res" 2>err; then ok "reduce -S 4K $t $dist $op"; else bad "reduce -S 4K $t $dist $op: $res"; fi
         done
     done
 done
