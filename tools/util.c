@@ -394,13 +394,15 @@ void cli_out_open(cli_out *o, const char *path)
     const char *slash = strrchr(dest, '/');
     size_t dirlen = slash ? (size_t)(slash - dest) + 1 : 0;
     const char *base = slash ? slash + 1 : dest;
-    size_t tlen = dirlen + 1 + strlen(base) + sizeof ".gpusort-XXXXXX";
+    /* ".<name>.gpusort-XXXXXX", or ".gpusort-XXXXXX" where that would pass NAME_MAX (255). */
+    if (strlen(base) > 200) base = "";
+    size_t tlen = dirlen + 2 + strlen(base) + sizeof "gpusort-XXXXXX";
     char *tmp = (char *)malloc(tlen);
     if (!tmp) cli_fail("out of memory");
-    snprintf(tmp, tlen, "%.*s.%s.gpusort-XXXXXX", (int)dirlen, dest, base);
+    snprintf(tmp, tlen, "%.*s.%s%sgpusort-XXXXXX", (int)dirlen, dest, base, *base ? "." : "");
 
-    /* Register the name before the file exists, with signals blocked around mkstemp, so that
-     * there is no moment at which the file exists and a signal would leave it behind. */
+    /* Create and register the file with the catchable signals blocked, so that no signal can
+     * arrive between the two and leave the file behind. */
     sigset_t old;
     block_signals(&old);
     int fd = mkostemp(tmp, O_CLOEXEC);
