@@ -171,6 +171,14 @@ check "sort -o IN: sorted" "$T" sorted i32 desc in
 check "sort -o IN: permutation" "$T" perm i32 keep in
 rm -f in keep out
 
+# ---- every CPU algorithm and thread count gives the same bytes (stable sorts, one order) ----
+"$G" gen --type f64 --n 50000 --dist special --seed 41 -o in
+"$G" sort in --type f64 --desc $CPU -o want 2>err
+for args in "--algorithm radix" "--algorithm merge" "--threads 1" "--threads 3"; do
+    if "$G" sort in --type f64 --desc $CPU $args -o got 2>err && cmp -s want got; then ok "cpu $args"; else bad "cpu $args"; fi
+done
+rm -f in want got
+
 # ---- external sort (input larger than -S): byte-identical to the in-memory (stable) sort ----
 mkdir -p runs
 for t in $TYPES; do
