@@ -40,7 +40,7 @@
  */
 #include "cpu.h"
 #include "job.h"
-#include "keys.h"
+#include "rkey.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -213,14 +213,9 @@ static const rkernels *kernels_for(const gpusort__cpu_job *job)
     return table[job->key_bytes == 8][job->value_bytes / 4][is_float];
 }
 
-/* What the kernels xor into the (float-transformed) bits: the sign flip of signed types and
- * the complement for descending order (src/keys.h). */
 static uint64_t xor_mask_for(const gpusort__cpu_job *job)
 {
-    uint64_t sign = job->key_bytes == 8 ? 0x8000000000000000ull : 0x80000000ull;
-    uint64_t all = job->key_bytes == 8 ? ~0ull : 0xffffffffull;
-    uint64_t m = (job->key_type == GPUSORT_TYPE_I32 || job->key_type == GPUSORT_TYPE_I64) ? sign : 0;
-    return job->desc ? m ^ all : m;
+    return gpusort__cpu_xor_mask(job->key_type, job->desc);
 }
 
 static int have_avx512(void)

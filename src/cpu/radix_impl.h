@@ -8,15 +8,7 @@
  * and gets the functions <name>_<RI_KBITS>_<RI_VBYTES>_<RI_FLOAT> plus a table
  * ri_ops_<K>_<V>_<F>. Everything here is static; radix.c holds the plan and the driver.
  *
- * The radix key (src/keys.h) is computed branch-free here, with rplan.xor_mask holding what
- * depends on the type and order at run time (sign flip for signed types, complement for
- * descending), so the inner loops carry no type switch:
- *   integers  rk = bits ^ xor_mask
- *   floats    bits = NaN ? 0x7f..f : bits;  bits = (bits == -0.0) ? 0 : bits;
- *             rk = bits ^ ((sign ? ~0 : 0) >> 1) ^ sign_bit ^ xor_mask
- *             (positive: bits | sign bit; negative: ~bits; every NaN: all ones; the same
- *             values as gpusort__radix_f32/_f64, checked by the tests against an independent
- *             comparison).
+ * The radix keys come from rkey.h (branch-free; rplan.xor_mask holds the run-time part).
  */
 #define RI_CAT_(a, b, c, d) a##_##b##_##c##_##d
 #define RI_CAT(a, b, c, d) RI_CAT_(a, b, c, d)
@@ -24,16 +16,8 @@
 
 #if RI_KBITS == 32
 #define RI_KT uint32_t
-#define RI_ST int32_t
-#define RI_SIGN 0x80000000u
-#define RI_QNAN 0x7fffffffu
-#define RI_EXP 0x7f800000u
 #else
 #define RI_KT uint64_t
-#define RI_ST int64_t
-#define RI_SIGN 0x8000000000000000ull
-#define RI_QNAN 0x7fffffffffffffffull
-#define RI_EXP 0x7ff0000000000000ull
 #endif
 #if RI_VBYTES == 4
 #define RI_VT uint32_t
@@ -41,17 +25,11 @@
 #define RI_VT uint64_t
 #endif
 
-static inline RI_KT RI_FN(rk)(RI_KT b, RI_KT xm)
-{
-#if RI_FLOAT
-    b = (b & RI_QNAN) > RI_EXP ? RI_QNAN : b;       /* every NaN: the greatest key */
-    b = b == RI_SIGN ? 0 : b;                        /* -0.0 == +0.0 */
-    return b ^ ((RI_KT)((RI_ST)b >> (RI_KBITS - 1)) >> 1) ^ RI_SIGN ^ xm;
+#if RI_KBITS == 32
+#define RI_RK(b) gpusort__cpu_rk32((b), xm, RI_FLOAT)
 #else
-    return b ^ xm;
+#define RI_RK(b) gpusort__cpu_rk64((b), xm, RI_FLOAT)
 #endif
-}
-#define RI_RK(b) RI_FN(rk)((b), xm)
 
 /* Histograms of every digit of chunk t of the input, in one read of the keys. */
 static void RI_FN(hist_all)(void *arg, size_t t)
@@ -199,10 +177,6 @@ static const rkernels RI_FN(ri_ops) = {RI_FN(hist_all), RI_FN(count), RI_FN(scat
 
 #undef RI_RK
 #undef RI_KT
-#undef RI_ST
-#undef RI_SIGN
-#undef RI_QNAN
-#undef RI_EXP
 #undef RI_VT
 #undef RI_FN
 #undef RI_CAT
