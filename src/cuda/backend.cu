@@ -105,15 +105,10 @@ extern "C" void *gpusort__cuda_scratch(gpusort_ctx *ctx, int slot, size_t bytes)
         im->scratch[slot] = NULL;
         im->scratch_bytes[slot] = 0;
     }
-    /* Round up to 2 MiB so that slowly growing requests do not reallocate every call. */
-    size_t want = (bytes + ((size_t)2 << 20) - 1) & ~(((size_t)2 << 20) - 1);
+    /* Exactly what is asked (the scratch figures of gpusort.h are exact). */
+    size_t want = bytes;
     void *p = NULL;
     cudaError_t e = cudaMalloc(&p, want);
-    if (e != cudaSuccess) {
-        (void)cudaGetLastError();
-        want = bytes;
-        e = cudaMalloc(&p, want);
-    }
     if (e != cudaSuccess) {
         (void)cudaGetLastError();
         gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY,

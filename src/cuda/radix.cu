@@ -29,12 +29,15 @@
  *   bytes per pass, the minimum for LSD radix.
  *
  * Look-back state: one 32-bit word per (tile, digit): 2 flag bits (AGGREGATE = this tile's count,
- * INCLUSIVE = count of this tile and all before it) and a 30-bit count. The counts of a launch
- * must stay below 2^30, so the input is processed in PORTIONS of < 2^28 keys: each
+ * INCLUSIVE = count of this tile and all before it), a 3-bit EPOCH (the launch's number mod 8)
+ * and a 27-bit count. A word whose epoch is not the reader's is "not ready", so the launches of
+ * one sort share one state buffer that is zeroed ONCE per sort (with the histograms), not
+ * before every pass; only a sort of more than 8 launches (n above 2^27 with 64-bit keys) zeroes
+ * it again before launches 8, 16, ... The counts of a launch must stay below 2^27, so the input
+ * is processed in PORTIONS of < 2^27 keys: each
  * (pass, portion) is one launch whose tiles look back only within the portion; the bin bases of
  * portion q already include the keys of portions 0..q-1 of the same bucket (from per-portion
- * histograms, step 2), and bases are 64-bit. So n may exceed 2^32. The state is cleared by a
- * cudaMemsetAsync before each launch (a few KiB per tile).
+ * histograms, step 2), and bases are 64-bit. So n may exceed 2^32.
  *
  * Small inputs (n <= one tile) take tile_sort_kernel: one block ranks and permutes the tile in
  * shared memory for every digit position (skipping positions where the tile's keys agree) and
@@ -59,7 +62,13 @@ namespace {
  * look-back); keys per thread as many as fit in 80 registers (two resident blocks per SM, the
  * __launch_bounds__ below) without spilling: 16 32-bit keys (18 spilled 40-160 bytes), 12 64-bit
  * keys. Overridable with -D for tuning runs. */
-constexpr int THREADS = 384;
+#ifndef GPUSORT_RADIX_THREADS
+#define GPUSORT_RADIX_THREADS 384
+#endif
+#ifndef GPUSORT_RADIX_MIN_BLOCKS
+#define GPUSORT_RADIX_MIN_BLOCKS 2
+#endif
+constexpr int THREADS = GPUSORT_RADIX_THREADS;
 constexpr int WARPS = THREADS / 32;
 #ifndef GPUSORT_RADIX_KPT32
 #define GPUSORT_RADIX_KPT32 16
@@ -74,13 +83,15 @@ template <> struct Tune<uint64_t> { static constexpr int KPT = GPUSORT_RADIX_KPT
 /* Histogram blocks: 256 threads, each block a chunk of HIST_TILES onesweep tiles (so chunks never
  * straddle a portion). */
 constexpr int HIST_THREADS = 256;
-constexpr int HIST_TILES = 8;
-/* Keys per portion are below 2^28 (< 2^30, the look-back count field). */
-constexpr size_t PORTION_LIMIT = (size_t)1 << 28;
+constexpr int HIST_TILES = 4;
+/* Keys per portion: below 2^27, the look-back count field. */
+constexpr size_t PORTION_LIMIT = (size_t)1 << 27;
 
 constexpr uint32_t FLAG_AGGREGATE = 1u << 30;
 constexpr uint32_t FLAG_INCLUSIVE = 2u << 30;
-constexpr uint32_t COUNT_MASK = (1u << 30) - 1;
+constexpr int EPOCH_SHIFT = 27;
+constexpr uint32_t EPOCHS = 8;
+constexpr uint32_t COUNT_MASK = (1u << EPOCH_SHIFT) - 1;
 
 template <bool B> struct BoolC { static constexpr bool value = B; };
 
@@ -115,8 +126,9 @@ struct SweepArgs {
     size_t portion_start;     /* first key of this launch */
     size_t portion_n;         /* keys in this launch */
     const uint64_t *bin_base; /* [256] for this (portion, pass) */
-    uint32_t *ticket;         /* tile ticket counter, zeroed before the launch */
-    uint32_t *state;          /* [tiles][256], zeroed before the launch */
+    uint32_t *ticket;         /* this launch's tile ticket counter, zeroed with the histograms */
+    uint32_t *state;          /* [tiles][256], shared by the launches (see the epochs above) */
+    uint32_t epoch;           /* launch number mod EPOCHS, pre-shifted to EPOCH_SHIFT */
 };
 
 template <typename K>
@@ -136,7 +148,7 @@ __device__ __forceinline__ void store_state(uint32_t *p, uint32_t v)
 }
 
 template <typename K, bool FLOAT, int VB, int KPT>
-__global__ void __launch_bounds__(THREADS, 2) onesweep_kernel(SweepArgs a)
+__global__ void __launch_bounds__(THREADS, GPUSORT_RADIX_MIN_BLOCKS) onesweep_kernel(SweepArgs a)
 {
     typedef typename ValueOf<VB>::T V;
     constexpr int TILE = THREADS * KPT;
@@ -189,7 +201,8 @@ __global__ void __launch_bounds__(THREADS, 2) onesweep_kernel(SweepArgs a)
         /* Publish this tile's counts as early as possible: successors may be waiting. */
         uint32_t *state = a.state + (size_t)tile * RADIX_DIGITS;
         if (tid < RADIX_DIGITS)
-            store_state(state + tid, (tile == 0 ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | total);
+            store_state(state + tid,
+                        (tile == 0 ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | a.epoch | total);
 
         /* Place the keys in shared memory, sorted by digit (stable). */
     #pragma unroll
@@ -208,12 +221,13 @@ __global__ void __launch_bounds__(THREADS, 2) onesweep_kernel(SweepArgs a)
                 const uint32_t *p = state - RADIX_DIGITS + tid;
                 for (;;) {
                     uint32_t v;
-                    do { v = load_state(p); } while ((v & ~COUNT_MASK) == 0);
+                    do { v = load_state(p); } while ((v & (7u << EPOCH_SHIFT)) != a.epoch ||
+                                                     (v >> 30) == 0);
                     before += v & COUNT_MASK;
                     if (v & FLAG_INCLUSIVE) break;
                     p -= RADIX_DIGITS;
                 }
-                store_state(state + tid, FLAG_INCLUSIVE | (before + total));
+                store_state(state + tid, FLAG_INCLUSIVE | a.epoch | (before + total));
             }
             s_delta[tid] = (long long)a.bin_base[tid] + before - s_excl[tid];
         }
@@ -255,7 +269,8 @@ __global__ void __launch_bounds__(THREADS, 2) onesweep_kernel(SweepArgs a)
     else sweep(BoolC<false>());
 }
 
-/* Histograms of every digit position of the keys of one chunk. To keep the shared-memory atomics
+/* Histograms of every digit position of the keys of one chunk. 16-byte loads, 4 in flight per
+ * thread (when keys is 16-byte aligned; else plain loads). To keep the shared-memory atomics
  * cheap on skewed inputs (most keys sharing a digit: heavy same-address conflicts), each thread
  * counts runs of equal digits in registers and adds a run's length once. */
 template <typename K, bool FLOAT>
@@ -264,7 +279,8 @@ __global__ void __launch_bounds__(HIST_THREADS) hist_kernel(const K *keys, size_
                                                             uint32_t *hist)
 {
     constexpr int P = sizeof(K);
-    constexpr int U = 4; /* loads in flight per thread */
+    constexpr int VEC = 16 / sizeof(K);
+    constexpr int U = 4; /* vectors in flight per thread */
     __shared__ uint32_t s_hist[P * RADIX_DIGITS];
     for (int i = threadIdx.x; i < P * RADIX_DIGITS; i += HIST_THREADS) s_hist[i] = 0;
     __syncthreads();
@@ -273,29 +289,39 @@ __global__ void __launch_bounds__(HIST_THREADS) hist_kernel(const K *keys, size_
     uint32_t run_digit[P], run_len[P];
 #pragma unroll
     for (int p = 0; p < P; p++) { run_digit[p] = 0; run_len[p] = 0; }
-    for (size_t base = first + threadIdx.x; base < last; base += (size_t)U * HIST_THREADS) {
-        K k[U];
+    auto count = [&](K k) {
+        const K r = radix_key<FLOAT>(k, mask);
 #pragma unroll
-        for (int u = 0; u < U; u++) {
-            const size_t idx = base + (size_t)u * HIST_THREADS;
-            k[u] = idx < last ? keys[idx] : (K)0;
+        for (int p = 0; p < P; p++) {
+            const uint32_t d = (uint32_t)(r >> (p * RADIX_BITS)) & (RADIX_DIGITS - 1);
+            if (d != run_digit[p]) {
+                if (run_len[p]) atomicAdd(&s_hist[p * RADIX_DIGITS + run_digit[p]], run_len[p]);
+                run_digit[p] = d;
+                run_len[p] = 0;
+            }
+            run_len[p]++;
         }
+    };
+    size_t scalar_from = first;
+    if (((uintptr_t)keys & 15) == 0) {
+        const uint4 *v = (const uint4 *)(keys + first);
+        const size_t nvec = (last - first) / VEC;
+        for (size_t b = threadIdx.x; b < nvec; b += (size_t)U * HIST_THREADS) {
+            uint4 r[U];
 #pragma unroll
-        for (int u = 0; u < U; u++) {
-            if (base + (size_t)u * HIST_THREADS >= last) break;
-            const K r = radix_key<FLOAT>(k[u], mask);
+            for (int u = 0; u < U; u++)
+                if (b + (size_t)u * HIST_THREADS < nvec) r[u] = __ldg(v + b + (size_t)u * HIST_THREADS);
 #pragma unroll
-            for (int p = 0; p < P; p++) {
-                const uint32_t d = (uint32_t)(r >> (p * RADIX_BITS)) & (RADIX_DIGITS - 1);
-                if (d != run_digit[p]) {
-                    if (run_len[p]) atomicAdd(&s_hist[p * RADIX_DIGITS + run_digit[p]], run_len[p]);
-                    run_digit[p] = d;
-                    run_len[p] = 0;
-                }
-                run_len[p]++;
+            for (int u = 0; u < U; u++) {
+                if (b + (size_t)u * HIST_THREADS >= nvec) break;
+                const K *k = (const K *)&r[u];
+#pragma unroll
+                for (int c = 0; c < VEC; c++) count(k[c]);
             }
         }
+        scalar_from = first + nvec * VEC;
     }
+    for (size_t i = scalar_from + threadIdx.x; i < last; i += HIST_THREADS) count(keys[i]);
 #pragma unroll
     for (int p = 0; p < P; p++)
         if (run_len[p]) atomicAdd(&s_hist[p * RADIX_DIGITS + run_digit[p]], run_len[p]);
@@ -460,6 +486,25 @@ __global__ void __launch_bounds__(THREADS) tile_sort_kernel(const K *kin, K *kou
 
 static size_t align_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
 
+/* Kernels above 48 KiB of dynamic shared memory must say so once per device: a bit per device
+ * (the first 64) records that it was done, so the call costs nothing on later sorts. */
+template <typename K, bool FLOAT, int VB, int WHICH> struct SmemOnce {
+    static unsigned long long devices;
+};
+template <typename K, bool FLOAT, int VB, int WHICH> unsigned long long SmemOnce<K, FLOAT, VB, WHICH>::devices = 0;
+
+static gpusort_status allow_smem(gpusort_ctx *ctx, const void *kern, size_t smem,
+                                 unsigned long long *devices)
+{
+    const unsigned long long bit = ctx->device < 64 ? 1ull << ctx->device : 0;
+    if (bit && (__atomic_load_n(devices, __ATOMIC_RELAXED) & bit)) return GPUSORT_STATUS_SUCCESS;
+    gpusort_status s = gpusort__cuda_check(
+        ctx, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem),
+        "cudaFuncSetAttribute");
+    if (!s && bit) __atomic_fetch_or(devices, bit, __ATOMIC_RELAXED);
+    return s;
+}
+
 /* The host side for one (key width, float flag, value width). */
 template <typename K, bool FLOAT, int VB>
 gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d)
@@ -477,9 +522,7 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d)
         const size_t smem = (size_t)TILE * (sizeof(K) + VB) + 2 * WARPS * RADIX_DIGITS * 4 +
                             RADIX_DIGITS * 4 + 64 * 4;
         auto kern = tile_sort_kernel<K, FLOAT, VB, KPT>;
-        if ((s = gpusort__cuda_check(ctx, cudaFuncSetAttribute(kern,
-                                        cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem),
-                                     "cudaFuncSetAttribute")))
+        if ((s = allow_smem(ctx, (const void *)kern, smem, &SmemOnce<K, FLOAT, VB, 1>::devices)))
             return s;
         kern<<<1, THREADS, smem, st>>>((const K *)d->keys_in, (K *)d->keys_out, d->values_in,
                                        d->values_out, (int)n, mask);
@@ -492,13 +535,15 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d)
     const size_t portions = (n + portion - 1) / portion;
     const size_t max_tiles = ((n < portion ? n : portion) + TILE - 1) / TILE;
 
-    /* Aux layout: hist u32 | plan | ticket u32 (+pad) | state | bin_base u64. */
+    /* Aux layout: hist u32 | tickets u32 | state | plan | bin_base u64. The first three are
+     * zeroed by one memset per sort. */
+    const size_t launches = portions * P;
     const size_t hist_bytes = portions * P * RADIX_DIGITS * 4;
-    const size_t off_plan = align_up(hist_bytes, 256);
-    const size_t off_ticket = align_up(off_plan + sizeof(Plan), 256);
-    const size_t off_state = off_ticket + 256;
+    const size_t off_ticket = align_up(hist_bytes, 256);
+    const size_t off_state = align_up(off_ticket + launches * 4, 256);
     const size_t state_bytes = max_tiles * RADIX_DIGITS * 4;
-    const size_t off_base = align_up(off_state + state_bytes, 256);
+    const size_t off_plan = align_up(off_state + state_bytes, 256);
+    const size_t off_base = align_up(off_plan + sizeof(Plan), 256);
     const size_t aux_bytes = off_base + portions * P * RADIX_DIGITS * 8;
     char *aux = (char *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_AUX, aux_bytes);
     if (!aux) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
@@ -522,7 +567,8 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d)
         if (!in.vals_alt) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
     }
 
-    if ((s = gpusort__cuda_check(ctx, cudaMemsetAsync(aux, 0, hist_bytes, st), "cudaMemsetAsync")))
+    if ((s = gpusort__cuda_check(ctx, cudaMemsetAsync(aux, 0, off_state + state_bytes, st),
+                                 "cudaMemsetAsync")))
         return s;
     hist_kernel<K, FLOAT><<<(unsigned)((n + chunk - 1) / chunk), HIST_THREADS, 0, st>>>(
         (const K *)d->keys_in, n, mask, chunk, portion, hist);
@@ -531,26 +577,24 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d)
 
     const size_t smem = sweep_smem<K>(KPT, VB);
     auto kern = onesweep_kernel<K, FLOAT, VB, KPT>;
-    if ((s = gpusort__cuda_check(ctx, cudaFuncSetAttribute(kern,
-                                    cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem),
-                                 "cudaFuncSetAttribute")))
+    if ((s = allow_smem(ctx, (const void *)kern, smem, &SmemOnce<K, FLOAT, VB, 0>::devices)))
         return s;
     for (int p = 0; p < P; p++) {
         SweepArgs a;
         a.plan = plan;
         a.pass = p;
         a.mask = mask;
-        a.ticket = ticket;
         a.state = state;
         for (size_t q = 0; q < portions; q++) {
+            const size_t k = (size_t)p * portions + q; /* launch number */
+            a.ticket = ticket + k;
+            a.epoch = (uint32_t)(k % EPOCHS) << EPOCH_SHIFT;
             a.portion_start = q * portion;
             a.portion_n = n - a.portion_start < portion ? n - a.portion_start : portion;
             a.bin_base = bin_base + (q * P + p) * RADIX_DIGITS;
             const size_t tiles = (a.portion_n + TILE - 1) / TILE;
-            if ((s = gpusort__cuda_check(ctx, cudaMemsetAsync(ticket, 0,
-                                                              off_state - off_ticket +
-                                                                  tiles * RADIX_DIGITS * 4,
-                                                              st),
+            if (k >= EPOCHS && k % EPOCHS == 0 &&
+                (s = gpusort__cuda_check(ctx, cudaMemsetAsync(state, 0, state_bytes, st),
                                          "cudaMemsetAsync (look-back state)")))
                 return s;
             kern<<<(unsigned)tiles, THREADS, smem, st>>>(a);
