@@ -358,8 +358,8 @@ static void merge_into(extsort *x, char *const *paths, size_t n, ext_sink *sink)
     }
     m.tree[0] = n == 1 ? 0 : tree_build(&m, 1);
 
-    uint8_t *last = NULL;            /* -u: a copy of the last item written */
-    size_t last_len = 0, last_cap = 0;
+    size_t last_len = 0, last_cap = 64;
+    uint8_t *last = (uint8_t *)xmalloc(last_cap);   /* -u: a copy of the last item written */
     int have_last = 0;
     for (;;) {
         size_t top = m.tree[0];

@@ -1227,8 +1227,8 @@ static int check_file(tsort *t)
     ext_reader_open(&r, t->o.files[0], (size_t)1 << 20, 0, t->delim);
     const uint8_t *p;
     size_t len;
-    uint8_t *prev = NULL;
-    size_t prev_len = 0, prev_cap = 0;
+    size_t prev_len = 0, prev_cap = 64;
+    uint8_t *prev = (uint8_t *)xmalloc(prev_cap);
     uint64_t line = 0;
     int have = 0;
     while (ext_reader_next(&r, &p, &len)) {
