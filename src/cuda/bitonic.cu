@@ -10,7 +10,8 @@
  * network produces exactly the stable order, the same one as the radix and merge sorts, in
  * both directions (descending folds into the radix key, see src/keys.h). Integer keys without
  * values are sorted as radix keys alone: equal keys are identical bits, so there is nothing for
- * stability to preserve, and the output keys are rebuilt exactly from the radix keys. With
+ * stability to preserve, and the output keys are rebuilt exactly from the radix keys. The same
+ * holds for float keys without values when a check pass (n >= 2^17) finds no NaN and no -0.0. With
  * indices, n must be below 2^32 (32-bit positions; UNSUPPORTED above, with a message).
  *
  * ANY n. The network is the "flip" form of block_sort.cuh (all comparators ascending), of size
@@ -19,19 +20,23 @@
  * read the sentinel, stores beyond n are skipped, threads whose positions all lie beyond n
  * return at once).
  *
- * LEVELS (T = 4096 = 256 threads x 16 items):
- *   n <= 4096   one block (or one warp for n <= 32) sorts everything on chip and writes the
+ * LEVELS. T = 64 KiB of items on chip: 16384 items of 4 bytes (u32/i32 keys), 8192 of 8
+ * (u64/i64 keys, or 32-bit keys + index), 4096 of 16 (64-bit keys + index); T/16 threads of
+ * 16 items each.
+ *   n <= T      one block (or one warp for n <= 32) sorts everything on chip and writes the
  *               output: one kernel.
- *   n >  4096   1. tile phase: every T-tile sorted on chip (block_sort, segmented.cu's kernel),
+ *   n >  T      1. tile phase: every T-tile sorted on chip (block_sort, segmented.cu's kernel),
  *                  items (radix key, global index) written to scratch.
  *               2. for each span 2^k > T: the strides >= T run in device memory, several
- *                  strides per launch: a thread holds 16 items that those strides connect and
- *                  runs the comparators in registers (k_flip: the flip plus two half-cleaner
- *                  strides over 2 x 8 items; k_half: four half-cleaner strides over 16 items),
+ *                  strides per launch: a thread holds the items that those strides connect and
+ *                  runs the comparators in registers (k_flip: the flip plus RF-1 half-cleaner
+ *                  strides over 2 x 2^RF items; k_half: RH half-cleaner strides over 2^RH items;
+ *                  RF = 4, RH = 5 for items of up to 8 bytes, 3 and 4 for 16-byte items),
  *                  then ONE shared-memory kernel (k_smem_merge) runs strides T/2 .. 1 on each
  *                  T-tile. The last one gathers the output keys/values.
- *   Device-memory passes per span: 1 + ceil((k - 12 - 3) / 4), plus the on-chip pass; the
- *   seed's naive version (one launch per (span, stride), seed 001) makes k passes per span.
+ *   Device-memory passes per span 2^k: 1 + ceil((k - log2 T - RF) / RH), plus the on-chip
+ *   pass: 28 passes in all for 2^24 u32 keys, where the seed's naive version (one launch per
+ *   (span, stride), seed 001) makes 300.
  *
  * Scratch: KEYS n * item (item = 4, 8 or 16 bytes: radix key [+ index]); AUX/AUX2 copies of the
  * input keys/values when sorting in place with indices (the final gather reads the input).
@@ -43,16 +48,20 @@
 
 using namespace gpusort_bs;
 
-#define BT GPUSORT_CUDA_BLOCK_TILE
-#define BT_LOG 12
-#define B_THREADS 256
-#define B_ITEMS (BT / B_THREADS)
-#define R_FLIP 3  /* k_flip: flip + 2 half-cleaners, 2 x 8 items per thread */
-#define R_HALF 4  /* k_half: 4 half-cleaners, 16 items per thread */
+#define B_ITEMS 16  /* items per thread on chip */
+
+/* Tile and pass widths per item type (see LEVELS above). */
+template <typename It> struct bitonic_cfg {
+    static constexpr int T = 65536 / (int)sizeof(It);
+    static constexpr int LOG_T = T == 16384 ? 14 : T == 8192 ? 13 : 12;
+    static constexpr int THREADS = T / B_ITEMS;
+    static constexpr int RF = sizeof(It) <= 8 ? 4 : 3;
+    static constexpr int RH = sizeof(It) <= 8 ? 5 : 4;
+};
 
 /* Strides 2^j .. 2^(j-R+1): thread t holds the 2^R positions that differ in those bits. */
 template <typename It, int R>
-__global__ void __launch_bounds__(256) k_half(It *a, uint64_t n, int j, uint64_t nthreads)
+__global__ void __launch_bounds__(256, 2) k_half(It *a, uint64_t n, int j, uint64_t nthreads)
 {
     uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
     if (t >= nthreads) return;
@@ -83,7 +92,7 @@ __global__ void __launch_bounds__(256) k_half(It *a, uint64_t n, int j, uint64_t
  * group A = {o + m*s} and its mirror group B = {s-1-o + m*s} (o < s/2) of one block of 2^k:
  * the flip pairs A[m] with B[2^R-1-m], the half-cleaners stay inside A and inside B. */
 template <typename It, int R>
-__global__ void __launch_bounds__(256) k_flip(It *a, uint64_t n, int k, uint64_t nthreads)
+__global__ void __launch_bounds__(256, 2) k_flip(It *a, uint64_t n, int k, uint64_t nthreads)
 {
     uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
     if (t >= nthreads) return;
@@ -122,11 +131,12 @@ __global__ void __launch_bounds__(256) k_flip(It *a, uint64_t n, int k, uint64_t
 
 /* Strides T/2 .. 1 of one T-tile on chip; the last span writes the output (gather by index
  * from a.keys_in / a.values_in, or keys rebuilt from radix keys). */
-template <typename K, bool IDX>
+template <typename K, bool IDX, int B_THREADS>
 __global__ void __launch_bounds__(B_THREADS) k_smem_merge(Item<K, IDX> *items, gpusort_bs_args a,
                                                           int final_span)
 {
     typedef Item<K, IDX> It;
+    constexpr int BT = B_THREADS * B_ITEMS;
     extern __shared__ uint4 bm_smem[];
     It *sm = (It *)bm_smem;
     const int tid = threadIdx.x;
@@ -175,10 +185,19 @@ static void launch_half(cudaStream_t st, It *a, uint64_t n, int K, int j)
     k_half<It, R><<<grid_of(nt), 256, 0, st>>>(a, n, j, nt);
 }
 
+template <typename It, int R>
+static void launch_flip(cudaStream_t st, It *a, uint64_t n, int LOG, int k)
+{
+    uint64_t nt = 1ull << (LOG - R - 1);
+    k_flip<It, R><<<grid_of(nt), 256, 0, st>>>(a, n, k, nt);
+}
+
 template <typename K, bool IDX>
 static gpusort_status bitonic_large(gpusort_ctx *ctx, gpusort_bs_args a)
 {
     typedef Item<K, IDX> It;
+    typedef bitonic_cfg<It> C;
+    constexpr int BT = C::T;
     cudaStream_t st = gpusort__cuda_stream(ctx);
     const uint64_t n = a.n;
     int LOG = 0;
@@ -193,32 +212,37 @@ static gpusort_status bitonic_large(gpusort_ctx *ctx, gpusort_bs_args a)
     t.tile = BT;
     if ((s = gpusort__cuda_block_sort_launch(ctx, &t, BT, (n + BT - 1) / BT))) return s;
     size_t sm = smem_bytes<It>(BT);
-    void (*merge_kernel)(It *, gpusort_bs_args, int) = k_smem_merge<K, IDX>;
+    void (*merge_kernel)(It *, gpusort_bs_args, int) = k_smem_merge<K, IDX, C::THREADS>;
     if (sm > 48 * 1024 &&
         (s = gpusort__cuda_check(ctx, cudaFuncSetAttribute(merge_kernel,
                                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                            (int)sm),
                                  "cudaFuncSetAttribute (bitonic)")))
         return s;
-    /* 2. spans 2^13 .. 2^LOG */
-    for (int k = BT_LOG + 1; k <= LOG; k++) {
-        int g = k - BT_LOG;  /* strides in device memory: 2^(k-1) .. 2^12 */
-        int r = g < R_FLIP ? g : R_FLIP;
-        uint64_t nt = 1ull << (LOG - r - 1);
-        if (r == 1) k_flip<It, 1><<<grid_of(nt), 256, 0, st>>>(items, n, k, nt);
-        else if (r == 2) k_flip<It, 2><<<grid_of(nt), 256, 0, st>>>(items, n, k, nt);
-        else k_flip<It, 3><<<grid_of(nt), 256, 0, st>>>(items, n, k, nt);
+    /* 2. spans 2T .. 2^LOG */
+    for (int k = C::LOG_T + 1; k <= LOG; k++) {
+        int g = k - C::LOG_T;  /* strides in device memory: 2^(k-1) .. T */
+        int r = g < C::RF ? g : C::RF;
+        switch (r) {
+        case 1: launch_flip<It, 1>(st, items, n, LOG, k); break;
+        case 2: launch_flip<It, 2>(st, items, n, LOG, k); break;
+        case 3: launch_flip<It, 3>(st, items, n, LOG, k); break;
+        default: launch_flip<It, C::RF>(st, items, n, LOG, k); break;
+        }
         int j = k - 1 - r, rem = g - r;
         while (rem > 0) {
-            int r2 = rem < R_HALF ? rem : R_HALF;
-            if (r2 == 1) launch_half<It, 1>(st, items, n, LOG, j);
-            else if (r2 == 2) launch_half<It, 2>(st, items, n, LOG, j);
-            else if (r2 == 3) launch_half<It, 3>(st, items, n, LOG, j);
-            else launch_half<It, 4>(st, items, n, LOG, j);
+            int r2 = rem < C::RH ? rem : C::RH;
+            switch (r2) {
+            case 1: launch_half<It, 1>(st, items, n, LOG, j); break;
+            case 2: launch_half<It, 2>(st, items, n, LOG, j); break;
+            case 3: launch_half<It, 3>(st, items, n, LOG, j); break;
+            case 4: launch_half<It, 4>(st, items, n, LOG, j); break;
+            default: launch_half<It, C::RH>(st, items, n, LOG, j); break;
+            }
             j -= r2;
             rem -= r2;
         }
-        merge_kernel<<<(unsigned)((n + BT - 1) / BT), B_THREADS, sm, st>>>(items, a, k == LOG);
+        merge_kernel<<<(unsigned)((n + BT - 1) / BT), C::THREADS, sm, st>>>(items, a, k == LOG);
         if ((s = gpusort__cuda_check(ctx, cudaGetLastError(), "bitonic kernels"))) return s;
     }
     return GPUSORT_STATUS_SUCCESS;
@@ -227,7 +251,9 @@ static gpusort_status bitonic_large(gpusort_ctx *ctx, gpusort_bs_args a)
 extern "C" gpusort_status gpusort__cuda_bitonic_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d)
 {
     cudaStream_t st = gpusort__cuda_stream(ctx);
-    const int idx = gpusort__cuda_needs_idx(d);
+    /* Float keys with no NaN and no -0.0 sort like integers (checked on large inputs). */
+    const int exact = d->n > 16384 ? gpusort__cuda_float_exact(ctx, d) : 0;
+    const int idx = gpusort__cuda_needs_idx(d) && !exact;
     const size_t ks = gpusort_type_size(d->key_type);
     const size_t vs = d->value_type == GPUSORT_TYPE_NONE ? 0 : gpusort_type_size(d->value_type);
     gpusort_bs_args a;
@@ -239,10 +265,13 @@ extern "C" gpusort_status gpusort__cuda_bitonic_sort(gpusort_ctx *ctx, const gpu
     a.type = d->key_type;
     a.desc = d->order == GPUSORT_ORDER_DESC;
     a.vbytes = (int)vs;
+    a.float_exact = exact;
     a.tiling = 0;
     a.n = d->n;
     a.tile = d->n;
-    if (d->n <= BT) return gpusort__cuda_block_sort_launch(ctx, &a, d->n, 1);
+    /* One block when the whole input fits on chip (T of bitonic_cfg). */
+    const size_t item = ks == 8 ? (idx ? 16 : 8) : (idx ? 8 : 4);
+    if (d->n <= 65536 / item) return gpusort__cuda_block_sort_launch(ctx, &a, d->n, 1);
     if (idx && d->n > 0xfffffffeull)
         return gpusort__set_error(ctx, GPUSORT_STATUS_UNSUPPORTED,
                                   "the bitonic sort numbers its items with 32 bits: n = %zu is too "

@@ -12,7 +12,8 @@
  *                   tie: float keys (-0.0 == +0.0, NaN payloads), pairs and argsort.
  *   Item<K, false>  k only: integer keys without values, where equal radix keys are identical
  *                   keys, so stability cannot be observed and the key is recovered exactly
- *                   from the radix key (from_rk).
+ *                   from the radix key (from_rk). Also float keys without values when a check
+ *                   pass found no NaN and no -0.0 (then the transform is a bijection, too).
  * The sentinel (all ones, index 0xffffffff) is greater than every real item: it pads a network
  * virtually (positions >= count hold it and never move; see below).
  *
@@ -54,16 +55,22 @@ __device__ __forceinline__ uint64_t to_rk(uint64_t bits, int type, int desc)
 {
     return gpusort__radix64(bits, type, desc);
 }
-/* Inverse of to_rk for the INTEGER types (u32, i32, u64, i64) only. */
+/* Inverse of to_rk: exact for the integer types; for floats only on keys that are neither NaN
+ * nor -0.0 (the transform merges those with other keys; callers check, see float_exact). */
 __device__ __forceinline__ uint32_t from_rk(uint32_t rk, int type, int desc)
 {
     uint32_t r = desc ? ~rk : rk;
-    return type == 1 /* I32 */ ? r ^ 0x80000000u : r;
+    if (type == 1 /* I32 */) return r ^ 0x80000000u;
+    if (type == 2 /* F32 */) return (r & 0x80000000u) ? r ^ 0x80000000u : ~r;
+    return r;
 }
 __device__ __forceinline__ uint64_t from_rk(uint64_t rk, int type, int desc)
 {
+    const uint64_t top = 0x8000000000000000ull;
     uint64_t r = desc ? ~rk : rk;
-    return type == 4 /* I64 */ ? r ^ 0x8000000000000000ull : r;
+    if (type == 4 /* I64 */) return r ^ top;
+    if (type == 5 /* F64 */) return (r & top) ? r ^ top : ~r;
+    return r;
 }
 
 /* ---- items ---- */

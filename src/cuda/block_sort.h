@@ -31,6 +31,7 @@ typedef struct gpusort_bs_args {
     int type;                /* gpusort_type of the keys */
     int desc;                /* 1 = descending */
     int vbytes;              /* 0, 4 or 8: value/index bytes */
+    int float_exact;         /* float keys known free of NaN and -0.0: no index needed */
     /* Tiling: which [lo, lo + count) block b sorts. */
     int tiling;              /* 0 uniform tiles, 1 segment list, 2 tile table */
     uint64_t n;              /* tiling 0: total length */
@@ -43,9 +44,10 @@ typedef struct gpusort_bs_args {
     uint32_t t_count;        /* tiling 2: number of segments */
 } gpusort_bs_args;
 
-/* Sort `blocks` tiles with the smallest network that holds max_count items (<= 4096; 32 and
- * below use one warp per segment, tiling 1 only... and tiling 0 with one tile). idx: 1 when the
- * items carry indices (see block_sort.cuh). Enqueued on the context's stream. */
+/* Sort `blocks` tiles with the smallest network that holds max_count items: up to 4096 for any
+ * item, 8192 for items of 8 bytes or less, 16384 for 4-byte items (u32/i32 keys without values);
+ * 32 and below: one warp per tile. Items carry an index when gpusort__cuda_needs_idx says so
+ * (block_sort.cuh). Enqueued on the context's stream. */
 gpusort_status gpusort__cuda_block_sort_launch(gpusort_ctx *ctx, const gpusort_bs_args *a,
                                                uint64_t max_count, uint64_t blocks);
 
@@ -63,11 +65,19 @@ gpusort_status gpusort__cuda_segmented_sort_masked(gpusort_ctx *ctx, const gpuso
                                                   const uint64_t *d_offsets, size_t num_segments,
                                                   const uint8_t *d_active);
 
+/* 1 when d is a keys-only float sort of at least GPUSORT_CUDA_FLOAT_CHECK_MIN keys that holds
+ * no NaN and no -0.0 (checked on the device; the call waits for the answer). Such keys sort as
+ * bare radix keys, without the index that stability otherwise needs. 0 otherwise (also on any
+ * error, which then just costs the faster path). */
+#define GPUSORT_CUDA_FLOAT_CHECK_MIN ((size_t)1 << 17)
+int gpusort__cuda_float_exact(gpusort_ctx *ctx, const gpusort_sort_desc *d);
+
 /* Stable merge sort of segments [lo[s], hi[s]) (host arrays, count entries) of d (device data;
- * keys_out never NULL; other elements untouched). Uses scratch KEYS, VALUES and AUX2. */
+ * keys_out never NULL; other elements untouched). float_exact: see above. Uses scratch KEYS,
+ * VALUES and AUX2. */
 gpusort_status gpusort__cuda_merge_segments(gpusort_ctx *ctx, const gpusort_sort_desc *d,
                                             const uint64_t *lo, const uint64_t *hi,
-                                            size_t count);
+                                            size_t count, int float_exact);
 
 /* Seed 000, generalised: one block of `lists` threads (1..1024) radix-sorts `lists` columns
  * (element i belongs to column i % lists) by 1-bit LSD passes, then merges the columns:

@@ -24,6 +24,8 @@
  *      A first, so the sort is stable. Outputs are staged in shared memory and written
  *      coalesced; keys of integer types are rebuilt from their radix keys, float keys and values
  *      are gathered from the source position (the bits are preserved: -0.0, NaN payloads).
+ *   Float keys without values that hold no NaN and no -0.0 (a check pass, for n >= 2^17) sort
+ *   as bare radix keys like integers: no index in the tile phase, no gather in the passes.
  *   Segments shorter than w are copied through a pass (their B run is empty), so all segments
  *   end in the same buffer; the tile phase writes to the output or to scratch, chosen by the
  *   parity of the pass count, so that the last pass lands in the output.
@@ -127,9 +129,19 @@ __global__ void __launch_bounds__(M_THREADS) k_merge(merge_pass p, uint64_t tile
     const uint64_t ga = t.lo + t.base + i0;          /* first A key of the tile */
     const uint64_t gb = t.lo + t.base + t.na + j0;   /* first B key */
     const K *kin = (const K *)p.kin;
-    for (int q = tid; q < total; q += M_THREADS) {
-        uint64_t g = q < ca ? ga + q : gb + (q - ca);
-        s_key[q] = to_rk(kin[g], p.type, p.desc);
+    {
+        /* All 16 loads in flight before the first use (a rolled loop waits for each). */
+        K kv[M_ITEMS];
+#pragma unroll
+        for (int q = 0; q < M_ITEMS; q++) {
+            int o = q * M_THREADS + tid;
+            if (o < total) kv[q] = kin[o < ca ? ga + o : gb + (o - ca)];
+        }
+#pragma unroll
+        for (int q = 0; q < M_ITEMS; q++) {
+            int o = q * M_THREADS + tid;
+            if (o < total) s_key[o] = to_rk(kv[q], p.type, p.desc);
+        }
     }
     __syncthreads();
     /* This thread's outputs: [diag, diag + M_ITEMS) of the tile. */
@@ -164,12 +176,28 @@ __global__ void __launch_bounds__(M_THREADS) k_merge(merge_pass p, uint64_t tile
     __syncthreads();
     const uint64_t out = t.lo + t.base + t.d;
     K *kout = (K *)p.kout;
-    for (int o = tid; o < total; o += M_THREADS) {
-        int src = s_src[o + o / 32];
-        uint64_t g = src < ca ? ga + src : gb + (src - ca);
-        kout[out + o] = p.gather_keys ? kin[g] : from_rk(s_key[o + o / 32], p.type, p.desc);
-        if (p.vbytes == 4) ((uint32_t *)p.vout)[out + o] = ((const uint32_t *)p.vin)[g];
-        else if (p.vbytes == 8) ((uint64_t *)p.vout)[out + o] = ((const uint64_t *)p.vin)[g];
+    K okey[M_ITEMS];
+    uint64_t oval[M_ITEMS];
+#pragma unroll
+    for (int q = 0; q < M_ITEMS; q++) {
+        int o = q * M_THREADS + tid;
+        oval[q] = 0;
+        if (o < total) {
+            int src = s_src[o + o / 32];
+            uint64_t g = src < ca ? ga + src : gb + (src - ca);
+            okey[q] = p.gather_keys ? kin[g] : from_rk(s_key[o + o / 32], p.type, p.desc);
+            if (p.vbytes == 4) oval[q] = ((const uint32_t *)p.vin)[g];
+            else if (p.vbytes == 8) oval[q] = ((const uint64_t *)p.vin)[g];
+        }
+    }
+#pragma unroll
+    for (int q = 0; q < M_ITEMS; q++) {
+        int o = q * M_THREADS + tid;
+        if (o < total) {
+            kout[out + o] = okey[q];
+            if (p.vbytes == 4) ((uint32_t *)p.vout)[out + o] = (uint32_t)oval[q];
+            else if (p.vbytes == 8) ((uint64_t *)p.vout)[out + o] = oval[q];
+        }
     }
 }
 
@@ -188,7 +216,8 @@ static gpusort_status run_pass(gpusort_ctx *ctx, const merge_pass &p, uint64_t t
 }
 
 gpusort_status gpusort__cuda_merge_segments(gpusort_ctx *ctx, const gpusort_sort_desc *d,
-                                            const uint64_t *lo, const uint64_t *hi, size_t count)
+                                            const uint64_t *lo, const uint64_t *hi, size_t count,
+                                            int float_exact)
 {
     if (count == 0) return GPUSORT_STATUS_SUCCESS;
     if (count >= 0xffffffffull)
@@ -250,6 +279,7 @@ gpusort_status gpusort__cuda_merge_segments(gpusort_ctx *ctx, const gpusort_sort
     a.type = d->key_type;
     a.desc = d->order == GPUSORT_ORDER_DESC;
     a.vbytes = (int)vs;
+    a.float_exact = float_exact;
     a.tiling = 2;
     a.t_lo = t_lo;
     a.t_hi = t_hi;
@@ -262,7 +292,8 @@ gpusort_status gpusort__cuda_merge_segments(gpusort_ctx *ctx, const gpusort_sort
     p.type = d->key_type;
     p.desc = a.desc;
     p.vbytes = (int)vs;
-    p.gather_keys = d->key_type == GPUSORT_TYPE_F32 || d->key_type == GPUSORT_TYPE_F64;
+    p.gather_keys = (d->key_type == GPUSORT_TYPE_F32 || d->key_type == GPUSORT_TYPE_F64) &&
+                    !float_exact;
     p.t_lo = t_lo;
     p.t_hi = t_hi;
     p.t_start = t_start;
@@ -286,7 +317,7 @@ gpusort_status gpusort__cuda_merge_segments(gpusort_ctx *ctx, const gpusort_sort
 extern "C" gpusort_status gpusort__cuda_merge_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d)
 {
     uint64_t lo = 0, hi = d->n;
-    return gpusort__cuda_merge_segments(ctx, d, &lo, &hi, 1);
+    return gpusort__cuda_merge_segments(ctx, d, &lo, &hi, 1, gpusort__cuda_float_exact(ctx, d));
 }
 
 /* ---- seed 000: one block, column radix sort + multi-way merge ---- */

@@ -227,6 +227,7 @@ template <typename K, bool IDX>
 static gpusort_status launch_typed(gpusort_ctx *ctx, const gpusort_bs_args *a,
                                    uint64_t max_count, uint64_t blocks)
 {
+    constexpr size_t IS = sizeof(Item<K, IDX>);
     if (max_count <= 32) {
         k_warp_sort<K, IDX><<<(unsigned)((blocks + 7) / 8), 256, 0, gpusort__cuda_stream(ctx)>>>(
             *a, blocks);
@@ -236,25 +237,70 @@ static gpusort_status launch_typed(gpusort_ctx *ctx, const gpusort_bs_args *a,
     if (max_count <= 512) return launch_block<K, IDX, 64, 8>(ctx, a, blocks);
     if (max_count <= 1024) return launch_block<K, IDX, 128, 8>(ctx, a, blocks);
     if (max_count <= 2048) return launch_block<K, IDX, 256, 8>(ctx, a, blocks);
-    return launch_block<K, IDX, 256, 16>(ctx, a, blocks);
+    if (max_count <= 4096) return launch_block<K, IDX, 256, 16>(ctx, a, blocks);
+    /* Larger networks for small items: 64 KiB of items (+ padding) per block. */
+    if constexpr (IS <= 8)
+        if (max_count <= 8192) return launch_block<K, IDX, 512, 16>(ctx, a, blocks);
+    if constexpr (IS <= 4)
+        if (max_count <= 16384) return launch_block<K, IDX, 1024, 16>(ctx, a, blocks);
+    return gpusort__set_error(ctx, GPUSORT_STATUS_INVALID_ARGUMENT,
+                              "internal: block sort of %llu items of %zu bytes",
+                              (unsigned long long)max_count, IS);
 }
 
 gpusort_status gpusort__cuda_block_sort_launch(gpusort_ctx *ctx, const gpusort_bs_args *a,
                                                uint64_t max_count, uint64_t blocks)
 {
     if (blocks == 0) return GPUSORT_STATUS_SUCCESS;
-    if (max_count > GPUSORT_CUDA_BLOCK_TILE)
-        return gpusort__set_error(ctx, GPUSORT_STATUS_INVALID_ARGUMENT,
-                                  "internal: block sort of %llu keys", (unsigned long long)max_count);
     if (blocks > 0x7fffffffull)
         return gpusort__set_error(ctx, GPUSORT_STATUS_UNSUPPORTED,
                                   "%llu tiles exceed one launch's grid", (unsigned long long)blocks);
     int wide = gpusort_type_size((gpusort_type)a->type) == 8;
-    int idx = a->type == GPUSORT_TYPE_F32 || a->type == GPUSORT_TYPE_F64 || a->vbytes != 0;
+    int idx = ((a->type == GPUSORT_TYPE_F32 || a->type == GPUSORT_TYPE_F64) && !a->float_exact) ||
+              a->vbytes != 0;
     if (wide) return idx ? launch_typed<uint64_t, true>(ctx, a, max_count, blocks)
                          : launch_typed<uint64_t, false>(ctx, a, max_count, blocks);
     return idx ? launch_typed<uint32_t, true>(ctx, a, max_count, blocks)
                : launch_typed<uint32_t, false>(ctx, a, max_count, blocks);
+}
+
+/* ---- float keys without NaN and -0.0 ---- */
+
+__global__ void k_float_special(const void *keys, uint64_t n, int wide, unsigned *flag)
+{
+    bool found = false;
+    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n;
+         i += (uint64_t)gridDim.x * blockDim.x) {
+        if (wide) {
+            uint64_t b = ((const uint64_t *)keys)[i];
+            found |= b == 0x8000000000000000ull || (b & 0x7fffffffffffffffull) > 0x7ff0000000000000ull;
+        } else {
+            uint32_t b = ((const uint32_t *)keys)[i];
+            found |= b == 0x80000000u || (b & 0x7fffffffu) > 0x7f800000u;
+        }
+    }
+    if (__syncthreads_or(found) && threadIdx.x == 0) atomicOr(flag, 1u);
+}
+
+int gpusort__cuda_float_exact(gpusort_ctx *ctx, const gpusort_sort_desc *d)
+{
+    if ((d->key_type != GPUSORT_TYPE_F32 && d->key_type != GPUSORT_TYPE_F64) ||
+        d->value_type != GPUSORT_TYPE_NONE || d->n < GPUSORT_CUDA_FLOAT_CHECK_MIN)
+        return 0;
+    cudaStream_t st = gpusort__cuda_stream(ctx);
+    unsigned *flag = (unsigned *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_AUX2, 4);
+    unsigned h = 1;
+    if (!flag || cudaMemsetAsync(flag, 0, 4, st) != cudaSuccess) return 0;
+    unsigned blocks = (unsigned)(2 * gpusort__cuda_props(ctx)->multiProcessorCount * 4);
+    k_float_special<<<blocks, 256, 0, st>>>(d->keys_in, d->n, d->key_type == GPUSORT_TYPE_F64,
+                                            flag);
+    if (cudaMemcpyAsync(&h, flag, 4, cudaMemcpyDeviceToHost, st) != cudaSuccess ||
+        cudaStreamSynchronize(st) != cudaSuccess) {
+        (void)cudaGetLastError();
+        ctx->last_error[0] = 0;
+        return 0;
+    }
+    return h == 0;
 }
 
 /* ---- segmented sort ---- */
@@ -522,7 +568,7 @@ gpusort_status gpusort__cuda_segmented_sort_masked(gpusort_ctx *ctx, const gpuso
             if ((s = gpusort__cuda_block_sort_launch(ctx, &a, seg_class_max[c], cnt))) goto done;
         }
     }
-    if (nmerge) s = gpusort__cuda_merge_segments(ctx, d, m_lo, m_hi, nmerge);
+    if (nmerge) s = gpusort__cuda_merge_segments(ctx, d, m_lo, m_hi, nmerge, 0);
 done:
     free(h_large);
     return s;
