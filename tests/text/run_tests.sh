@@ -260,8 +260,15 @@ extcase "-r" longline
 cat big | "$G" -S 100K -T tmpd > got.out && sort big | cmp -s - got.out && ok || bad "external from a pipe"
 [ -z "$(ls -A tmpd)" ] && ok || bad "pipe: temporary files left"
 
-# ---- SIGTERM mid-run: temporary files and the output temp file are removed ----
 for i in 1 2 3 4 5 6 7 8; do cat big; done > big8
+# ---- a write error on the temporary files (file size limit: EFBIG, like a full disk) ----
+( trap '' XFSZ; ulimit -f 400; exec "$G" -S 100K -T tmpd big8 -o efbig.out ) > /dev/null 2> err.txt
+rc=$?
+if [ $rc -ne 2 ] || [ "$(wc -l < err.txt)" -ne 1 ]; then bad "EFBIG: exit $rc: $(head -c 300 err.txt)"
+elif [ -n "$(ls -A tmpd)" ] || [ -e efbig.out ] || ls -A | grep -q '^\.efbig'; then bad "EFBIG: files left"
+else ok; fi
+
+# ---- SIGTERM mid-run: temporary files and the output temp file are removed ----
 "$G" -S 100K -T tmpd --batch-size=2 big8 -o killed.out 2> /dev/null &
 pid=$!
 sleep 0.4
