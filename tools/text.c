@@ -48,7 +48,16 @@
  *
  * MEMORY BUDGET: -S (GNU suffixes; a bare number is KiB, as in GNU sort), default
  * TEXT_DEFAULT_BUDGET_PERCENT of RAM. A chunk is cut when data + (text key ? data : 0) +
- * BYTES_PER_LINE * lines would pass the budget.
+ * BYTES_PER_LINE * lines would pass the budget; reads are sized from the bytes per line seen so
+ * far, so the peak stays near -S. Inputs that are regular files and fit are read whole with
+ * parallel pread(2); others (pipes, larger inputs) in budget-sized steps.
+ *
+ * GPUSORT_TIMING=1 in the environment prints the wall and CPU time of each phase (read, index,
+ * keys, compact, sort, ties, write, run, merge) on stderr.
+ *
+ * Known difference: under -g -u two NaN keys are equal when their bits are; GNU sort compares
+ * long doubles with memcmp including their padding bytes, which are not initialised, so which
+ * NaN lines it keeps can vary from run to run.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -80,6 +89,8 @@
 #define BYTES_PER_LINE 64
 /* GNU sort merges at most 16 inputs at once; we take more (each costs one read buffer). */
 #define DEFAULT_FANIN 64
+/* Bytes allocated past the input data, so that short lines can be copied 16 bytes at a time. */
+#define BUF_SLACK 64
 /* Below this many lines one thread does the per-line work (thread start-up ~50 us). */
 #define PARALLEL_MIN_LINES 65536
 
@@ -93,7 +104,14 @@ static void *xmalloc(size_t n)
 /* ---- phase timing: GPUSORT_TIMING=1 prints where the time went (stderr) ---- */
 
 static int timing_on = -1;
-static double timing_last;
+static double timing_last, timing_cpu_last;
+
+static double cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 static double now_s(void)
 {
@@ -109,11 +127,15 @@ static void phase(const char *what)
         const char *e = getenv("GPUSORT_TIMING");
         timing_on = e && *e && strcmp(e, "0") != 0;
         timing_last = now_s();
+        timing_cpu_last = cpu_s();
     }
     if (!timing_on) return;
-    double t = now_s();
-    if (what) fprintf(stderr, "gpusort: timing: %-8s %8.3f s\n", what, t - timing_last);
+    double t = now_s(), c = cpu_s();
+    if (what)
+        fprintf(stderr, "gpusort: timing: %-8s %8.3f s wall %8.3f s cpu\n", what, t - timing_last,
+                c - timing_cpu_last);
     timing_last = t;
+    timing_cpu_last = c;
 }
 
 /* ---- GNU's character tables (C locale) ---- */
@@ -660,19 +682,31 @@ static void image_task(void *arg, size_t i)
     ip->max = INT64_MIN;
     size_t a, b;
     slice(p->L->n, p->parts, i, &a, &b);
+    int64_t mn = INT64_MAX, mx = INT64_MIN;
     for (size_t x = a; x < b; x++) {
         const uint8_t *kb, *ke;
         key_span(t, k, LP(p->L, x), LL(p->L, x), &kb, &ke);
         if (try_int) {
-            num nx;
-            num_parse(kb, ke, &nx);
-            if (nx.flen == 0 && nx.ilen <= 18) {
-                int64_t v = 0;
-                for (size_t d = 0; d < nx.ilen; d++) v = v * 10 + (nx.ip[d] - '0');
-                if (nx.neg) v = -v;
+            /* One pass: blanks, sign, leading zeros, up to 18 digits, and a fraction only if
+             * it is all zeros ("5.00" is the integer 5); anything else ends the attempt. */
+            const uint8_t *q = kb;
+            while (q < ke && blanks[*q]) q++;
+            int neg = q < ke && *q == '-';
+            q += neg;
+            while (q < ke && *q == '0') q++;
+            const uint8_t *ds = q;
+            uint64_t u = 0;
+            unsigned d;
+            while (q < ke && (d = (unsigned)(*q - '0')) < 10) { u = u * 10 + d; q++; }
+            int ok = q - ds <= 18;
+            if (ok && q < ke && *q == '.')
+                for (q++; q < ke && (d = (unsigned)(*q - '0')) < 10; q++)
+                    if (d) { ok = 0; break; }
+            if (ok) {
+                int64_t v = neg ? -(int64_t)u : (int64_t)u;
                 img[x] = (uint64_t)v;
-                if (v < ip->min) ip->min = v;
-                if (v > ip->max) ip->max = v;
+                if (v < mn) mn = v;
+                if (v > mx) mx = v;
                 continue;
             }
             ip->all_int = 0;
@@ -681,6 +715,8 @@ static void image_task(void *arg, size_t i)
         uint64_t v = k->numeric ? num_image(kb, ke) : gen_image(kb, ke, k->translate);
         img[x] = k->reverse ? ~v : v;
     }
+    ip->min = mn;
+    ip->max = mx;
 }
 
 /* Integer keys to unsigned offsets from the minimum (or from the maximum, reversed), so that
@@ -932,7 +968,7 @@ static uint64_t *sort_lines(tsort *t, lineset *L)
  * random access into the line data, so threads format slices of the output into their own
  * buffers (prefetching a few lines ahead), and the buffers are written in order. */
 #define WRITE_SLICE_LINES ((size_t)1 << 18)   /* lines per thread per round: a few MB */
-#define PREFETCH_AHEAD 16
+#define PREFETCH_AHEAD 32
 
 typedef struct wjob {
     tsort *t;
@@ -974,7 +1010,11 @@ static void write_task(void *arg, size_t i)
             if (!nb) cli_fail("out of memory for the output buffer");
             out = nb;
         }
-        memcpy(out + len, p, n);
+        if (n <= 16 && len + 16 < cap) {
+            memcpy(out + len, p, 16);          /* BUF_SLACK makes the over-read safe */
+        } else {
+            memcpy(out + len, p, n);
+        }
         out[len + n] = delim;
         len += n + 1;
     }
@@ -1052,8 +1092,8 @@ static void input_open_next(input *in)
 static void input_fill(input *in, size_t want)
 {
     tsort *t = in->t;
-    if (in->cap < want + 1) {
-        size_t ncap = want + 1;
+    if (in->cap < want + 1 + BUF_SLACK) {
+        size_t ncap = want + 1 + BUF_SLACK;
         uint8_t *nb = (uint8_t *)realloc(in->buf, ncap);
         if (!nb) cli_fail("out of memory: %zu bytes for the input", ncap);
         in->buf = nb;
@@ -1083,6 +1123,72 @@ static void input_fill(input *in, size_t want)
         in->len += (size_t)r;
         in->cur_has_data = 1;
     }
+}
+
+/* All inputs are regular files that fit: read them whole, big ones by all threads at once
+ * (pread of slices: the kernel's copy into our buffer is then parallel too). */
+typedef struct pread_job {
+    int fd;
+    uint8_t *dst;
+    size_t size;
+    int parts;
+    int err;                  /* errno of a failed slice */
+    size_t *got;              /* bytes read per slice */
+} pread_job;
+
+static void pread_task(void *arg, size_t i)
+{
+    pread_job *j = (pread_job *)arg;
+    size_t a, b;
+    slice(j->size, j->parts, i, &a, &b);
+    size_t done = 0;
+    while (a + done < b) {
+        ssize_t r = pread(j->fd, j->dst + a + done, b - a - done, (off_t)(a + done));
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            j->err = errno;
+            break;
+        }
+        if (r == 0) break;
+        done += (size_t)r;
+    }
+    j->got[i] = done;
+}
+
+static void input_load_all(input *in, size_t want)
+{
+    tsort *t = in->t;
+    in->cap = want + 1 + BUF_SLACK;
+    in->buf = (uint8_t *)realloc(in->buf, in->cap);
+    if (!in->buf) cli_fail("out of memory: %zu bytes for the input", in->cap);
+    for (int f = 0; f < t->o.nfiles; f++) {
+        const char *name = t->o.files[f];
+        int fd = open(name, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) cli_fail("cannot read: %s: %s", name, strerror(errno));
+        struct stat st;
+        if (fstat(fd, &st) != 0) cli_fail("cannot read: %s: %s", name, strerror(errno));
+        size_t size = (size_t)st.st_size;
+        if (size > want - in->len) size = want - in->len;   /* grew since we looked */
+        size_t got[64] = {0};
+        pread_job j = {fd, in->buf + in->len, size, 1, 0, got};
+        if (size >= ((size_t)16 << 20)) j.parts = t->threads < 64 ? t->threads : 64;
+        gpusort__cpu_parallel_for(j.parts, (size_t)j.parts, pread_task, &j);
+        if (j.err) cli_fail("read failed: %s: %s", name, strerror(j.err));
+        size_t total = 0;
+        for (int i = 0; i < j.parts; i++) {
+            size_t a, b;
+            slice(size, j.parts, (size_t)i, &a, &b);
+            if (got[i] != b - a) {                 /* shrank while we read: keep the prefix */
+                total = a + got[i];
+                break;
+            }
+            total = b;
+        }
+        close(fd);
+        in->len += total;
+        if (total && in->buf[in->len - 1] != (uint8_t)t->delim) in->buf[in->len++] = (uint8_t)t->delim;
+    }
+    in->done = 1;
 }
 
 /* Sum of the input sizes if all are regular files, else 0. */
@@ -1146,7 +1252,9 @@ static void sort_text(tsort *t)
     for (;;) {
         /* Fill in steps so that a chunk of tiny lines stops at the budget. */
         size_t lines = 0, scanned = 0;
-        for (;;) {
+        if (known && want == (size_t)total + (size_t)t->o.nfiles && in.len == 0 && !in.done)
+            input_load_all(&in, want);
+        for (; !in.done;) {
             size_t step = want;
             if (!(known && want == (size_t)total + (size_t)t->o.nfiles)) {
                 /* Read only what the budget still has room for, at the bytes-per-line seen so
