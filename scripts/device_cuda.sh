@@ -1,7 +1,7 @@
 #!/bin/bash
 # device_cuda.sh -- build, test, sanitize and benchmark the CUDA backend on the GPU machine.
 #
-#   scripts/device_cuda.sh [STEP...]     steps: build test sanitize big bench benchquick ncu
+#   scripts/device_cuda.sh [STEP...]     steps: build test sanitize big bench benchquick ncu tune
 #                                         (default: build test sanitize benchquick)
 #
 # Logs go to $OUT (the device tool brings them back); a short summary is printed last.
@@ -23,6 +23,10 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --f
 note "device: $(tail -1 "$OUT/device.txt")  date: $(date -u +%FT%TZ)"
 
 BIN=$ROOT/build-cudabin
+# Prebuilt binaries may also travel compressed (the device tool carries at most 64 MiB).
+if [ -f "$ROOT/build-cudapack/bin.tgz" ]; then
+  mkdir -p "$BIN" && tar xzf "$ROOT/build-cudapack/bin.tgz" -C "$BIN"
+fi
 for step in $STEPS; do
   case $step in
   build)
@@ -46,10 +50,15 @@ for step in $STEPS; do
     for t in u32 i32 f32 u64 i64 f64; do
       "$BIN/test_backends" --backend cuda --filter "$t/" > "$OUT/test_$t.log" 2>&1 &
     done
+    # Host arrays in runs of at most 50000 keys (sorted on the GPU, merged on the CPU).
+    for t in u32 f64; do
+      GPUSORT_CUDA_HOST_RUN_KEYS=50000 "$BIN/test_backends" --backend cuda --filter "$t/" \
+          > "$OUT/test_runs_$t.log" 2>&1 &
+    done
     fails=0
     for j in $(jobs -p); do wait "$j" || fails=$((fails + 1)); done
     cat "$OUT"/test_*.log > "$OUT/test.log"; rm -f "$OUT"/test_*.log
-    note "test_backends --backend cuda (6 types): $fails failing processes in $(( $(date +%s) - t0 )) s"
+    note "test_backends --backend cuda (6 types, + u32 f64 in host runs of 50000): $fails failing processes in $(( $(date +%s) - t0 )) s"
     grep -E "passed|failed|FAIL|skipped" "$OUT/test.log" | tail -20 | tee -a "$SUMMARY"
     ;;
   sanitize)
@@ -65,9 +74,22 @@ for step in $STEPS; do
         --quick --max-n 20000 --filter u64/ >> "$OUT/sanitize.log" 2>&1
     note "compute-sanitizer memcheck (--filter u64/): rc=$?  ($(( $(date +%s) - t0 )) s in all)"
     ;;
+  tune)
+    # Tile-shape variants (bench_cuda_V* built with other GPUSORT_RADIX_* values), same data.
+    : > "$OUT/tune.log"
+    for b in "$BIN"/bench_cuda "$BIN"/bench_cuda_V*; do
+      [ -x "$b" ] || continue
+      for cfg in keys:u32:26 keys:u64:26 pairs32:u32:26 pairs64:u64:26; do
+        echo "== $(basename "$b") $cfg" >> "$OUT/tune.log"
+        "$b" --only "$cfg" >> "$OUT/tune.log" 2>&1
+      done
+    done
+    grep -E "^==|^radix" "$OUT/tune.log" | paste - - | sed -E 's/ +/ /g' | cut -c1-170 |
+      tee -a "$SUMMARY" > /dev/null
+    ;;
   big)
     t0=$(date +%s)
-    GPUSORT_BIG_TESTS=1 "$BIN/test_big" --backend cuda > "$OUT/big.log" 2>&1
+    GPUSORT_BIG_TESTS=1 timeout 300 "$BIN/test_big" --backend cuda > "$OUT/big.log" 2>&1
     note "test_big --backend cuda (n = 2^32 + 1234): rc=$? in $(( $(date +%s) - t0 )) s"
     tail -5 "$OUT/big.log" | tee -a "$SUMMARY"
     ;;

@@ -66,7 +66,8 @@ typedef struct cuda_impl {
     cudaStream_t own_stream;       /* created at init */
     cudaStream_t stream;           /* own_stream or the caller's (set_stream) */
     cudaStream_t copy_stream[2];   /* host-path copies of pageable data */
-    cudaEvent_t copy_done[2];      /* staging buffer i is free again */
+    cudaEvent_t copy_done[2];      /* the last DMA to or from staging buffer i is done */
+    cudaEvent_t ready;             /* the stream's work so far (the copy streams wait on it) */
     void *scratch[GPUSORT_CUDA_SCRATCH_COUNT];
     size_t scratch_bytes[GPUSORT_CUDA_SCRATCH_COUNT];
     void *stage[2];                /* pinned staging, STAGE_BYTES each (allocated on first use) */
@@ -198,6 +199,9 @@ static gpusort_status cuda_init(gpusort_ctx *ctx, int device)
                                      "cudaEventCreate")))
             goto fail;
     }
+    if ((s = gpusort__cuda_check(ctx, cudaEventCreateWithFlags(&im->ready, cudaEventDisableTiming),
+                                 "cudaEventCreate")))
+        goto fail;
     return GPUSORT_STATUS_SUCCESS;
 fail:
     cuda_destroy(ctx);
@@ -216,6 +220,7 @@ static void cuda_destroy(gpusort_ctx *ctx)
         if (im->copy_done[i]) cudaEventDestroy(im->copy_done[i]);
         if (im->copy_stream[i]) cudaStreamDestroy(im->copy_stream[i]);
     }
+    if (im->ready) cudaEventDestroy(im->ready);
     if (im->own_stream) cudaStreamDestroy(im->own_stream);
     (void)cudaGetLastError();
     free(im);
@@ -337,15 +342,15 @@ static gpusort_status copy_h2d(gpusort_ctx *ctx, void *dst, const void *src, siz
                                    "cudaMemcpy (host to device)");
     }
     /* Earlier work on the stream may still use dst: the copy streams wait for it. */
-    cudaEvent_t ready = im->copy_done[0];
-    cudaEventRecord(ready, im->stream);
-    for (int i = 0; i < 2; i++) cudaStreamWaitEvent(im->copy_stream[i], ready, 0);
+    cudaEventRecord(im->ready, im->stream);
+    for (int i = 0; i < 2; i++) cudaStreamWaitEvent(im->copy_stream[i], im->ready, 0);
     size_t chunks = (bytes + STAGE_BYTES - 1) / STAGE_BYTES;
     for (size_t c = 0; c < chunks; c++) {
         int b = (int)(c & 1);
         size_t off = c * STAGE_BYTES, len = bytes - off < STAGE_BYTES ? bytes - off : STAGE_BYTES;
-        if (c >= 2 && (s = gpusort__cuda_check(ctx, cudaEventSynchronize(im->copy_done[b]),
-                                               "cudaEventSynchronize (staging)")))
+        /* The buffer's previous DMA (of this call or an earlier one) must be done. */
+        if ((s = gpusort__cuda_check(ctx, cudaEventSynchronize(im->copy_done[b]),
+                                     "cudaEventSynchronize (staging)")))
             return s;
         par_memcpy(ctx, im->stage[b], (const char *)src + off, len);
         if ((s = gpusort__cuda_check(ctx, cudaMemcpyAsync((char *)dst + off, im->stage[b], len,
@@ -386,11 +391,12 @@ static gpusort_status copy_d2h(gpusort_ctx *ctx, void *dst, const void *src, siz
         return gpusort__cuda_check(ctx, cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost),
                                    "cudaMemcpy (device to host)");
     }
-    cudaEvent_t ready = im->copy_done[0];
-    cudaEventRecord(ready, im->stream);
-    for (int i = 0; i < 2; i++) cudaStreamWaitEvent(im->copy_stream[i], ready, 0);
+    cudaEventRecord(im->ready, im->stream);
+    for (int i = 0; i < 2; i++) cudaStreamWaitEvent(im->copy_stream[i], im->ready, 0);
     size_t chunks = (bytes + STAGE_BYTES - 1) / STAGE_BYTES;
-    /* Enqueue chunk c + 1 before draining chunk c, so the DMA runs while the CPU copies. */
+    /* Enqueue chunk c + 1 before draining chunk c, so the DMA runs while the CPU copies. A DMA
+     * into staging buffer b follows that buffer's earlier DMAs on the same copy stream, and the
+     * CPU has drained it before (the loop below), so it is free. */
     for (size_t c = 0; c <= chunks; c++) {
         if (c < chunks) {
             int b = (int)(c & 1);
@@ -492,6 +498,10 @@ static gpusort_status host_run(gpusort_ctx *ctx, const gpusort_sort_desc *d, siz
  * buffers plus the radix sort's alternate buffers, 2 * (K + V) bytes a key. */
 static size_t host_run_capacity(gpusort_ctx *ctx, size_t per_key)
 {
+    /* Testing knob: GPUSORT_CUDA_HOST_RUN_KEYS=N caps a run at N keys, so that the run + merge
+     * path can be tested without filling the device (scripts/device_cuda.sh does). */
+    const char *knob = getenv("GPUSORT_CUDA_HOST_RUN_KEYS");
+    const size_t cap_knob = knob ? (size_t)strtoull(knob, NULL, 10) : 0;
     size_t free_b = 0, total_b = 0;
     if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
         (void)cudaGetLastError();
@@ -501,7 +511,8 @@ static size_t host_run_capacity(gpusort_ctx *ctx, size_t per_key)
     cuda_impl *im = impl_of(ctx);
     for (int i = 0; i < GPUSORT_CUDA_SCRATCH_COUNT; i++) free_b += im->scratch_bytes[i];
     if (free_b <= DEVICE_MEM_RESERVE) return 0;
-    return (free_b - DEVICE_MEM_RESERVE) / (2 * per_key + 1);
+    const size_t cap = (free_b - DEVICE_MEM_RESERVE) / (2 * per_key + 1);
+    return cap_knob && cap_knob < cap ? cap_knob : cap;
 }
 
 static gpusort_status sort_host(gpusort_ctx *ctx, const gpusort_sort_desc *d, const int *pinned)
@@ -516,7 +527,7 @@ static gpusort_status sort_host(gpusort_ctx *ctx, const gpusort_sort_desc *d, co
         ctx->last_error[0] = 0;
         cap = n / 2; /* someone else took the memory meanwhile: fall through to runs */
     }
-    if (cap < 1024)
+    if (cap == 0 || (cap < 1024 && !getenv("GPUSORT_CUDA_HOST_RUN_KEYS")))
         return gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY,
                                   "too little device memory for host data of %zu keys", n);
     if (d->algorithm != GPUSORT_ALGORITHM_AUTO && d->algorithm != GPUSORT_ALGORITHM_RADIX &&
@@ -526,7 +537,13 @@ static gpusort_status sort_host(gpusort_ctx *ctx, const gpusort_sort_desc *d, co
 
     /* Runs: sorted on the device into host temporaries, then merged on the CPU. */
     scratch_release(impl_of(ctx));
-    cap = host_run_capacity(ctx, ks + vs);
+    {
+        size_t again = host_run_capacity(ctx, ks + vs);
+        cap = again < cap || cap >= n ? again : cap;
+    }
+    if (cap == 0)
+        return gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY,
+                                  "too little device memory for host data of %zu keys", n);
     size_t runs = (n + cap - 1) / cap;
     gpusort_sort_desc rd = *d;
     char *tk = (char *)malloc(n * ks);
