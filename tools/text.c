@@ -1487,6 +1487,52 @@ static void parse_key(const char *spec, tkey *k)
     if (*s) badfieldspec(spec, "stray character in field spec");
 }
 
+/* GNU's obsolete key syntax, still accepted by GNU sort 9 by default: +POS1 [-POS2] with
+ * 0-based fields and characters: +A.x -B.y is -k A+1.x+1,B.y (y = 0: -k A+1.x+1,B). Returns 0
+ * when pos1 is not a valid +POS1 (then it is a file name, as for GNU). */
+static int obsolete_count(const char **s, size_t *v)
+{
+    if (!isdigit((unsigned char)**s)) return 0;
+    size_t x = 0;
+    while (isdigit((unsigned char)**s)) {
+        unsigned d = (unsigned)(*(*s)++ - '0');
+        x = x > (SIZE_MAX - d) / 10 ? SIZE_MAX : x * 10 + d;
+    }
+    *v = x;
+    return 1;
+}
+
+static int parse_obsolete_key(const char *pos1, const char *pos2, tkey *k)
+{
+    memset(k, 0, sizeof *k);
+    const char *s = pos1 + 1;
+    if (!obsolete_count(&s, &k->sword)) return 0;
+    if (*s == '.') {
+        s++;
+        if (!obsolete_count(&s, &k->schar)) return 0;
+    }
+    if (!(k->sword || k->schar)) k->sword = SIZE_MAX;
+    for (const char *q = s; *q; q++)
+        if (!strchr("bdfgimnrhMRV", *q)) return 0;
+    s = set_ordering(s, k, BL_START);
+    if (*s) return 0;
+    if (!pos2) {
+        k->eword = SIZE_MAX;
+        return 1;
+    }
+    s = pos2 + 1;
+    obsolete_count(&s, &k->eword);
+    if (*s == '.') {
+        s++;
+        if (!obsolete_count(&s, &k->echar))
+            cli_fail("invalid number after '.': invalid count at start of '%s'", s);
+    }
+    if (!k->echar && k->eword) k->eword--;
+    s = set_ordering(s, k, BL_END);
+    if (*s) badfieldspec(pos2, "stray character in field spec");
+    return 1;
+}
+
 /* GNU -S: a number with an optional suffix b % K M G T P E Z Y (a bare number is KiB). */
 static int parse_buffer_size(const char *s, uint64_t *out)
 {
@@ -1600,6 +1646,22 @@ int gpusort_cli_text_main(int argc, char **argv)
             break;
         }
         if (a[0] != '-' || a[1] == 0) {   /* an operand (GNU permutes: options may follow) */
+            if (a[0] == '+') {
+                if (t.nkeys == cap_keys) {
+                    cap_keys *= 2;
+                    tkey *nk = (tkey *)realloc(t.keys, (size_t)cap_keys * sizeof *nk);
+                    if (!nk) cli_fail("out of memory");
+                    t.keys = nk;
+                }
+                const char *pos2 = i + 1 < argc && argv[i + 1][0] == '-' &&
+                                           isdigit((unsigned char)argv[i + 1][1])
+                                       ? argv[i + 1] : NULL;
+                if (parse_obsolete_key(a, pos2, &t.keys[t.nkeys])) {
+                    t.nkeys++;
+                    if (pos2) i++;
+                    continue;
+                }
+            }
             files[nfiles++] = a;
             continue;
         }

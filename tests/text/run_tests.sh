@@ -144,6 +144,10 @@ diffcase "-zu -f" zrec
 diffcase "-z -n" zrec
 diffcase "-z -b -k1,1" zrec
 diffcase "-t \\0 -k1,1" nul
+# GNU's obsolete +POS1 [-POS2] keys (0-based), still accepted by GNU sort 9
+for o in "+1" "+0 -1" "+1 -2" "+2n" "+1n -2 -r" "+0.1 -0.3" "+1 -1.2" "+1b -2b" "-s +2 -3 +0 -1"; do
+  diffcase "$o" fields
+done
 diffcase "--parallel=1" words
 diffcase "-n --parallel 2" nums
 diffcase "--numeric-sort --reverse" nums
