@@ -161,6 +161,11 @@ static void pack_task(void *arg, size_t i)
     for (size_t x = a; x < b; x++) memcpy(j->keys + x * ks, j->rec + x * rs + ko, ks);
 }
 
+static void pack_task_all(gather_job *j)
+{
+    gpusort__cpu_parallel_for(j->parts, (size_t)j->parts, pack_task, j);
+}
+
 static void gather_task(void *arg, size_t i)
 {
     gather_job *j = (gather_job *)arg;
@@ -179,9 +184,10 @@ static void gather_task(void *arg, size_t i)
     j->len[i] = len;
 }
 
-static void sort_chunk(const text_opts *o, rec_cmp_arg *ra, gpusort_ctx *ctx,
+static void sort_chunk(const text_opts *o, rec_cmp_arg *ra, gpusort_ctx **ctxp,
                        const uint8_t *rec, size_t n, ext_sink *s)
 {
+    gpusort_ctx *ctx = *ctxp;
     size_t ks = o->key_size;
     int threads = gpusort_ctx_threads(ctx);
     gather_job j = {o, ra, rec, NULL, NULL, 0, 0, n, n < 65536 ? 1 : threads, NULL, NULL};
@@ -193,9 +199,19 @@ static void sort_chunk(const text_opts *o, rec_cmp_arg *ra, gpusort_ctx *ctx,
         j.keys = (uint8_t *)malloc(n * ks);
         if (!j.keys) cli_fail("out of memory: %zu bytes of keys", n * ks);
         gpusort__cpu_parallel_for(j.parts, (size_t)j.parts, pack_task, &j);
-        gpusort_status st = gpusort_sort_records(ctx, j.keys, j.keys, n, ks, 0, ks,
-                                                 o->reverse ? GPUSORT_ORDER_DESC
-                                                            : GPUSORT_ORDER_ASC, perm);
+        gpusort_order order = o->reverse ? GPUSORT_ORDER_DESC : GPUSORT_ORDER_ASC;
+        gpusort_status st = gpusort_sort_records(ctx, j.keys, j.keys, n, ks, 0, ks, order, perm);
+        if (st && st != GPUSORT_STATUS_INVALID_ARGUMENT && o->backend == GPUSORT_BACKEND_AUTO &&
+            gpusort_ctx_backend(ctx) != GPUSORT_BACKEND_CPU) {
+            /* A GPU that --backend auto picked failed (e.g. device memory): the CPU retries.
+             * The keys are permuted only on success, so they are still in input order. */
+            text_opts cpu = *o;
+            cpu.backend = GPUSORT_BACKEND_CPU;
+            gpusort_ctx_free(ctx);
+            *ctxp = ctx = text_context(&cpu);
+            pack_task_all(&j);
+            st = gpusort_sort_records(ctx, j.keys, j.keys, n, ks, 0, ks, order, perm);
+        }
         if (st)
             cli_fail("record sort failed: %s (%s)", gpusort_status_string(st),
                      gpusort_ctx_last_error(ctx));
@@ -285,7 +301,7 @@ int text_records_main(const text_opts *o)
             cli_out_open(&out, o->outfile);
             ext_sink sk;
             ext_sink_to_out(&sk, &out);
-            sort_chunk(o, &ra, ctx, buf, n, &sk);
+            sort_chunk(o, &ra, &ctx, buf, n, &sk);
             ext_sink_close(&sk);
             cli_out_commit(&out);
             break;
@@ -293,7 +309,7 @@ int text_records_main(const text_opts *o)
         if (n) {
             ext_sink sk;
             extsort_run_open(&x, &sk);
-            sort_chunk(o, &ra, ctx, buf, n, &sk);
+            sort_chunk(o, &ra, &ctx, buf, n, &sk);
             extsort_run_close(&x, &sk);
         }
         spilled = 1;

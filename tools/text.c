@@ -841,6 +841,22 @@ static void lib_fail(tsort *t, const char *what, gpusort_status s)
     cli_fail("%s failed: %s (%s)", what, gpusort_status_string(s), gpusort_ctx_last_error(t->ctx));
 }
 
+/* After a library failure on a GPU context that --backend auto picked (device memory too small,
+ * an unsupported size, ...): switch to the CPU backend and return 1 so the caller retries.
+ * A backend the user named is never replaced: its failure is the answer. */
+static int lib_fallback(tsort *t, gpusort_status s)
+{
+    if (s == GPUSORT_STATUS_INVALID_ARGUMENT || t->o.backend != GPUSORT_BACKEND_AUTO ||
+        gpusort_ctx_backend(t->ctx) == GPUSORT_BACKEND_CPU)
+        return 0;
+    text_opts cpu = t->o;
+    cpu.backend = GPUSORT_BACKEND_CPU;
+    gpusort_ctx *c = text_context(&cpu);
+    gpusort_ctx_free(t->ctx);
+    t->ctx = c;
+    return 1;
+}
+
 /* 1 if key k is the whole line with plain bytes (the packed key would be the line itself). */
 static int key_is_line(const tkey *k)
 {
@@ -862,9 +878,11 @@ static uint64_t *sort_lines(tsort *t, lineset *L)
         compact_lines(t, L);
         phase("compact");
         int desc = k0 ? k0->reverse : t->o.reverse;
+    again_lines:
         s = gpusort_sort_strings(t->ctx, L->bytes, L->off, n,
                                  desc ? GPUSORT_ORDER_DESC : GPUSORT_ORDER_ASC, GPUSORT_TYPE_U64,
                                  perm);
+        if (s && lib_fallback(t, s)) goto again_lines;
         if (s) lib_fail(t, "string sort", s);
         phase("sort");
         if (t->nkeys > 1) {
@@ -914,6 +932,7 @@ static uint64_t *sort_lines(tsort *t, lineset *L)
                                idx32 ? (void *)perm32 : (void *)perm, n, GPUSORT_ORDER_ASC,
                                GPUSORT_ALGORITHM_AUTO, 0};
         s = gpusort_sort_ex(t->ctx, &d);
+        if (s && lib_fallback(t, s)) s = gpusort_sort_ex(t->ctx, &d);
         if (s) lib_fail(t, "numeric key sort", s);
         if (idx32) {
             for (size_t i = 0; i < n; i++) perm[i] = perm32[i];
@@ -945,9 +964,11 @@ static uint64_t *sort_lines(tsort *t, lineset *L)
     gpusort__cpu_parallel_for(j.parts, (size_t)j.parts, pack_fill_task, &j);
     j.ko[n] = sum;
     phase("keys");
+again_keys:
     s = gpusort_sort_strings(t->ctx, j.kb, j.ko, n,
                              k0->reverse ? GPUSORT_ORDER_DESC : GPUSORT_ORDER_ASC,
                              GPUSORT_TYPE_U64, perm);
+    if (s && lib_fallback(t, s)) goto again_keys;
     if (s) lib_fail(t, "key sort", s);
     phase("sort");
     int need = t->nkeys > 1 || (!t->o.stable && !t->o.unique);
