@@ -203,8 +203,8 @@ static void sort_chunk(const text_opts *o, rec_cmp_arg *ra, gpusort_ctx **ctxp,
         gpusort_status st = gpusort_sort_records(ctx, j.keys, j.keys, n, ks, 0, ks, order, perm);
         if (st && st != GPUSORT_STATUS_INVALID_ARGUMENT && o->backend == GPUSORT_BACKEND_AUTO &&
             gpusort_ctx_backend(ctx) != GPUSORT_BACKEND_CPU) {
-            /* A GPU that --backend auto picked failed (e.g. device memory): the CPU retries.
-             * The keys are permuted only on success, so they are still in input order. */
+            /* A GPU that --backend auto picked failed (e.g. device memory): the CPU retries,
+             * on keys packed again in case the failed call had moved some. */
             text_opts cpu = *o;
             cpu.backend = GPUSORT_BACKEND_CPU;
             gpusort_ctx_free(ctx);

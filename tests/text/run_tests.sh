@@ -188,6 +188,11 @@ for o in "" "-n" "-r" "-u" "-k2,2n -t," "-f"; do
   diffcase "-m $o" part.aa.s part.ab.s part.ac.s
   rm -f part.*
 done
+split -n l/5 words wpart.
+for p in wpart.*; do sort "$p" > "$p.s"; done
+diffcase "-m --batch-size=2" wpart.aa.s wpart.ab.s wpart.ac.s wpart.ad.s wpart.ae.s
+diffcase "-mu --batch-size=3" wpart.aa.s wpart.ab.s wpart.ac.s wpart.ad.s wpart.ae.s
+rm -f wpart.*
 diffcase "-m" words empty
 diffcase "-m" nonl two
 
@@ -207,6 +212,8 @@ for o in "-c" "-C" "-cn" "-Cn" "-cu" "-c -k2,2n" "--check=quiet" "--check" "-c -
   checkcase "$o" nums; checkcase "$o" nums.sorted; checkcase "$o" words.usorted; checkcase "$o" empty
 done
 printf 'a\na\n' > dup; checkcase "-cu" dup; checkcase "-c" dup
+tr '\n' '\0' < words.usorted > zsorted
+checkcase "-cz" zsorted; checkcase "-cz" zrec; checkcase "-Cz" zrec
 "$G" -c nums.sorted words > /dev/null 2>&1; [ $? -eq 2 ] && ok || bad "-c with two files should exit 2"
 "$G" check nums.sorted -n > /dev/null 2>&1 ; [ $? -eq 0 ] && ok || bad "gpusort check FILE -n (sorted) should exit 0"
 
