@@ -18,9 +18,10 @@
  *      data parts tie (zero padding), the codes are 2 < 3.
  *        "abc"      -> 61 62 63 00 00 00 00 | 03
  *        "abcdefgh" -> 61 62 63 64 65 66 67 | 08   (continues: "h" is compared at depth 7)
- *   2. The (key, index) pairs are sorted by an LSD radix sort on 8-bit digits, stable. Digits
- *      that are the same in every key of the range (from the AND and OR of the keys) are
- *      skipped: short ASCII strings need 6-8 passes, fixed-length codes fewer.
+ *   2. The (key, index) pairs are radix-sorted on 8-bit digits, stably: big ranges by a
+ *      parallel LSD sort, ranges that fit in cache by an MSD sort (radix_serial) that stops at
+ *      small sub-buckets. Digits that are the same in every key of the range (from the AND and
+ *      OR of the keys) are skipped.
  *   3. Runs of equal keys with code 8 are re-keyed at depth d + 7 and sorted again, until every
  *      run is resolved. A run whose keys are all equal jumps straight past the common prefix of
  *      its strings. Runs below SMALL_RUN strings are finished by a merge sort comparing the
@@ -137,31 +138,56 @@ static void merge_sort(const sctx *s, uint64_t *v, uint64_t *tmp, size_t n, uint
     while (i < h) v[k++] = tmp[i++];
 }
 
-/* ---- serial LSD radix sort of (key, idx)[lo, hi), scratch at the same positions ---- */
+/* ---- serial MSD radix sort of (key, idx)[lo, hi), scratch at the same positions ----
+ * Used on ranges that fit in cache (a bucket of the first level, or a run). Most significant
+ * varying byte first: a stable counting scatter into scratch and back, then each sub-bucket on
+ * the next byte; sub-buckets of at most MSD_SMALL entries are finished by insertion sort (also
+ * stable). A digit that is the same for the whole sub-range costs one count and is skipped.
+ * Words of 62 symbols: two passes over an 80 K-string bucket leave sub-buckets of ~20. */
+#define MSD_SMALL 48
+
+static void msd_radix(uint64_t *k, uint64_t *v, uint64_t *k2, uint64_t *v2, size_t n, int shift)
+{
+    if (n <= MSD_SMALL) {
+        for (size_t i = 1; i < n; i++) {
+            uint64_t x = k[i], y = v[i];
+            size_t j = i;
+            while (j > 0 && k[j - 1] > x) { k[j] = k[j - 1]; v[j] = v[j - 1]; j--; }
+            k[j] = x;
+            v[j] = y;
+        }
+        return;
+    }
+    size_t cnt[256];
+    for (; shift >= 0; shift -= 8) {
+        memset(cnt, 0, sizeof cnt);
+        for (size_t i = 0; i < n; i++) cnt[(k[i] >> shift) & 0xff]++;
+        if (cnt[(k[0] >> shift) & 0xff] != n) break;      /* this digit varies */
+    }
+    if (shift < 0) return;                                /* all keys equal */
+    size_t pos[256], sum = 0;
+    for (int b = 0; b < 256; b++) { pos[b] = sum; sum += cnt[b]; }
+    for (size_t i = 0; i < n; i++) {
+        size_t p = pos[(k[i] >> shift) & 0xff]++;
+        k2[p] = k[i];
+        v2[p] = v[i];
+    }
+    memcpy(k, k2, n * sizeof *k);
+    memcpy(v, v2, n * sizeof *v);
+    if (shift == 0) return;
+    size_t at = 0;
+    for (int b = 0; b < 256; b++) {
+        if (cnt[b] > 1) msd_radix(k + at, v + at, k2 + at, v2 + at, cnt[b], shift - 8);
+        at += cnt[b];
+    }
+}
 
 static void radix_serial(sctx *s, size_t lo, size_t hi, uint64_t and_k, uint64_t or_k)
 {
     uint64_t diff = and_k ^ or_k;
-    uint64_t *k = s->key + lo, *v = s->idx + lo, *k2 = s->key2 + lo, *v2 = s->idx2 + lo;
-    size_t n = hi - lo;
-    for (int shift = 0; shift < 64; shift += 8) {
-        if (!((diff >> shift) & 0xff)) continue;
-        size_t cnt[256] = {0};
-        for (size_t i = 0; i < n; i++) cnt[(k[i] >> shift) & 0xff]++;
-        size_t sum = 0;
-        for (int b = 0; b < 256; b++) { size_t c = cnt[b]; cnt[b] = sum; sum += c; }
-        for (size_t i = 0; i < n; i++) {
-            size_t p = cnt[(k[i] >> shift) & 0xff]++;
-            k2[p] = k[i];
-            v2[p] = v[i];
-        }
-        uint64_t *t = k; k = k2; k2 = t;
-        t = v; v = v2; v2 = t;
-    }
-    if (k != s->key + lo) {          /* an odd number of passes: the result is in scratch */
-        memcpy(s->key + lo, k, n * sizeof *k);
-        memcpy(s->idx + lo, v, n * sizeof *v);
-    }
+    if (!diff) return;
+    int shift = (63 - __builtin_clzll(diff)) & ~7;
+    msd_radix(s->key + lo, s->idx + lo, s->key2 + lo, s->idx2 + lo, hi - lo, shift);
 }
 
 /* ---- parallel keying and radix sort of one range [lo, hi) ---- */
