@@ -467,10 +467,28 @@ typedef struct sort_job {
     uint64_t n;             /* keys sorted */
     size_t runs;            /* external sort: runs written (0: in memory) */
     gpusort_type value_type;
+    int may_fall_back;      /* --backend auto: a failing GPU may be replaced by the CPU */
+    int threads;            /* --threads, for the CPU context of a fall-back */
 } sort_job;
 
-/* Sort n keys (and values, if vals) in place; one line and exit 2 on a library error. */
-static void sort_in_place(sort_job *j, void *keys, void *vals, size_t n)
+/* Restores the data a failed sort may have left half-written (re-reads it from its file);
+ * returns 0 on success, -1 where that is impossible (standard input). */
+typedef int (*reload_fn)(void *arg);
+
+/* Read exactly len bytes at offset off; 0 on success. */
+static int pread_full(int fd, void *buf, size_t len, uint64_t off)
+{
+    size_t got = 0;
+    while (got < len) {
+        ssize_t r = pread(fd, (char *)buf + got, len - got, (off_t)(off + got));
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return -1;
+        got += (size_t)r;
+    }
+    return 0;
+}
+
+static gpusort_status sort_call(sort_job *j, void *keys, void *vals, size_t n)
 {
     char what[64];
     snprintf(what, sizeof what, "sorting %zu keys", n);
@@ -481,6 +499,36 @@ static void sort_in_place(sort_job *j, void *keys, void *vals, size_t n)
                             : gpusort_sort(j->ctx, j->type, keys, keys, n, j->order, j->algorithm);
     j->sort_s += now_s() - t0;
     cli_progress_end();
+    return s;
+}
+
+/* Sort n keys (and values, if vals) in place; one line and exit 2 on a library error.
+ * With --backend auto, a GPU that fails (a device error, too little device memory, a type it
+ * does not support) is replaced by the CPU backend, as the text mode does, after the data is
+ * re-read from its file (the failed sort may have overwritten part of it); a note says so.
+ * A backend the user named is never replaced: its failure is the answer. */
+static void sort_in_place(sort_job *j, void *keys, void *vals, size_t n, reload_fn reload,
+                          void *reload_arg)
+{
+    gpusort_status s = sort_call(j, keys, vals, n);
+    if (s != GPUSORT_STATUS_SUCCESS && s != GPUSORT_STATUS_INVALID_ARGUMENT &&
+        s != GPUSORT_STATUS_OUT_OF_HOST_MEMORY && j->may_fall_back &&
+        gpusort_ctx_backend(j->ctx) != GPUSORT_BACKEND_CPU && reload && reload(reload_arg) == 0) {
+        gpusort_ctx *cpu = NULL;
+        if (gpusort_ctx_create(&cpu, GPUSORT_BACKEND_CPU, 0) == GPUSORT_STATUS_SUCCESS &&
+            (!j->threads || gpusort_ctx_set_threads(cpu, j->threads) == GPUSORT_STATUS_SUCCESS)) {
+            if (!cli_quiet)
+                fprintf(stderr, "gpusort: note: the %s backend failed (%s: %s); sorting on the "
+                                "CPU instead\n",
+                        gpusort_backend_name(gpusort_ctx_backend(j->ctx)),
+                        gpusort_status_string(s), gpusort_ctx_last_error(j->ctx));
+            gpusort_ctx_free(j->ctx);
+            j->ctx = cpu;
+            s = sort_call(j, keys, vals, n);
+        } else {
+            gpusort_ctx_free(cpu);
+        }
+    }
     if (s != GPUSORT_STATUS_SUCCESS) {
         char w[128];
         snprintf(w, sizeof w, "sort: the %s backend (%s) failed",
@@ -535,6 +583,22 @@ static int key_cmp(void *arg, const uint8_t *a, size_t alen, const uint8_t *b, s
         y = gpusort__radix32((uint32_t)y, k->type, k->desc);
     }
     return (x > y) - (x < y);
+}
+
+/* Reload a piece of the keys file (regular files only). */
+typedef struct chunk_src {
+    int fd, known;
+    uint64_t off;
+    void *buf;
+    size_t len, ksize;
+} chunk_src;
+
+static int chunk_reload(void *arg)
+{
+    chunk_src *c = (chunk_src *)arg;
+    if (!c->known || pread_full(c->fd, c->buf, c->len, c->off) != 0) return -1;
+    to_from_le(c->buf, c->len / c->ksize, c->ksize);
+    return 0;
 }
 
 /* Sort the keys of `in` into *out (not committed here). Input is read in chunks of half the
@@ -596,15 +660,16 @@ static void sort_keys(sort_job *j, const char *in, cli_out *out, uint64_t budget
                      name, done, ksize, gpusort_type_name(j->type));
         size_t n = len / ksize;
         j->n += n;
+        chunk_src src = {fd, known, done - len, buf, len, ksize};
         if (j->runs == 0 && eof) {                   /* everything fits: sort in memory */
             to_from_le(buf, n, ksize);
-            sort_in_place(j, buf, NULL, n);
+            sort_in_place(j, buf, NULL, n, chunk_reload, &src);
             write_elements(out, buf, n, ksize);
             break;
         }
         if (n) {
             to_from_le(buf, n, ksize);
-            sort_in_place(j, buf, NULL, n);
+            sort_in_place(j, buf, NULL, n, chunk_reload, &src);
             to_from_le(buf, n, ksize);
             ext_sink sink;
             extsort_run_open(&x, &sink);
@@ -624,6 +689,28 @@ static void sort_keys(sort_job *j, const char *in, cli_out *out, uint64_t budget
         cli_progress_end();
     }
     extsort_free(&x);
+}
+
+/* Reload both files of a pair sort (regular files only). */
+typedef struct pair_src {
+    const char *paths[2];
+    void *bufs[2];
+    size_t lens[2], sizes[2];
+} pair_src;
+
+static int pair_reload(void *arg)
+{
+    pair_src *p = (pair_src *)arg;
+    for (int i = 0; i < 2; i++) {
+        if (is_stdio(p->paths[i])) return -1;
+        int fd = open(p->paths[i], O_RDONLY | O_CLOEXEC);
+        if (fd < 0) return -1;
+        int r = pread_full(fd, p->bufs[i], p->lens[i], 0);
+        close(fd);
+        if (r) return -1;
+        to_from_le(p->bufs[i], p->lens[i] / p->sizes[i], p->sizes[i]);
+    }
+    return 0;
 }
 
 /* Sort keys and their values in memory (the values file must match the keys in count). */
@@ -659,7 +746,8 @@ static void sort_pairs_in_memory(sort_job *j, const char *in, const char *values
     to_from_le(vals, n, vsize);
     j->value_type = vtype;
     j->n = n;
-    sort_in_place(j, keys, vals, n);
+    pair_src src = {{in, values}, {keys, vals}, {n * ksize, vbytes}, {ksize, vsize}};
+    sort_in_place(j, keys, vals, n, pair_reload, &src);
     write_elements(kout, keys, n, ksize);
     write_elements(vo, vals, n, vsize);
     /* Both complete and on disk before either replaces anything. */
@@ -686,7 +774,9 @@ static const char help_sort[] =
     "  --value-type u32|u64  the payload size (default: inferred from the file sizes)\n"
     "  --values-out FILE   where the permuted payloads go; required with --values unless -o\n"
     "                      names IN (then the values file is sorted in place too)\n"
-    "  --backend B         auto (default: CUDA, then OpenCL GPU, then CPU), cpu, cuda, opencl\n"
+    "  --backend B         auto (default: CUDA, then OpenCL GPU, then CPU; should that GPU\n"
+    "                      fail, the CPU sorts instead, with a note), cpu, cuda, opencl (a\n"
+    "                      named backend that fails is an error)\n"
     "  --device N          device index within the backend (see gpusort devices)\n"
     "  --algorithm A       auto (default), radix, merge, bitonic, rank (per backend)\n"
     "  --threads N         CPU threads (0 = all cores, the default)\n"
@@ -761,7 +851,7 @@ int gpusort_cli_sort(int argc, char **argv)
     if (o.values) cli_out_open(&vo, vout);
 
     sort_job job = {ctx, o.type, o.desc ? GPUSORT_ORDER_DESC : GPUSORT_ORDER_ASC, o.algorithm,
-                    0, 0, 0, GPUSORT_TYPE_NONE};
+                    0, 0, 0, GPUSORT_TYPE_NONE, o.backend == GPUSORT_BACKEND_AUTO, o.threads};
     uint64_t budget = o.budget ? o.budget : default_budget();
     double t0 = now_s();
     if (!o.values) {
@@ -780,6 +870,7 @@ int gpusort_cli_sort(int argc, char **argv)
         sort_pairs_in_memory(&job, in, o.values, o.value_type, &kout, &vo, budget);
     }
     double t1 = now_s();
+    ctx = job.ctx;      /* the CPU backend, if a GPU picked by auto failed */
 
     if (o.stats) {
         char dev[256], pairs[32] = "", ext[96] = "";
