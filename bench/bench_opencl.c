@@ -3,7 +3,7 @@
  * timed in the same run on the same data.
  *
  *   bench_opencl [--sizes 20,24] [--type u32] [--runs 7] [--device D] [--no-bitonic]
- *                [--no-cpu] [--no-qsort] [--csv]
+ *                [--no-cpu] [--no-qsort] [--device-only] [--csv]
  *
  * WORKLOADS, for each size 2^k (uniform random keys of --type, a fixed seed):
  *   opencl radix  host      gpusort_sort on host arrays: copy in, sort, copy out
@@ -57,8 +57,8 @@ static struct {
     gpusort_type type;
     int runs;
     int device;
-    int bitonic, cpu, qsort_peer, csv;
-} opt = {{20, 24}, 2, GPUSORT_TYPE_U32, 7, -1, 1, 1, 1, 0};
+    int bitonic, cpu, qsort_peer, csv, device_only;
+} opt = {{20, 24}, 2, GPUSORT_TYPE_U32, 7, -1, 1, 1, 1, 0, 0};
 
 static double now(void)
 {
@@ -352,10 +352,13 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: bench_opencl [--sizes 20,24] [--type u32|i32|f32|u64|i64|f64] [--runs 7]\n"
-            "                    [--device D] [--no-bitonic] [--no-cpu] [--no-qsort] [--csv]\n"
+            "                    [--device D] [--no-bitonic] [--no-cpu] [--no-qsort] [--device-only]\n"
+            "                    [--csv]\n"
             "  --sizes    log2 of the sizes, comma-separated (default 20,24)\n"
             "  --device   OpenCL device index (default: the backend's default, a GPU if any)\n"
-            "  --runs     timed runs per workload after one warm-up; the median is reported\n");
+            "  --runs     timed runs per workload after one warm-up; the median is reported\n"
+            "  --device-only  only the data-on-the-device workloads (OpenCL cl_mem, CUDA device\n"
+            "             pointers): no host peers, no host round trips (for large sizes on a GPU)\n");
 }
 
 int main(int argc, char **argv)
@@ -380,6 +383,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--no-cpu")) opt.cpu = 0;
         else if (!strcmp(a, "--no-qsort")) opt.qsort_peer = 0;
         else if (!strcmp(a, "--csv")) opt.csv = 1;
+        else if (!strcmp(a, "--device-only")) opt.device_only = 1;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return 0; }
         else { usage(stderr); return 2; }
     }
@@ -454,9 +458,11 @@ int main(int argc, char **argv)
         /* Peers first: their times are the ratios' reference. */
         double t_intro = -1, t_cpu = -1, t_cuda_dev = -1, t_cuda_red = -1;
         int int_type = opt.type == GPUSORT_TYPE_U32 || opt.type == GPUSORT_TYPE_U64;
-        if (int_type) t_intro = bench("introsort", "host", run_introsort, &j, 1, 0);
-        if (opt.qsort_peer && int_type) bench("qsort", "host", run_qsort, &j, 1, t_intro);
-        if (cpu) {
+        if (int_type && !opt.device_only)
+            t_intro = bench("introsort", "host", run_introsort, &j, 1, 0);
+        if (opt.qsort_peer && int_type && !opt.device_only)
+            bench("qsort", "host", run_qsort, &j, 1, t_intro);
+        if (cpu && !opt.device_only) {
             j.ctx = cpu; j.alg = GPUSORT_ALGORITHM_RADIX;
             t_cpu = bench("cpu radix", "host", run_host_sort, &j, 1, t_intro);
         }
@@ -478,7 +484,7 @@ int main(int argc, char **argv)
                 j.alg = GPUSORT_ALGORITHM_BITONIC;
                 if (opt.bitonic) bench("cuda bitonic", "device", run_cuda_sort, &j, 0, 0);
                 j.alg = GPUSORT_ALGORITHM_RADIX;
-                bench("cuda radix", "host", run_host_sort, &j, 1, t_intro);
+                if (!opt.device_only) bench("cuda radix", "host", run_host_sort, &j, 1, t_intro);
                 t_cuda_red = bench("cuda reduce sum", "device", run_cuda_reduce, &j, 0, 0);
             } else {
                 printf("| cuda: cudaMalloc failed for n = %zu |\n", j.n);
@@ -498,7 +504,8 @@ int main(int argc, char **argv)
             printf("| opencl radix device result is WRONG |\n");
             failed = 1;
         }
-        if (bench("opencl radix", "host", run_host_sort, &j, 1, t_cpu > 0 ? t_cpu : t_intro) < 0)
+        if (!opt.device_only &&
+            bench("opencl radix", "host", run_host_sort, &j, 1, t_cpu > 0 ? t_cpu : t_intro) < 0)
             failed = 1;
         if (opt.bitonic) {
             j.alg = GPUSORT_ALGORITHM_BITONIC;
@@ -508,7 +515,8 @@ int main(int argc, char **argv)
                 printf("| opencl bitonic device result is WRONG |\n");
                 failed = 1;
             }
-            if (bench("opencl bitonic", "host", run_host_sort, &j, 1, t_cpu > 0 ? t_cpu : t_intro) < 0)
+            if (!opt.device_only && bench("opencl bitonic", "host", run_host_sort, &j, 1,
+                                          t_cpu > 0 ? t_cpu : t_intro) < 0)
                 failed = 1;
         }
         if (opt.type != GPUSORT_TYPE_F64 || gpusort__cl_has_fp64(ocl)) {

@@ -9,7 +9,8 @@
  * Accuracy (the contract of include/gpusort.h): integer sums exact mod 2^64; f64 sums in double
  * (recursive per work-item, tree per group, then in order: error <= (n - 1) * eps * sum |x|,
  * within the stated 2 * n * eps(double) * sum |x|); f32 sums in double on fp64 devices, else in
- * float-float (~2^-48 relative per addition), both within 1e-12 * n * sum |x|. min/max: NaN if
+ * float-float (~2^-44 relative per addition; two magnitude ranges so nothing overflows float,
+ * see reduce.cl), both within 1e-12 * n * sum |x|. min/max: NaN if
  * any NaN; ties (-0.0 / +0.0) resolved to the first position. f64 needs cl_khr_fp64; otherwise
  * GPUSORT_STATUS_UNSUPPORTED.
  */
@@ -23,6 +24,8 @@
 /* Work-groups per compute unit: enough resident work-items to cover memory latency. */
 #define GROUPS_PER_CU 8
 #define NONE UINT64_MAX
+/* 64-bit words per work-group partial (GS_OUT in reduce.cl). */
+#define OUT 4
 
 /* 1 if (b at ib) should replace (a at ia): the rule of GS_FLOAT_BETTER in reduce.cl. */
 static int float_better(double a, uint64_t ia, double b, uint64_t ib, int is_min)
@@ -57,7 +60,7 @@ gpusort_status gpusort__cl_reduce(gpusort_ctx *ctx, gpusort_type type, cl_mem da
     const char *name = op == GPUSORT_OP_SUM ? sum_names[type] : minmax_names[type];
     cl_ulong nn = n;
     cl_int is_min = op == GPUSORT_OP_MIN;
-    if ((s = gpusort__cl_scratch(ctx, GPUSORT_CL_SCRATCH_AUX2, groups * 16, &partials)) ||
+    if ((s = gpusort__cl_scratch(ctx, GPUSORT_CL_SCRATCH_AUX2, groups * OUT * 8, &partials)) ||
         (s = gpusort__cl_kernel(ctx, GPUSORT_CL_PROG_REDUCE, name, &k)))
         return s;
     if (op == GPUSORT_OP_SUM)
@@ -67,10 +70,10 @@ gpusort_status gpusort__cl_reduce(gpusort_ctx *ctx, gpusort_type type, cl_mem da
         s = gpusort__cl_args(ctx, k, name, sizeof(cl_mem), &data, sizeof nn, &nn,
                              sizeof is_min, &is_min, sizeof(cl_mem), &partials, (size_t)0);
     if (s || (s = gpusort__cl_launch(ctx, k, name, groups, WG))) return s;
-    uint64_t *part = (uint64_t *)malloc(groups * 16);
+    uint64_t *part = (uint64_t *)malloc(groups * OUT * 8);
     if (!part)
         return gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY, "reduce partials");
-    cl_int err = clEnqueueReadBuffer(gpusort__cl_queue(ctx), partials, CL_TRUE, 0, groups * 16,
+    cl_int err = clEnqueueReadBuffer(gpusort__cl_queue(ctx), partials, CL_TRUE, 0, groups * OUT * 8,
                                      part, 0, NULL, NULL);
     if (err != CL_SUCCESS) {
         free(part);
@@ -81,20 +84,24 @@ gpusort_status gpusort__cl_reduce(gpusort_ctx *ctx, gpusort_type type, cl_mem da
     int is_float = type == GPUSORT_TYPE_F32 || type == GPUSORT_TYPE_F64;
     if (op == GPUSORT_OP_SUM && !is_float) {
         uint64_t sum = 0;
-        for (size_t g = 0; g < groups; g++) sum += part[2 * g];
+        for (size_t g = 0; g < groups; g++) sum += part[OUT * g];
         result->u = sum;                   /* same bits as result->i for signed types */
     } else if (op == GPUSORT_OP_SUM) {
         double sum = 0.0;
         for (size_t g = 0; g < groups; g++) {
             double v;
-            if (type == GPUSORT_TYPE_F32 && !fp64) {   /* float-float: hi, lo */
-                uint32_t hb = (uint32_t)part[2 * g], lb = (uint32_t)part[2 * g + 1];
-                float hi, lo;
-                memcpy(&hi, &hb, 4);
-                memcpy(&lo, &lb, 4);
-                v = (double)hi + (double)lo;
+            if (type == GPUSORT_TYPE_F32 && !fp64) {
+                /* float-float small and big (scaled by 2^-64) sums, and the inf/NaN sum */
+                float f[6];
+                for (int w = 0; w < 3; w++) {
+                    uint32_t lo = (uint32_t)part[OUT * g + w], hi = (uint32_t)(part[OUT * g + w] >> 32);
+                    memcpy(&f[2 * w], &lo, 4);
+                    memcpy(&f[2 * w + 1], &hi, 4);
+                }
+                v = ((double)f[0] + (double)f[1]) + ldexp((double)f[2] + (double)f[3], 64) +
+                    (double)f[4];
             } else {
-                memcpy(&v, &part[2 * g], 8);
+                memcpy(&v, &part[OUT * g], 8);
             }
             sum += v;
         }
@@ -106,20 +113,20 @@ gpusort_status gpusort__cl_reduce(gpusort_ctx *ctx, gpusort_type type, cl_mem da
         for (size_t g = 0; g < groups; g++) {
             double v;
             if (type == GPUSORT_TYPE_F32) {
-                uint32_t b = (uint32_t)part[2 * g];
+                uint32_t b = (uint32_t)part[OUT * g];
                 float f;
                 memcpy(&f, &b, 4);
                 v = f;
             } else {
-                memcpy(&v, &part[2 * g], 8);
+                memcpy(&v, &part[OUT * g], 8);
             }
-            if (float_better(best, bi, v, part[2 * g + 1], is_min)) { best = v; bi = part[2 * g + 1]; }
+            if (float_better(best, bi, v, part[OUT * g + 1], is_min)) { best = v; bi = part[OUT * g + 1]; }
         }
         result->f = best;
     } else {
         int is_min = op == GPUSORT_OP_MIN;
         for (size_t g = 0; g < groups; g++) {
-            uint64_t w = part[2 * g];
+            uint64_t w = part[OUT * g];
             switch (type) {
             case GPUSORT_TYPE_U32: w = (uint32_t)w; /* fall through */
             case GPUSORT_TYPE_U64:

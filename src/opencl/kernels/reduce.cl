@@ -8,18 +8,21 @@
  * OpenCL C type name (uint, int, float, ulong, long, double). A fixed grid of
  * G work-groups (chosen by the host from the device's compute units, so it is the same on every
  * run) reads the array in a grid-stride loop, four elements per load (vload4); each work-group
- * reduces its work-items' results in local memory by a fixed tree and writes two 64-bit words
- * out[2g], out[2g+1]; the host combines the G partials in group order. Fixed order everywhere:
+ * reduces its work-items' results in local memory by a fixed tree and writes GS_OUT = 4 64-bit
+ * words out[4g ..]; the host combines the G partials in group order. Fixed order everywhere:
  * the result is the same on every run (deterministic float sums).
  *
  *   integer sum   64-bit accumulators (u32 zero-extended, i32 sign-extended), wrapping mod 2^64:
- *                 exact. out[2g] = the sum.
- *   float sum     f64: double. f32: double with fp64; without it, a float-float pair (hi + lo,
- *                 error-free TwoSum, Knuth / Dekker) that carries ~48 significant bits.
- *                 out[2g] = double bits, or (hi bits, lo bits) in out[2g], out[2g+1].
+ *                 exact. out[4g] = the sum.
+ *   float sum     f64: double. f32: double with fp64 (out[4g] = its bits). Without fp64, float-
+ *                 float pairs (hi + lo, error-free TwoSum, Knuth / Dekker; ~44 significant bits):
+ *                 one for |x| < 2^64, one for |x| >= 2^64 scaled by 2^-64 (exact), so that no
+ *                 partial sum overflows float's range where double's would not; +-inf and NaN go
+ *                 to a plain float (inf + -inf = NaN, as the contract says). out[4g] = small
+ *                 (hi, lo bits), out[4g+1] = big (hi, lo), out[4g+2] = the inf/NaN float.
  *   min / max     value plus its input position: NaN wins (numpy: any NaN gives NaN), equal values
  *                 (-0.0 vs +0.0) go to the lower position ("whichever comes first").
- *                 out[2g] = value bits (zero-extended), out[2g+1] = position (GS_NONE = empty).
+ *                 out[4g] = value bits (zero-extended), out[4g+1] = position (GS_NONE = empty).
  *
  * The float-float path is exercised on fp64 devices by GPUSORT_OPENCL_NO_FP64=1 (backend.c).
  */
@@ -28,6 +31,8 @@
 #endif
 
 #define WG 256
+/* 64-bit words of output per work-group (the float-float sum needs five floats). */
+#define GS_OUT 4
 #define GS_NONE 0xfffffffffffffffful
 #define WG_ATTR __attribute__((reqd_work_group_size(WG, 1, 1)))
 
@@ -59,8 +64,8 @@ kernel WG_ATTR void reduce_sum_##T(global const T *x, ulong n, global ulong *out
     for (ulong i = n4 * 4 + gid; i < n; i += gsize) acc += WIDEN(x[i]);                        \
     acc = gs_group_sum(acc, lbuf);                                                             \
     if (get_local_id(0) == 0) {                                                                \
-        out[2 * get_group_id(0)] = acc;                                                        \
-        out[2 * get_group_id(0) + 1] = 0;                                                      \
+        out[GS_OUT * get_group_id(0)] = acc;                                                        \
+        out[GS_OUT * get_group_id(0) + 1] = 0;                                                      \
     }                                                                                          \
 }                                                                                              \
                                                                                                \
@@ -87,8 +92,8 @@ kernel WG_ATTR void reduce_minmax_##T(global const T *x, ulong n, int is_min,   
         barrier(CLK_LOCAL_MEM_FENCE);                                                          \
     }                                                                                          \
     if (lid == 0) {                                                                            \
-        out[2 * get_group_id(0)] = (ulong)tbuf[0];                                             \
-        out[2 * get_group_id(0) + 1] = 0;                                                      \
+        out[GS_OUT * get_group_id(0)] = (ulong)tbuf[0];                                             \
+        out[GS_OUT * get_group_id(0) + 1] = 0;                                                      \
     }                                                                                          \
 }
 
@@ -140,8 +145,8 @@ kernel WG_ATTR void reduce_minmax_##T(global const T *x, ulong n, int is_min,   
         barrier(CLK_LOCAL_MEM_FENCE);                                                          \
     }                                                                                          \
     if (lid == 0) {                                                                            \
-        out[2 * get_group_id(0)] = (ulong)BITS(vbuf[0]);                                       \
-        out[2 * get_group_id(0) + 1] = ibuf[0];                                                \
+        out[GS_OUT * get_group_id(0)] = (ulong)BITS(vbuf[0]);                                       \
+        out[GS_OUT * get_group_id(0) + 1] = ibuf[0];                                                \
     }                                                                                          \
 }
 
@@ -183,26 +188,38 @@ kernel WG_ATTR void reduce_sum_float(global const float *x, ulong n, global ulon
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     if (lid == 0) {
-        out[2 * get_group_id(0)] = as_ulong(dbuf[0]);
-        out[2 * get_group_id(0) + 1] = 0;
+        out[GS_OUT * get_group_id(0)] = as_ulong(dbuf[0]);
+        out[GS_OUT * get_group_id(0) + 1] = 0;
     }
 #else
-    local float2 fbuf[WG];
-    float2 acc = (float2)(0.0f, 0.0f);
-    for (ulong v = gid; v < n4; v += gsize) {
-        float4 q = vload4(v, x);
-        acc = gs_ff_add(gs_ff_add(gs_ff_add(gs_ff_add(acc, q.s0), q.s1), q.s2), q.s3);
+    /* Three accumulators per work-item: small, big (scaled), special (inf/NaN). */
+    local float2 sbuf[WG], bbuf[WG];
+    local float xbuf[WG];
+    float2 small = (float2)(0.0f, 0.0f), big = small;
+    float special = 0.0f;
+    for (ulong i = gid; i < n; i += gsize) {
+        float v = x[i];
+        if (!isfinite(v)) special += v;
+        else if (fabs(v) >= 0x1p64f) big = gs_ff_add(big, v * 0x1p-64f);
+        else small = gs_ff_add(small, v);
     }
-    for (ulong i = n4 * 4 + gid; i < n; i += gsize) acc = gs_ff_add(acc, x[i]);
-    fbuf[lid] = acc;
+    sbuf[lid] = small;
+    bbuf[lid] = big;
+    xbuf[lid] = special;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint w = WG / 2; w > 0; w >>= 1) {
-        if (lid < w) fbuf[lid] = gs_ff_add2(fbuf[lid], fbuf[lid + w]);
+        if (lid < w) {
+            sbuf[lid] = gs_ff_add2(sbuf[lid], sbuf[lid + w]);
+            bbuf[lid] = gs_ff_add2(bbuf[lid], bbuf[lid + w]);
+            xbuf[lid] += xbuf[lid + w];
+        }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     if (lid == 0) {
-        out[2 * get_group_id(0)] = as_uint(fbuf[0].x);
-        out[2 * get_group_id(0) + 1] = as_uint(fbuf[0].y);
+        ulong g = GS_OUT * get_group_id(0);
+        out[g] = (ulong)as_uint(sbuf[0].x) | ((ulong)as_uint(sbuf[0].y) << 32);
+        out[g + 1] = (ulong)as_uint(bbuf[0].x) | ((ulong)as_uint(bbuf[0].y) << 32);
+        out[g + 2] = as_uint(xbuf[0]);
     }
 #endif
 }
@@ -228,8 +245,8 @@ kernel WG_ATTR void reduce_sum_double(global const double *x, ulong n, global ul
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     if (lid == 0) {
-        out[2 * get_group_id(0)] = as_ulong(vbuf[0]);
-        out[2 * get_group_id(0) + 1] = 0;
+        out[GS_OUT * get_group_id(0)] = as_ulong(vbuf[0]);
+        out[GS_OUT * get_group_id(0) + 1] = 0;
     }
 }
 #endif
