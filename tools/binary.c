@@ -1142,6 +1142,25 @@ int gpusort_cli_reduce(int argc, char **argv)
         gpusort_value c;
         double t0 = now_s();
         gpusort_status s = gpusort_reduce(ctx, o.type, data, m, o.op, &c);
+        if (s != GPUSORT_STATUS_SUCCESS && s != GPUSORT_STATUS_INVALID_ARGUMENT &&
+            o.backend == GPUSORT_BACKEND_AUTO && gpusort_ctx_backend(ctx) != GPUSORT_BACKEND_CPU) {
+            /* As sort: a GPU picked by auto that fails is replaced by the CPU (a reduce only
+             * reads its input, so the data are intact). */
+            gpusort_ctx *cpu = NULL;
+            if (gpusort_ctx_create(&cpu, GPUSORT_BACKEND_CPU, 0) == GPUSORT_STATUS_SUCCESS &&
+                (!o.threads || gpusort_ctx_set_threads(cpu, o.threads) == GPUSORT_STATUS_SUCCESS)) {
+                if (!cli_quiet)
+                    fprintf(stderr, "gpusort: note: the %s backend failed (%s: %s); reducing on "
+                                    "the CPU instead\n",
+                            gpusort_backend_name(gpusort_ctx_backend(ctx)),
+                            gpusort_status_string(s), gpusort_ctx_last_error(ctx));
+                gpusort_ctx_free(ctx);
+                ctx = cpu;
+                s = gpusort_reduce(ctx, o.type, data, m, o.op, &c);
+            } else {
+                gpusort_ctx_free(cpu);
+            }
+        }
         secs += now_s() - t0;
         if (s != GPUSORT_STATUS_SUCCESS) {
             char w[96];
