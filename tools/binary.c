@@ -309,6 +309,32 @@ static const char *device_name(const gpusort_ctx *ctx, char *buf, size_t size)
     return buf;
 }
 
+/* With --backend auto, replace a GPU context whose call failed by a CPU context and return 1
+ * (the caller retries), printing a note unless --quiet. Returns 0, changing nothing, for an
+ * invalid argument or host memory exhaustion (the CPU would fail the same way), for a backend
+ * the user named (its failure is the answer), and on the CPU itself. */
+static int fall_back_to_cpu(gpusort_ctx **ctx, gpusort_status s, gpusort_backend requested,
+                            int threads, const char *doing)
+{
+    if (s == GPUSORT_STATUS_SUCCESS || s == GPUSORT_STATUS_INVALID_ARGUMENT ||
+        s == GPUSORT_STATUS_OUT_OF_HOST_MEMORY || requested != GPUSORT_BACKEND_AUTO ||
+        gpusort_ctx_backend(*ctx) == GPUSORT_BACKEND_CPU)
+        return 0;
+    gpusort_ctx *cpu = NULL;
+    if (gpusort_ctx_create(&cpu, GPUSORT_BACKEND_CPU, 0) != GPUSORT_STATUS_SUCCESS ||
+        (threads && gpusort_ctx_set_threads(cpu, threads) != GPUSORT_STATUS_SUCCESS)) {
+        gpusort_ctx_free(cpu);
+        return 0;
+    }
+    if (!cli_quiet)
+        fprintf(stderr, "gpusort: note: the %s backend failed (%s: %s); %s on the CPU instead\n",
+                gpusort_backend_name(gpusort_ctx_backend(*ctx)), gpusort_status_string(s),
+                gpusort_ctx_last_error(*ctx), doing);
+    gpusort_ctx_free(*ctx);
+    *ctx = cpu;
+    return 1;
+}
+
 static double now_s(void)
 {
     struct timespec t;
@@ -467,7 +493,7 @@ typedef struct sort_job {
     uint64_t n;             /* keys sorted */
     size_t runs;            /* external sort: runs written (0: in memory) */
     gpusort_type value_type;
-    int may_fall_back;      /* --backend auto: a failing GPU may be replaced by the CPU */
+    gpusort_backend requested;  /* --backend (AUTO: a failing GPU may be replaced by the CPU) */
     int threads;            /* --threads, for the CPU context of a fall-back */
 } sort_job;
 
@@ -511,24 +537,11 @@ static void sort_in_place(sort_job *j, void *keys, void *vals, size_t n, reload_
                           void *reload_arg)
 {
     gpusort_status s = sort_call(j, keys, vals, n);
-    if (s != GPUSORT_STATUS_SUCCESS && s != GPUSORT_STATUS_INVALID_ARGUMENT &&
-        s != GPUSORT_STATUS_OUT_OF_HOST_MEMORY && j->may_fall_back &&
-        gpusort_ctx_backend(j->ctx) != GPUSORT_BACKEND_CPU && reload && reload(reload_arg) == 0) {
-        gpusort_ctx *cpu = NULL;
-        if (gpusort_ctx_create(&cpu, GPUSORT_BACKEND_CPU, 0) == GPUSORT_STATUS_SUCCESS &&
-            (!j->threads || gpusort_ctx_set_threads(cpu, j->threads) == GPUSORT_STATUS_SUCCESS)) {
-            if (!cli_quiet)
-                fprintf(stderr, "gpusort: note: the %s backend failed (%s: %s); sorting on the "
-                                "CPU instead\n",
-                        gpusort_backend_name(gpusort_ctx_backend(j->ctx)),
-                        gpusort_status_string(s), gpusort_ctx_last_error(j->ctx));
-            gpusort_ctx_free(j->ctx);
-            j->ctx = cpu;
-            s = sort_call(j, keys, vals, n);
-        } else {
-            gpusort_ctx_free(cpu);
-        }
-    }
+    /* The failed sort may have overwritten part of the data: re-read it before the retry. */
+    if (s != GPUSORT_STATUS_SUCCESS && gpusort_ctx_backend(j->ctx) != GPUSORT_BACKEND_CPU &&
+        j->requested == GPUSORT_BACKEND_AUTO && reload && reload(reload_arg) == 0 &&
+        fall_back_to_cpu(&j->ctx, s, j->requested, j->threads, "sorting"))
+        s = sort_call(j, keys, vals, n);
     if (s != GPUSORT_STATUS_SUCCESS) {
         char w[128];
         snprintf(w, sizeof w, "sort: the %s backend (%s) failed",
@@ -851,7 +864,7 @@ int gpusort_cli_sort(int argc, char **argv)
     if (o.values) cli_out_open(&vo, vout);
 
     sort_job job = {ctx, o.type, o.desc ? GPUSORT_ORDER_DESC : GPUSORT_ORDER_ASC, o.algorithm,
-                    0, 0, 0, GPUSORT_TYPE_NONE, o.backend == GPUSORT_BACKEND_AUTO, o.threads};
+                    0, 0, 0, GPUSORT_TYPE_NONE, o.backend, o.threads};
     uint64_t budget = o.budget ? o.budget : default_budget();
     double t0 = now_s();
     if (!o.values) {
@@ -1142,25 +1155,9 @@ int gpusort_cli_reduce(int argc, char **argv)
         gpusort_value c;
         double t0 = now_s();
         gpusort_status s = gpusort_reduce(ctx, o.type, data, m, o.op, &c);
-        if (s != GPUSORT_STATUS_SUCCESS && s != GPUSORT_STATUS_INVALID_ARGUMENT &&
-            o.backend == GPUSORT_BACKEND_AUTO && gpusort_ctx_backend(ctx) != GPUSORT_BACKEND_CPU) {
-            /* As sort: a GPU picked by auto that fails is replaced by the CPU (a reduce only
-             * reads its input, so the data are intact). */
-            gpusort_ctx *cpu = NULL;
-            if (gpusort_ctx_create(&cpu, GPUSORT_BACKEND_CPU, 0) == GPUSORT_STATUS_SUCCESS &&
-                (!o.threads || gpusort_ctx_set_threads(cpu, o.threads) == GPUSORT_STATUS_SUCCESS)) {
-                if (!cli_quiet)
-                    fprintf(stderr, "gpusort: note: the %s backend failed (%s: %s); reducing on "
-                                    "the CPU instead\n",
-                            gpusort_backend_name(gpusort_ctx_backend(ctx)),
-                            gpusort_status_string(s), gpusort_ctx_last_error(ctx));
-                gpusort_ctx_free(ctx);
-                ctx = cpu;
-                s = gpusort_reduce(ctx, o.type, data, m, o.op, &c);
-            } else {
-                gpusort_ctx_free(cpu);
-            }
-        }
+        /* A reduce only reads its input: the retry needs no reload. */
+        if (fall_back_to_cpu(&ctx, s, o.backend, o.threads, "reducing"))
+            s = gpusort_reduce(ctx, o.type, data, m, o.op, &c);
         secs += now_s() - t0;
         if (s != GPUSORT_STATUS_SUCCESS) {
             char w[96];
