@@ -20,10 +20,11 @@
  * read the sentinel, stores beyond n are skipped, threads whose positions all lie beyond n
  * return at once).
  *
- * LEVELS. T = 64 KiB of items on chip: 16384 items of 4 bytes (u32/i32 keys), 8192 of 8
- * (u64/i64 keys, or 32-bit keys + index), 4096 of 16 (64-bit keys + index); T/16 threads of
- * 16 items each.
- *   n <= T      one block (or one warp for n <= 32) sorts everything on chip and writes the
+ * LEVELS. T = 32 KiB of items per tile: 8192 items of 4 bytes (u32/i32 keys, floats without
+ * NaN/-0.0), 4096 of 8 (u64/i64 keys, or 32-bit keys + index), 2048 of 16 (64-bit keys +
+ * index); T/16 threads of 16 items each (two blocks per SM; inside a block, strides below 16
+ * run in registers, 16..256 as warp shuffles, larger ones in shared memory: block_sort.cuh).
+ *   n <= 2T     one block (or one warp for n <= 32) sorts everything on chip and writes the
  *               output: one kernel.
  *   n >  T      1. tile phase: every T-tile sorted on chip (block_sort, segmented.cu's kernel),
  *                  items (radix key, global index) written to scratch.
@@ -35,7 +36,7 @@
  *                  then ONE shared-memory kernel (k_smem_merge) runs strides T/2 .. 1 on each
  *                  T-tile. The last one gathers the output keys/values.
  *   Device-memory passes per span 2^k: 1 + ceil((k - log2 T - RF) / RH), plus the on-chip
- *   pass: 28 passes in all for 2^24 u32 keys, where the seed's naive version (one launch per
+ *   pass: 32 passes in all for 2^24 u32 keys, where the seed's naive version (one launch per
  *   (span, stride), seed 001) makes 300.
  *
  * Scratch: KEYS n * item (item = 4, 8 or 16 bytes: radix key [+ index]); AUX/AUX2 copies of the
@@ -52,8 +53,8 @@ using namespace gpusort_bs;
 
 /* Tile and pass widths per item type (see LEVELS above). */
 template <typename It> struct bitonic_cfg {
-    static constexpr int T = 65536 / (int)sizeof(It);
-    static constexpr int LOG_T = T == 16384 ? 14 : T == 8192 ? 13 : 12;
+    static constexpr int T = 32768 / (int)sizeof(It);
+    static constexpr int LOG_T = T == 8192 ? 13 : T == 4096 ? 12 : 11;
     static constexpr int THREADS = T / B_ITEMS;
     static constexpr int RF = sizeof(It) <= 8 ? 4 : 3;
     static constexpr int RH = sizeof(It) <= 8 ? 5 : 4;
@@ -269,7 +270,7 @@ extern "C" gpusort_status gpusort__cuda_bitonic_sort(gpusort_ctx *ctx, const gpu
     a.tiling = 0;
     a.n = d->n;
     a.tile = d->n;
-    /* One block when the whole input fits on chip (T of bitonic_cfg). */
+    /* One block when the whole input fits on chip in 64 KiB (2T of bitonic_cfg). */
     const size_t item = ks == 8 ? (idx ? 16 : 8) : (idx ? 8 : 4);
     if (d->n <= 65536 / item) return gpusort__cuda_block_sort_launch(ctx, &a, d->n, 1);
     if (idx && d->n > 0xfffffffeull)

@@ -29,7 +29,8 @@
  *
  * LEVELS. block_sort() keeps E consecutive positions per thread in registers ("blocked"):
  * spans up to E and the strides below E run in registers without any synchronisation; strides
- * >= E go through shared memory, one __syncthreads per step. Shared memory is padded (one slot
+ * from E to 16E connect lanes of one warp and run as warp shuffles (no barrier); only strides
+ * >= 32E go through shared memory, one __syncthreads per step. Shared memory is padded (one slot
  * per 128 bytes) so that the blocked accesses tid*E + q hit distinct banks.
  * warp_sort() sorts up to 32 items, one per lane, with shuffles only.
  *
@@ -177,71 +178,6 @@ template <typename It> __device__ __forceinline__ void cmpx_smem(It *sm, int lo,
     }
 }
 
-/* Half-cleaner steps with strides from `top` down to E in shared memory (one barrier each).
- * Thread tid handles comparators c = tid + q*THREADS (consecutive threads touch consecutive
- * positions: no bank conflicts). */
-template <typename It, int THREADS, int E>
-__device__ __forceinline__ void smem_half_cleaners(It *sm, int top)
-{
-    const int tid = threadIdx.x;
-    for (int s = top; s >= E; s /= 2) {
-#pragma unroll
-        for (int q = 0; q < E / 2; q++) {
-            int c = tid + q * THREADS;
-            int lo = ((c & ~(s - 1)) << 1) | (c & (s - 1));
-            cmpx_smem(sm, lo, lo + s);
-        }
-        __syncthreads();
-    }
-}
-
-/*
- * block_sort: THREADS threads sort N = THREADS*E items. On entry r[] holds this thread's
- * positions tid*E .. tid*E+E-1 (blocked); on return the same positions, sorted. sm holds
- * smem_bytes<It>(N) bytes. Ends without a barrier: the caller syncs before reusing sm.
- */
-template <typename It, int THREADS, int E>
-__device__ __forceinline__ void block_sort(It (&r)[E], It *sm)
-{
-    constexpr int N = THREADS * E;
-    const int tid = threadIdx.x;
-    thread_sort<It, E>(r);
-#pragma unroll 1
-    for (int k = 2 * E; k <= N; k *= 2) {
-#pragma unroll
-        for (int q = 0; q < E; q++) sm[padi<It>(tid * E + q)] = r[q];
-        __syncthreads();
-        const int h = k / 2;
-#pragma unroll
-        for (int q = 0; q < E / 2; q++) {  /* flip: p <-> p ^ (k-1) */
-            int c = tid + q * THREADS;
-            int lo = ((c & ~(h - 1)) << 1) | (c & (h - 1));
-            cmpx_smem(sm, lo, lo ^ (k - 1));
-        }
-        __syncthreads();
-        smem_half_cleaners<It, THREADS, E>(sm, k / 4);
-#pragma unroll
-        for (int q = 0; q < E; q++) r[q] = sm[padi<It>(tid * E + q)];
-        thread_merge<It, E>(r);
-    }
-}
-
-/*
- * block_merge_smem: the last steps of a larger network: half-cleaners with strides N/2 .. 1 on
- * N = THREADS*E items that the caller stored in sm (padded positions) and synced. On return r[]
- * holds this thread's blocked positions, merged.
- */
-template <typename It, int THREADS, int E>
-__device__ __forceinline__ void block_merge_smem(It (&r)[E], It *sm)
-{
-    constexpr int N = THREADS * E;
-    const int tid = threadIdx.x;
-    smem_half_cleaners<It, THREADS, E>(sm, N / 2);
-#pragma unroll
-    for (int q = 0; q < E; q++) r[q] = sm[padi<It>(tid * E + q)];
-    thread_merge<It, E>(r);
-}
-
 /* ---- warp level: up to 32 items, lane l holds position l ---- */
 
 template <typename K> __device__ __forceinline__ Item<K, true> shfl_xor(Item<K, true> x, int m)
@@ -274,6 +210,107 @@ template <typename It> __device__ __forceinline__ It warp_sort(It x)
         for (int s = k / 4; s >= 1; s /= 2) x = warp_cmpx(x, s, (l & s) == 0);
     }
     return x;
+}
+
+/* Half-cleaner steps with strides from `top` down to `bottom` (>= E) in shared memory, one
+ * barrier each. Thread tid handles comparators c = tid + q*THREADS (consecutive threads touch
+ * consecutive positions: no bank conflicts). */
+template <typename It, int THREADS, int E>
+__device__ __forceinline__ void smem_half_cleaners(It *sm, int top, int bottom)
+{
+    const int tid = threadIdx.x;
+    for (int s = top; s >= bottom; s /= 2) {
+#pragma unroll
+        for (int q = 0; q < E / 2; q++) {
+            int c = tid + q * THREADS;
+            int lo = ((c & ~(s - 1)) << 1) | (c & (s - 1));
+            cmpx_smem(sm, lo, lo + s);
+        }
+        __syncthreads();
+    }
+}
+
+/* Strides E <= s < 32E connect positions tid*E + q of lanes of ONE warp (same q, lane ^ s/E):
+ * shuffles, no barrier. */
+template <typename It, int E> __device__ __forceinline__ void warp_half(It (&r)[E], int s)
+{
+    const int lane = threadIdx.x & 31, m = s / E;
+    const bool lower = (lane & m) == 0;
+#pragma unroll
+    for (int q = 0; q < E; q++) r[q] = warp_cmpx(r[q], m, lower);
+}
+
+/* The flip of span k (2E <= k <= 32E): position p pairs with p ^ (k-1), i.e. lane ^ (k/E - 1)
+ * and register E-1-q. */
+template <typename It, int E> __device__ __forceinline__ void warp_flip(It (&r)[E], int k)
+{
+    const int lane = threadIdx.x & 31, m = k / E - 1;
+    const bool lower = (lane & (k / (2 * E))) == 0;
+    It y[E];
+#pragma unroll
+    for (int q = 0; q < E; q++) y[q] = shfl_xor(r[E - 1 - q], m);
+#pragma unroll
+    for (int q = 0; q < E; q++) {
+        bool take = lower ? y[q].lt(r[q]) : r[q].lt(y[q]);
+        if (take) r[q] = y[q];
+    }
+}
+
+/*
+ * block_sort: THREADS threads sort N = THREADS*E items. On entry r[] holds this thread's
+ * positions tid*E .. tid*E+E-1 (blocked); on return the same positions, sorted. sm holds
+ * smem_bytes<It>(N) bytes. Strides < E: registers; E .. 16E: warp shuffles; >= 32E: shared
+ * memory. Ends without a barrier: the caller syncs before reusing sm.
+ */
+template <typename It, int THREADS, int E>
+__device__ __forceinline__ void block_sort(It (&r)[E], It *sm)
+{
+    constexpr int N = THREADS * E;
+    constexpr int WN = 32 * E;  /* positions held by one warp */
+    const int tid = threadIdx.x;
+    thread_sort<It, E>(r);
+#pragma unroll 1
+    for (int k = 2 * E; k <= N; k *= 2) {
+        if (k <= WN) {
+            warp_flip<It, E>(r, k);
+            for (int s = k / 4; s >= E; s /= 2) warp_half<It, E>(r, s);
+        } else {
+#pragma unroll
+            for (int q = 0; q < E; q++) sm[padi<It>(tid * E + q)] = r[q];
+            __syncthreads();
+            const int h = k / 2;
+#pragma unroll
+            for (int q = 0; q < E / 2; q++) {  /* flip: p <-> p ^ (k-1) */
+                int c = tid + q * THREADS;
+                int lo = ((c & ~(h - 1)) << 1) | (c & (h - 1));
+                cmpx_smem(sm, lo, lo ^ (k - 1));
+            }
+            __syncthreads();
+            smem_half_cleaners<It, THREADS, E>(sm, k / 4, WN);
+#pragma unroll
+            for (int q = 0; q < E; q++) r[q] = sm[padi<It>(tid * E + q)];
+            for (int s = k / 4 < WN / 2 ? k / 4 : WN / 2; s >= E; s /= 2) warp_half<It, E>(r, s);
+        }
+        thread_merge<It, E>(r);
+    }
+}
+
+/*
+ * block_merge_smem: the last steps of a larger network: half-cleaners with strides N/2 .. 1 on
+ * N = THREADS*E items that the caller stored in sm (padded positions) and synced. On return r[]
+ * holds this thread's blocked positions, merged.
+ */
+template <typename It, int THREADS, int E>
+__device__ __forceinline__ void block_merge_smem(It (&r)[E], It *sm)
+{
+    constexpr int N = THREADS * E;
+    constexpr int WN = 32 * E;
+    const int tid = threadIdx.x;
+    smem_half_cleaners<It, THREADS, E>(sm, N / 2, WN);
+#pragma unroll
+    for (int q = 0; q < E; q++) r[q] = sm[padi<It>(tid * E + q)];
+    for (int s = N / 2 < WN / 2 ? N / 2 : WN / 2; s >= E; s /= 2) warp_half<It, E>(r, s);
+    thread_merge<It, E>(r);
 }
 
 }  // namespace gpusort_bs
