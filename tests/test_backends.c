@@ -3,7 +3,7 @@
  * and batch sort of one backend, checked against the independent reference of common/verify.c.
  *
  *   test_backends --backend cpu|cuda|opencl [--algorithm auto|radix|merge|bitonic|rank|all]
- *                 [--seed S] [--quick] [--max-n N] [--filter SUBSTRING] [-v]
+ *                 [--seed S] [--quick | --full] [--max-n N] [--filter SUBSTRING] [-v]
  *
  * WHAT IS CHECKED, for each type x distribution x size x order (x algorithm):
  *   keys out of place, keys in place, pairs with u32 values (out of place), pairs with u64 values
@@ -24,10 +24,12 @@
  * once per (algorithm, operation, type) on stdout and counted as skipped, never as a pass.
  * rank on CUDA must work up to GPUSORT_CUDA_RANK_MAX_N and may refuse above it.
  *
- * SIZES 0, 1, 2, 31..33, 255..257, 1023..1025, 4095..4097, 65535..65537, 2^20-1..2^20+1 and
- * three random sizes, all capped by --max-n (default 2^20 + 1). --quick (for slow backends such
- * as PoCL on a CI machine) keeps 2^20 only, three random sizes up to 2^16, and above 4097
- * keys runs only the uniform, few, special and sorted distributions.
+ * SIZES 0, 1, 2, 31..33, 255..257, 1000, 1023..1025, 4095..4097, 65535..65537, 2^20-1..2^20+1
+ * and three random sizes, all capped by --max-n (default 2^20 + 1). Every distribution runs at
+ * every size, except 2^20 - 1 and 2^20 + 1, which run five (uniform, few, special, sorted,
+ * entropy3) unless --full is given: they are the slowest cases, and 2^20 itself runs them all.
+ * --quick (for slow backends such as PoCL on a CI machine) keeps 2^20 only, three random sizes
+ * up to 2^16, and above 4097 keys runs only the uniform, few, special and sorted distributions.
  *
  * SEED: printed first ("seed: S"); every size and every input derives from it, and the inputs
  * of one case depend only on (seed, type, distribution, n), so `--seed S --filter u32/zipf`
@@ -63,6 +65,7 @@ static struct {
     gpusort_algorithm algorithm;
     uint64_t seed;
     int quick;
+    int full;
     size_t max_n;
     const char *filter;
     int verbose;
@@ -81,15 +84,17 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: test_backends [--backend cpu|cuda|opencl] [--algorithm A|all] [--seed S]\n"
-            "                     [--quick] [--max-n N] [--filter SUBSTRING] [-v]\n"
+            "                     [--quick | --full] [--max-n N] [--filter SUBSTRING] [-v]\n"
             "  --backend    the backend to test (default cpu)\n"
             "  --algorithm  auto (default), radix, merge, bitonic, rank, or all of them\n"
             "  --seed       replay a run (default: from the clock; printed first)\n"
             "  --quick      fewer sizes and distributions (for slow backends like PoCL)\n"
+            "  --full       every distribution at every size (default: 2^20 +- 1 run only\n"
+            "               uniform, few, special, sorted and entropy3; 2^20 runs them all)\n"
             "  --max-n      the largest size tested (default 1048577)\n"
             "  --filter     run only cases whose \"type/dist\" contains SUBSTRING, e.g. f32/ or "
             "/zipf\n"
-            "  -v           print every case\n"
+            "  -v           print every case when done; -vv (or -v -v) also before it starts\n"
             "Exit status: 0 all passed, 1 a failure, 77 skipped (backend not built or no device).\n");
 }
 
@@ -600,6 +605,19 @@ static int quick_dist(datagen_dist d)
     return d == DATAGEN_UNIFORM || d == DATAGEN_FEW || d == DATAGEN_SPECIAL || d == DATAGEN_SORTED;
 }
 
+/* Whether the case (dist, n) runs: every distribution at every size with --full; otherwise
+ * 2^20 - 1 and 2^20 + 1 (the slowest sizes, next to 2^20 which runs everything) take only the
+ * distributions that stress different code paths (random digits, few digits, special values,
+ * skewed bits, presorted), and --quick thins out everything above 4097. */
+static int case_selected(datagen_dist d, size_t n)
+{
+    if (opt.full) return 1;
+    if (opt.quick && n > 4097 && !quick_dist(d)) return 0;
+    if (n == ((size_t)1 << 20) - 1 || n == ((size_t)1 << 20) + 1)
+        return quick_dist(d) || d == DATAGEN_ENTROPY3;
+    return 1;
+}
+
 /* Sizes at which the segmented/batch checks run (they are slower: many calls per case). */
 static int segmented_size(size_t n, datagen_dist d)
 {
@@ -626,6 +644,10 @@ static void run_case(gpusort_type type, datagen_dist dist, size_t n)
     c.want_i32 = xmalloc(n * 4);
     long failed_before = count.failed;
     clock_t t0 = clock();
+    if (opt.verbose > 1) {
+        printf("  %s/%s n=%zu ...\n", gpusort_type_name(type), datagen_dist_name(dist), n);
+        fflush(stdout);
+    }
 
     for (int mk = 0; mk < num_mem_kinds; mk++) check_reduce(type, dist, keys, n, mem_kinds[mk]);
 
@@ -665,6 +687,7 @@ static void run_case(gpusort_type type, datagen_dist dist, size_t n)
         printf("  %s/%s n=%zu: %s (%.2f s)\n", gpusort_type_name(type), datagen_dist_name(dist), n,
                count.failed == failed_before ? "ok" : "FAILED",
                (double)(clock() - t0) / CLOCKS_PER_SEC);
+    fflush(stdout);
     free(keys); free(v32); free(v64); free(perm_asc);
     free(c.perm); free(c.want_keys); free(c.want_v32); free(c.want_v64); free(c.want_i32);
 }
@@ -762,6 +785,8 @@ static size_t parse_size(const char *s)
 
 int main(int argc, char **argv)
 {
+    /* line-buffered even into a file or pipe: a run killed by a timeout keeps its log */
+    setvbuf(stdout, NULL, _IOLBF, 0);
 #ifdef __GLIBC__
     /* Keep freed buffers in the heap: every check allocates and frees buffers of up to 8 MiB,
      * and returning them to the kernel each time made page faults a tenth of the run time. */
@@ -776,8 +801,10 @@ int main(int argc, char **argv)
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
-        if (!strcmp(a, "-v")) { opt.verbose = 1; continue; }
+        if (!strcmp(a, "-v")) { opt.verbose++; continue; }
+        if (!strcmp(a, "-vv")) { opt.verbose = 2; continue; }
         if (!strcmp(a, "--quick")) { opt.quick = 1; continue; }
+        if (!strcmp(a, "--full")) { opt.full = 1; continue; }
         if (!v) { usage(stderr); return 2; }
         i++;
         if (!strcmp(a, "--backend")) {
@@ -867,7 +894,7 @@ int main(int argc, char **argv)
     printf("backend: %s, algorithm: %s, sizes:", backend_name,
            opt.all_algorithms ? "all" : gpusort_algorithm_name(opt.algorithm));
     for (size_t i = 0; i < nsizes; i++) printf(" %zu", sizes[i]);
-    printf("%s\n", opt.quick ? " (quick)" : "");
+    printf("%s\n", opt.quick ? " (quick)" : opt.full ? " (full)" : "");
     fflush(stdout);
 
     time_t start = time(NULL);
@@ -883,7 +910,7 @@ int main(int argc, char **argv)
             if (opt.filter && !strstr(name, opt.filter)) continue;
             ran = 1;
             for (size_t i = 0; i < nsizes; i++) {
-                if (opt.quick && sizes[i] > 4097 && !quick_dist((datagen_dist)d)) continue;
+                if (!case_selected((datagen_dist)d, sizes[i])) continue;
                 run_case(type, (datagen_dist)d, sizes[i]);
             }
         }

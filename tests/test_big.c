@@ -218,6 +218,7 @@ static int test_argsort(gpusort_ctx *ctx, uint32_t *keys, size_t n, uint64_t see
 
 int main(int argc, char **argv)
 {
+    setvbuf(stdout, NULL, _IOLBF, 0); /* keep the log of a run killed by a timeout */
     gpusort_backend backend = GPUSORT_BACKEND_CPU;
     size_t n = ((size_t)1 << 32) + 1234;
     uint64_t seed = (uint64_t)time(NULL);
