@@ -738,6 +738,17 @@ static void image_task(void *arg, size_t i)
     ip->max = mx;
 }
 
+/* perm (u64, p->a) = perm32 (p->b). */
+static void widen_task(void *arg, size_t i)
+{
+    par *p = (par *)arg;
+    size_t a, b;
+    slice(p->L->n, p->parts, i, &a, &b);
+    uint64_t *d = (uint64_t *)p->a;
+    const uint32_t *src = (const uint32_t *)p->b;
+    for (size_t x = a; x < b; x++) d[x] = src[x];
+}
+
 /* Integer keys to unsigned offsets from the minimum (or from the maximum, reversed), so that
  * the radix sort skips the high digits that do not vary; in 32 bits when the range allows. */
 static void offset_task(void *arg, size_t i)
@@ -954,7 +965,9 @@ static uint64_t *sort_lines(tsort *t, lineset *L)
         if (s && lib_fallback(t, s)) s = gpusort_sort_ex(t->ctx, &d);
         if (s) lib_fail(t, "numeric key sort", s);
         if (idx32) {
-            for (size_t i = 0; i < n; i++) perm[i] = perm32[i];
+            p.a = perm;
+            p.b = perm32;
+            run_par(&p, widen_task);
             free(perm32);
         }
         phase("sort");
