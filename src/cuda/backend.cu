@@ -184,8 +184,11 @@ static gpusort_status cuda_init(gpusort_ctx *ctx, int device)
     if ((s = gpusort__cuda_check(ctx, cudaGetDeviceProperties(&im->props, device),
                                  "cudaGetDeviceProperties")))
         goto fail;
+    /* A BLOCKING stream: it is ordered after the caller's work on the legacy default stream
+     * (cudaMemcpy from pageable memory returns before its DMA is done, cudaMemset is
+     * asynchronous), as the caller of a synchronous library call expects. */
     if ((s = gpusort__cuda_check(ctx, cudaStreamCreateWithFlags(&im->own_stream,
-                                                                cudaStreamNonBlocking),
+                                                                cudaStreamDefault),
                                  "cudaStreamCreate")))
         goto fail;
     im->stream = im->own_stream;

@@ -88,9 +88,15 @@ __device__ __forceinline__ void warp_match_rank(DigitOf digit_of, uint32_t (&loc
 /* Step 2. Call after a __syncthreads() that follows warp_match_rank in every warp. Threads
  * 0..255 return total[d = threadIdx.x]; others return 0. Ends with __syncthreads(), after which
  * excl[] and the (now exclusive) counters are valid. Needs blockDim.x >= 256. */
-template <int WARPS>
+struct NoTotals {
+    __device__ void operator()(uint32_t) const {}
+};
+
+/* on_total(total) runs on threads 0..255 as soon as the tile's count of digit threadIdx.x is
+ * known, before the scan (the onesweep kernel publishes it to the look-back there). */
+template <int WARPS, class OnTotal = NoTotals>
 __device__ __forceinline__ uint32_t block_digit_scan(uint32_t *counter, uint32_t *excl,
-                                                     uint32_t *scan)
+                                                     uint32_t *scan, OnTotal on_total = OnTotal())
 {
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     uint32_t total = 0, incl = 0;
@@ -101,6 +107,7 @@ __device__ __forceinline__ uint32_t block_digit_scan(uint32_t *counter, uint32_t
             counter[w * RADIX_DIGITS + tid] = total;
             total += c;
         }
+        on_total(total);
         incl = warp_inclusive_scan(total);
         if (lane == 31) scan[warp] = incl;
     }

@@ -163,13 +163,18 @@ __global__ void __launch_bounds__(THREADS, GPUSORT_RADIX_MIN_BLOCKS) onesweep_ke
     uint32_t *s_misc = (uint32_t *)(s_delta + RADIX_DIGITS);
 
     const Plan *plan = a.plan;
-    if (!plan->active[a.pass]) return; /* a trivial digit position: nothing to do */
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const K mask = (K)a.mask;
     const int shift = a.pass * RADIX_BITS;
+    /* The ticket, the plan and this thread's bin base are independent loads: issue them all
+     * before waiting (each is a round trip to L2 that every tile pays). */
     if (tid == 0) s_misc[40] = atomicAdd(a.ticket, 1u);
+    const int active = plan->active[a.pass];
+    const K *ksrc = (const K *)plan->ksrc[a.pass];
+    const unsigned long long base = tid < RADIX_DIGITS ? a.bin_base[tid] : 0;
     for (int i = tid; i < 2 * WARPS * RADIX_DIGITS; i += THREADS) s_counter[i] = 0;
     __syncthreads();
+    if (!active) return; /* a trivial digit position: nothing to do (uniform over the grid) */
     const uint32_t tile = s_misc[40];
     const size_t tile_first = a.portion_start + (size_t)tile * TILE;
     const size_t left = a.portion_n - (size_t)tile * TILE;
@@ -181,7 +186,7 @@ __global__ void __launch_bounds__(THREADS, GPUSORT_RADIX_MIN_BLOCKS) onesweep_ke
 
         /* Load (warp-striped) and rank. */
         const int warp_first = warp * 32 * KPT;
-        const K *kin = (const K *)plan->ksrc[a.pass] + tile_first;
+        const K *kin = ksrc + tile_first;
         K keys[KPT];
         uint32_t local[KPT];
     #pragma unroll
@@ -196,13 +201,12 @@ __global__ void __launch_bounds__(THREADS, GPUSORT_RADIX_MIN_BLOCKS) onesweep_ke
         warp_match_rank<KPT>(digit_of, local, s_counter + warp * RADIX_DIGITS,
                              s_match + warp * RADIX_DIGITS);
         __syncthreads();
-        const uint32_t total = block_digit_scan<WARPS>(s_counter, s_excl, s_misc);
-
-        /* Publish this tile's counts as early as possible: successors may be waiting. */
+        /* Publish this tile's counts as early as possible (successors may be waiting): as soon
+         * as each digit's total is known, before the block scan. */
         uint32_t *state = a.state + (size_t)tile * RADIX_DIGITS;
-        if (tid < RADIX_DIGITS)
-            store_state(state + tid,
-                        (tile == 0 ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | a.epoch | total);
+        const uint32_t total = block_digit_scan<WARPS>(s_counter, s_excl, s_misc, [&](uint32_t t) {
+            store_state(state + tid, (tile == 0 ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | a.epoch | t);
+        });
 
         /* Place the keys in shared memory, sorted by digit (stable). */
     #pragma unroll
@@ -229,7 +233,7 @@ __global__ void __launch_bounds__(THREADS, GPUSORT_RADIX_MIN_BLOCKS) onesweep_ke
                 }
                 store_state(state + tid, FLAG_INCLUSIVE | a.epoch | (before + total));
             }
-            s_delta[tid] = (long long)a.bin_base[tid] + before - s_excl[tid];
+            s_delta[tid] = (long long)base + before - s_excl[tid];
         }
         __syncthreads();
 
