@@ -1263,6 +1263,23 @@ static uint64_t inputs_size(const tsort *t, int *known)
     return s;
 }
 
+static uint64_t estimate_lines(const tsort *t, uint64_t total)
+{
+    static uint8_t sample[(size_t)1 << 20];
+    for (int i = 0; i < t->o.nfiles; i++) {
+        int fd = open(t->o.files[i], O_RDONLY | O_CLOEXEC);
+        if (fd < 0) continue;
+        ssize_t r = pread(fd, sample, sizeof sample, 0);
+        close(fd);
+        if (r <= 0) continue;
+        size_t lines = 0;
+        for (ssize_t k = 0; k < r; k++) lines += sample[k] == (uint8_t)t->delim;
+        if (!lines) return total / (uint64_t)r + 1;       /* long lines */
+        return (uint64_t)((double)total * (double)lines / (double)r * 1.1) + 1;
+    }
+    return total / 16 + 1;
+}
+
 static uint64_t mem_needed(const tsort *t, uint64_t bytes, uint64_t lines)
 {
     int packed = t->nkeys && !key_is_line(&t->keys[0]) && !t->keys[0].numeric &&
@@ -1298,9 +1315,10 @@ static void sort_text(tsort *t)
     extsort_init(&x, &items, t->o.tmpdirs, t->o.ntmpdirs, budget, t->o.fanin);
     int spilled = 0;
 
-    /* The whole input in one go when its size is known and fits. */
+    /* The whole input in one go when its size is known and fits, with the line count estimated
+     * from the first MiB of the first non-empty file (plus 10 %). */
     size_t want = (size_t)chunk;
-    if (known && mem_needed(t, total, total / 16) <= budget)
+    if (known && mem_needed(t, total, estimate_lines(t, total)) <= budget)
         want = (size_t)total + (size_t)t->o.nfiles;
     cli_progress_start("sorting", 0);
     phase(NULL);
