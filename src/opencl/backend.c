@@ -390,8 +390,9 @@ static gpusort_status build_program(gpusort_ctx *ctx, int id)
                      st->has_fp64 ? " -DGS_HAVE_FP64=1" : "");
     if (id < GPUSORT_CL_PROG_RADIX_COUNT) {
         file = "radix.cl";
-        snprintf(options + n, sizeof options - n, " -DGS_KEY_BITS=%d -DGS_VAL_BYTES=%d",
-                 id / 3 ? 64 : 32, (id % 3) * 4);
+        int kb = id / 3 ? 8 : 4, vb = (id % 3) * 4;
+        snprintf(options + n, sizeof options - n, " -DGS_KEY_BITS=%d -DGS_VAL_BYTES=%d -DGS_ITEMS=%d",
+                 kb * 8, vb, GPUSORT_CL_RADIX_ITEMS(kb, vb));
     } else if (id == GPUSORT_CL_PROG_BITONIC_K32 || id == GPUSORT_CL_PROG_BITONIC_K64) {
         file = "bitonic.cl";
         snprintf(options + n, sizeof options - n, " -DGS_KEY_BITS=%d",

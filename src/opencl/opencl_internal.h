@@ -37,6 +37,10 @@
 #define GPUSORT_CL_RADIX_MAX_N ((size_t)0xFFFF0000u)
 #define GPUSORT_CL_BITONIC_MAX_N ((size_t)1 << 31)
 
+/* Keys per work-item of the radix kernels for key and value sizes in bytes (see radix.cl);
+ * a radix tile is 256 times that. */
+#define GPUSORT_CL_RADIX_ITEMS(key_bytes, value_bytes) ((key_bytes) + (value_bytes) <= 8 ? 16 : 8)
+
 /* Scratch slots: a call may hold one buffer per slot at the same time. */
 enum {
     GPUSORT_CL_SCRATCH_IO_KEYS = 0,   /* backend.c: device copy of host keys */

@@ -10,13 +10,13 @@
  * so the last pass lands in keys_out, keys_in is only read (argsort leaves the caller's keys
  * alone), and keys_out == keys_in (in place) works too. Values follow the same pattern; for
  * argsort the first pass generates the indices instead of reading values.
- * Scratch: n * (K + V) bytes for T, plus 2 * 4 * 256 * ceil(n / 2048) bytes of digit counts.
+ * Scratch: n * (K + V) bytes for T, plus 2 * 4 * 256 * ceil(n / tile) bytes of digit counts
+ * (tile = 4096 keys when K + V <= 8, else 2048).
  */
 #include "opencl_internal.h"
 
 /* Must match kernels/radix.cl. */
 #define WG 256
-#define TILE 2048
 #define DIGITS 256
 #define SCAN_TILE 4096
 
@@ -28,7 +28,8 @@ gpusort_status gpusort__cl_radix_sort(gpusort_ctx *ctx, const gpusort__cl_sort_a
         (gpusort__cl_program_id)(GPUSORT_CL_PROG_RADIX_K32_V0 + (ks == 8 ? 3 : 0) +
                                  a->value_bytes / 4);
     cl_uint n = (cl_uint)a->n;                    /* the backend keeps n <= GPUSORT_CL_RADIX_MAX_N */
-    cl_uint num_tiles = (cl_uint)((a->n + TILE - 1) / TILE);
+    size_t tile = (size_t)WG * GPUSORT_CL_RADIX_ITEMS((int)ks, a->value_bytes);
+    cl_uint num_tiles = (cl_uint)((a->n + tile - 1) / tile);
     cl_uint m = num_tiles * DIGITS;               /* digit counts, digit-major */
     cl_uint scan_groups = (m + SCAN_TILE - 1) / SCAN_TILE;
     cl_int type = (cl_int)a->key_type, desc = a->order == GPUSORT_ORDER_DESC;

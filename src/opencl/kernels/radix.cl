@@ -41,9 +41,15 @@
 
 /* 256 work-items = 256 digits: one histogram bin per work-item. Every kernel requires it. */
 #define WG 256
-/* Keys per work-item. 8 keeps the local memory of the widest variant (u64 keys + u64 values:
- * 2048 * 16 bytes + 8 KB counters + 4 KB) under 48 KB, the OpenCL/NVIDIA static limit. */
-#define ITEMS 8
+/* Keys per work-item, -DGS_ITEMS from the host (GPUSORT_CL_RADIX_ITEMS): 16 when a key and its
+ * value take at most 8 bytes, else 8, so the tile's local memory (TILE * (K + V + 1) bytes +
+ * 8 KB counters + 2 KB) stays under 48 KB, the OpenCL/NVIDIA static limit: u64 keys + u64 values
+ * use 2048 * 17 + 10 KB = 44 KB; u32 keys + u32 values 4096 * 9 + 10 KB = 46 KB. Larger tiles
+ * mean fewer digit counts to scan and fewer barriers per key. */
+#ifndef GS_ITEMS
+#define GS_ITEMS 8
+#endif
+#define ITEMS GS_ITEMS
 #define TILE (WG * ITEMS)
 #define DIGITS 256
 #define NIBBLES 16
@@ -178,7 +184,7 @@ kernel WG_ATTR void radix_scatter(global const gs_key *keys_in, global gs_key *k
     local gs_val lv[TILE];
 #endif
     local uchar ld[TILE];
-    /* Counter table, (nibble, work-item) order. ushort: a count is at most TILE = 2048. */
+    /* Counter table, (nibble, work-item) order. ushort: a count is at most TILE <= 4096. */
     local ushort ctr[NIBBLES * WG];
     local uint buf[WG];
     local uint base[DIGITS];
