@@ -29,11 +29,15 @@
  *   Descending: keys are complemented and memcmp results negated; an ascending stable sort of
  *   complemented keys is exactly the stable descending sort (ties keep their input order).
  *
- * Parallelism (gpusort__cpu_parallel_for): the first level, and every run of at least
- * BIG_RUN strings, is keyed and radix-sorted by all threads (per-thread histograms, then each
- * thread scatters its slice: stable). The remaining smaller runs are shared out between threads
- * by position; each thread resolves its runs with a private stack (no recursion, so a run of
- * long equal strings cannot overflow the C stack).
+ * Parallelism (gpusort__cpu_parallel_for): the first level is keyed by all threads and
+ * distributed by one parallel, stable MSD pass on its most significant varying byte (msd_top);
+ * the buckets (a few MB each) are then handed out to threads one at a time and each is sorted
+ * and resolved in cache by one thread. Buckets bigger than half a thread's share, and every
+ * deeper run of at least BIG_RUN strings, are sorted by all threads with a parallel LSD pass
+ * per varying byte (per-thread histograms, then each thread scatters its slice: stable). The
+ * remaining smaller runs are shared out between threads by position; each thread resolves its
+ * runs with a private stack (no recursion on depth, so a run of long equal strings cannot
+ * overflow the C stack; msd_radix recurses at most 8 levels, one per key byte).
  *
  * Memory: 24 bytes per string (key, scratch key, scratch index) besides perm_out.
  */
