@@ -104,5 +104,12 @@ rm -f a.tmp b.tmp
 echo
 echo "Output identical to GNU sort's: ints $v1, words $v2, records (ASCII file) $v3."
 echo
+echo "Where gpusort's time goes (one run each, GPUSORT_TIMING=1: wall and CPU seconds per phase):"
+echo
+echo '```'
+echo "-n ints.txt:"; GPUSORT_TIMING=1 "$G" --backend cpu -n ints.txt 2>&1 > /dev/null | sed 's/^gpusort: timing: /  /'
+echo "words.txt:";   GPUSORT_TIMING=1 "$G" --backend cpu words.txt 2>&1 > /dev/null | sed 's/^gpusort: timing: /  /'
+echo '```'
+echo
 echo "- Load after: $(uptime | sed 's/.*load average/load average/')"
 rm -f out.tmp time.tmp
