@@ -38,6 +38,7 @@
 #include "gpusort.h"
 #include "keys.h"
 
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -571,31 +572,182 @@ static size_t read_full(const char *cmd, int fd, void *buf, size_t want, const c
     return got;
 }
 
-/* The external sort's comparison: the gpusort order of two little-endian keys. */
+/* ---- the external sort's merge ----
+ *
+ * The runs hold little-endian keys, each run sorted. They are merged with a binary heap of run
+ * cursors keyed by the radix key of each run's current element (src/keys.h: one unsigned
+ * integer compare gives the gpusort order, descending included), ties going to the lower run
+ * index: runs are cut from the input in order, so that is exactly the stable order, and the
+ * result is byte-identical to the in-memory sort. Each step moves one key and costs about
+ * log2(runs) integer compares (extsort.c's generic merge calls a comparison function on byte
+ * strings, several times slower for numbers). More than SORT_FANIN runs are first merged in
+ * groups of consecutive runs (which keeps the stable order) into fewer, longer runs. */
+
 typedef struct key_order {
     int type, desc;
     size_t size;
 } key_order;
 
-static uint64_t load_le(const uint8_t *p, size_t size)
+static inline uint64_t radix_at(const key_order *ko, const uint8_t *p)
 {
-    uint64_t v = 0;
-    for (size_t i = size; i-- > 0;) v = v << 8 | p[i];
-    return v;
+    if (ko->size == 8) {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        return gpusort__radix64(le64toh(v), ko->type, ko->desc);
+    }
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return gpusort__radix32(le32toh(v), ko->type, ko->desc);
 }
 
-static int key_cmp(void *arg, const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+typedef struct run_cursor {
+    int fd;
+    const char *path;
+    uint8_t *buf;
+    size_t cap, len, pos;       /* buffer size, bytes in it, next byte */
+} run_cursor;
+
+/* Refill a cursor's buffer; 0 at the end of its run. */
+static int cursor_fill(run_cursor *c, size_t ksize)
 {
-    const key_order *k = (const key_order *)arg;
-    uint64_t x = load_le(a, k->size), y = load_le(b, k->size);
-    if (k->size == 8) {
-        x = gpusort__radix64(x, k->type, k->desc);
-        y = gpusort__radix64(y, k->type, k->desc);
-    } else {
-        x = gpusort__radix32((uint32_t)x, k->type, k->desc);
-        y = gpusort__radix32((uint32_t)y, k->type, k->desc);
+    size_t len = 0;
+    while (len < c->cap) {
+        ssize_t r = read(c->fd, c->buf + len, c->cap - len);
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            cli_fail("sort: read error on temporary file %s: %s", c->path, strerror(errno));
+        }
+        if (r == 0) break;
+        len += (size_t)r;
     }
-    return (x > y) - (x < y);
+    if (len % ksize) cli_fail("sort: temporary file %s is truncated", c->path);
+    c->len = len;
+    c->pos = 0;
+    return len > 0;
+}
+
+/* Where merged keys go: a run file (ext_sink) or the final output (cli_out). */
+typedef struct merge_dst {
+    ext_sink *sink;
+    cli_out *out;
+} merge_dst;
+
+static void dst_write(const merge_dst *d, const void *p, size_t n)
+{
+    if (d->sink) ext_sink_write(d->sink, p, n);
+    else cli_out_write(d->out, p, n);
+}
+
+/* Merge the runs paths[0..k) into dst, with read buffers from a budget of `mem` bytes. */
+static void merge_runs(char *const *paths, size_t k, const key_order *ko, uint64_t mem,
+                       const merge_dst *dst)
+{
+    size_t ks = ko->size;
+    /* Read buffers: the budget shared by the runs, 64 KiB to 16 MiB each (whole keys). */
+    uint64_t each = mem / (2 * (uint64_t)(k ? k : 1));
+    if (each < ((uint64_t)64 << 10)) each = (uint64_t)64 << 10;
+    if (each > ((uint64_t)16 << 20)) each = (uint64_t)16 << 20;
+    size_t bufsize = (size_t)each / ks * ks;
+    size_t obufsize = ((size_t)1 << 20) / ks * ks;
+    run_cursor *c = (run_cursor *)calloc(k ? k : 1, sizeof *c);
+    uint64_t *rk = (uint64_t *)malloc((k ? k : 1) * sizeof *rk);
+    size_t *heap = (size_t *)malloc((k ? k : 1) * sizeof *heap);
+    uint8_t *obuf = (uint8_t *)malloc(obufsize);
+    if (!c || !rk || !heap || !obuf) cli_fail("sort: out of memory merging %zu runs", k);
+    size_t nheap = 0;
+    for (size_t i = 0; i < k; i++) {
+        c[i].path = paths[i];
+        c[i].fd = open(paths[i], O_RDONLY | O_CLOEXEC);
+        if (c[i].fd < 0)
+            cli_fail("sort: cannot open temporary file %s: %s", paths[i], strerror(errno));
+        c[i].cap = bufsize;
+        c[i].buf = (uint8_t *)malloc(bufsize);
+        if (!c[i].buf) cli_fail("sort: out of memory merging %zu runs", k);
+        if (cursor_fill(&c[i], ks)) {
+            rk[i] = radix_at(ko, c[i].buf);
+            heap[nheap++] = i;
+        }
+    }
+/* Heap order: smaller radix key first, then the lower run. */
+#define RUN_BEFORE(a, b) (rk[a] < rk[b] || (rk[a] == rk[b] && (a) < (b)))
+#define SIFT_DOWN(start)                                                                      \
+    do {                                                                                      \
+        size_t i_ = (start), x_ = heap[i_];                                                   \
+        for (;;) {                                                                            \
+            size_t ch = 2 * i_ + 1;                                                           \
+            if (ch >= nheap) break;                                                           \
+            if (ch + 1 < nheap && RUN_BEFORE(heap[ch + 1], heap[ch])) ch++;                   \
+            if (!RUN_BEFORE(heap[ch], x_)) break;                                             \
+            heap[i_] = heap[ch];                                                              \
+            i_ = ch;                                                                          \
+        }                                                                                     \
+        heap[i_] = x_;                                                                        \
+    } while (0)
+    for (size_t i = nheap / 2; i-- > 0;) SIFT_DOWN(i);
+    size_t olen = 0;
+    while (nheap) {
+        size_t r = heap[0];
+        run_cursor *cur = &c[r];
+        memcpy(obuf + olen, cur->buf + cur->pos, ks);
+        olen += ks;
+        if (olen == obufsize) {
+            dst_write(dst, obuf, olen);
+            olen = 0;
+        }
+        cur->pos += ks;
+        if (cur->pos == cur->len && !cursor_fill(cur, ks)) {
+            heap[0] = heap[--nheap];            /* this run is done */
+            if (nheap) SIFT_DOWN(0);
+            continue;
+        }
+        rk[r] = radix_at(ko, cur->buf + cur->pos);
+        SIFT_DOWN(0);
+    }
+#undef SIFT_DOWN
+#undef RUN_BEFORE
+    if (olen) dst_write(dst, obuf, olen);
+    for (size_t i = 0; i < k; i++) {
+        close(c[i].fd);
+        free(c[i].buf);
+    }
+    free(c);
+    free(rk);
+    free(heap);
+    free(obuf);
+}
+
+/* Remove a run file and forget it. */
+static void run_remove(char *path)
+{
+    unlink(path);
+    cli_temp_forget(path);
+    free(path);
+}
+
+/* Merge every run of x into out, removing the run files. */
+static void merge_all(extsort *x, const key_order *ko, uint64_t budget, cli_out *out)
+{
+    /* Take the list; new runs of a pass are added to x by extsort_run_close. The runs stay in
+     * the temp-file registry throughout, so any failure still removes them. */
+    while (x->nruns > SORT_FANIN) {
+        char **list = x->runs;
+        size_t n = x->nruns;
+        x->runs = NULL;
+        x->nruns = x->cap = 0;
+        for (size_t a = 0; a < n; a += SORT_FANIN) {
+            size_t b = a + SORT_FANIN < n ? a + SORT_FANIN : n;
+            ext_sink sink;
+            extsort_run_open(x, &sink);
+            merge_dst d = {&sink, NULL};
+            merge_runs(list + a, b - a, ko, budget, &d);
+            extsort_run_close(x, &sink);
+            for (size_t i = a; i < b; i++) run_remove(list[i]);
+        }
+        free(list);
+    }
+    merge_dst d = {NULL, out};
+    merge_runs(x->runs, x->nruns, ko, budget, &d);
+    extsort_free(x);     /* removes the runs */
 }
 
 /* Reload a piece of the keys file (regular files only). */
@@ -642,7 +794,9 @@ static void sort_keys(sort_job *j, const char *in, cli_out *out, uint64_t budget
                  "pieces)", cap, name);
 
     key_order ko = {(int)j->type, j->order == GPUSORT_ORDER_DESC, ksize};
-    extsort_items items = {ksize, 0, key_cmp, &ko, 0};
+    /* extsort.c creates, registers and lists the run files; the merge is merge_all's (no
+     * comparison function needed). */
+    extsort_items items = {ksize, 0, NULL, NULL, 0};
     extsort x;
     extsort_init(&x, &items, tmpdirs, ntmpdirs, budget, SORT_FANIN);
     uint64_t done = 0;
@@ -698,7 +852,7 @@ static void sort_keys(sort_job *j, const char *in, cli_out *out, uint64_t budget
         char what[64];
         snprintf(what, sizeof what, "merging %zu runs", j->runs);
         cli_progress_start(what, 0);
-        extsort_finish(&x, out);
+        merge_all(&x, &ko, budget, out);
         cli_progress_end();
     }
     extsort_free(&x);

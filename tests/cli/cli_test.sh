@@ -191,6 +191,13 @@ for t in $TYPES; do
            cmp -s mem ext && [ -z "$(ls -A runs)" ]; then ok "external $t $order"; else bad "external $t $order"; fi
     done
 done
+# Hundreds of runs: merged in groups of 64 first, then together.
+for t in u32 f64; do
+    "$G" gen --type "$t" --n 30000 --dist special --seed 23 -o in
+    "$G" sort in --type "$t" --desc $CPU -o mem 2>err
+    if "$G" sort in --type "$t" --desc $CPU -S 1K -T runs -o ext --stats 2>err && grep -q 'external: [0-9][0-9][0-9] runs' err &&
+       cmp -s mem ext && [ -z "$(ls -A runs)" ]; then ok "external $t, hundreds of runs"; else bad "external $t, hundreds of runs"; fi
+done
 "$G" gen --type u64 --n 30000 --dist zipf --seed 22 -o in
 "$G" sort in --type u64 $CPU -o mem
 cat in | "$G" sort - --type u64 $CPU -S 16K -T runs > ext 2>err
