@@ -8,9 +8,10 @@
  * sort    keys only: reads the input in pieces of half the memory budget (-S, default 50% of
  *         RAM). An input that fits one piece is sorted IN PLACE with the library (memory: the
  *         data plus the library's scratch, n*K for the CPU radix sort: 2x the data) and written.
- *         A larger one is sorted piece by piece, each piece written as a run to -T, and the runs
- *         are merged (extsort.c, shared with the text mode: a heap over the runs, ties to the
- *         earlier run, so the result is byte-identical to the in-memory stable sort).
+ *         A larger one is sorted piece by piece, each piece written as a run to -T (run files
+ *         made and registered by extsort.c, shared with the text mode), and the runs are merged
+ *         by merge_all below (a heap on radix keys, ties to the earlier run, so the result is
+ *         byte-identical to the in-memory stable sort).
  *         With --values: keys and values are read whole and sorted in place as pairs.
  *         Output is written atomically (util.c: temp file in the destination's folder, fsync,
  *         rename). The outputs are created before the input is read, so an unwritable
