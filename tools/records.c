@@ -359,12 +359,15 @@ static uint64_t count_arg(const char *name, const char *v)
 int gpusort_cli_records_gen(int argc, char **argv)
 {
     uint64_t rs = 0, n = 0, ks = 10, seed = 1;
-    int have_n = 0, ascii = 0;
+    int have_n = 0, have_ks = 0, ascii = 0;
     const char *outp = NULL, *v;
     for (int i = 1; i < argc; i++) {
         if ((v = opt_value(argc, argv, &i, "--record-size"))) rs = count_arg("--record-size", v);
         else if ((v = opt_value(argc, argv, &i, "--n"))) { n = count_arg("--n", v); have_n = 1; }
-        else if ((v = opt_value(argc, argv, &i, "--key-size"))) ks = count_arg("--key-size", v);
+        else if ((v = opt_value(argc, argv, &i, "--key-size"))) {
+            ks = count_arg("--key-size", v);
+            have_ks = 1;
+        }
         else if ((v = opt_value(argc, argv, &i, "--seed"))) seed = count_arg("--seed", v);
         else if ((v = opt_value(argc, argv, &i, "-o")) || (v = opt_value(argc, argv, &i, "--output")))
             outp = v;
@@ -374,6 +377,7 @@ int gpusort_cli_records_gen(int argc, char **argv)
         else cli_fail("gen: unknown option '%s'\n%s", argv[i], usage_gen);
     }
     if (!rs || !have_n || !outp) cli_fail("gen: --record-size, --n and -o are required");
+    if (!have_ks && ks > rs) ks = rs;               /* default key: 10 bytes or the record */
     if (ks > rs) cli_fail("gen: --key-size %llu is larger than the record", (unsigned long long)ks);
     cli_out out;
     cli_out_open(&out, outp);
