@@ -929,8 +929,8 @@ static void sort_pairs_in_memory(sort_job *j, const char *in, const char *values
 
 
 static const char help_sort[] =
-    "Usage: gpusort sort IN --type T [-o OUT] [options]\n"
-    "Sort a binary file of little-endian numbers (IN = - reads standard input).\n"
+    "Usage: gpusort sort [IN] --type T [-o OUT] [options]\n"
+    "Sort a binary file of little-endian numbers (no IN, or -, reads standard input).\n"
     "\n"
     "  --type T            u32 i32 f32 u64 i64 f64 (required: without it, `gpusort sort`\n"
     "                      sorts text lines like GNU sort)\n"
@@ -976,8 +976,7 @@ int gpusort_cli_sort(int argc, char **argv)
                1, &o);
     if (o.help) { show_help(help_sort); return 0; }
     if (!o.type_set) cli_fail("sort: --type is required for binary files (see gpusort sort --help)");
-    if (o.npos != 1) cli_fail("sort: give one input file (see gpusort sort --help)");
-    const char *in = o.pos[0];
+    const char *in = o.npos ? o.pos[0] : "-";       /* no file: standard input, as sort */
     const char *out = output_or_stdout(cmd, o.out);
     size_t ksize = gpusort_type_size(o.type);
     const char *tname = gpusort_type_name(o.type);
@@ -1155,10 +1154,11 @@ int gpusort_cli_gen(int argc, char **argv)
 /* ---- check ---- */
 
 static const char help_check[] =
-    "Usage: gpusort check FILE --type T [--desc] [--quiet]\n"
-    "Exit 0 if FILE (little-endian numbers of type T; - = standard input) is sorted, 1 if not,\n"
-    "with \"gpusort: FILE: disorder at index I: A then B\" (I counts from 0: element I is out of\n"
-    "order after element I-1), as sort -c does. 2 on errors. --quiet: no message (as sort -C).\n"
+    "Usage: gpusort check [FILE] --type T [--desc] [--quiet]\n"
+    "Exit 0 if FILE (little-endian numbers of type T; none or - reads standard input) is\n"
+    "sorted, 1 if not, with \"gpusort: FILE: disorder at index I: A then B\" (I counts from 0:\n"
+    "element I is out of order after element I-1), as sort -c does; 2 on errors.\n"
+    "--quiet: no message (as sort -C).\n"
     "The order is gpusort's: NaN last ascending, first with --desc; -0.0 == +0.0.\n"
     "Reads FILE in 64 MiB pieces: any size works in little memory.\n"
     "Without --type, `gpusort check FILE` checks text lines (as gpusort -c FILE);\n"
@@ -1171,8 +1171,7 @@ int gpusort_cli_check(int argc, char **argv)
     parse_opts(argc, argv, "type desc quiet", 1, &o);
     if (o.help) { show_help(help_check); return 0; }
     if (!o.type_set) cli_fail("check: --type is required for binary files");
-    if (o.npos != 1) cli_fail("check: give one file (see gpusort check --help)");
-    const char *path = o.pos[0];
+    const char *path = o.npos ? o.pos[0] : "-";
     const char *name = is_stdio(path) ? "standard input" : path;
     size_t size = gpusort_type_size(o.type);
     check_file_size(cmd, path, size, gpusort_type_name(o.type));
@@ -1254,8 +1253,9 @@ int gpusort_cli_check(int argc, char **argv)
 #define REDUCE_CHUNK ((size_t)1 << 30)
 
 static const char help_reduce[] =
-    "Usage: gpusort reduce FILE --type T --op sum|min|max [--backend B] [--device N]\n"
-    "Print the sum, minimum or maximum of FILE (little-endian numbers of type T).\n"
+    "Usage: gpusort reduce [FILE] --type T --op sum|min|max [--backend B] [--device N]\n"
+    "Print the sum, minimum or maximum of FILE (little-endian numbers of type T; none or -\n"
+    "reads standard input).\n"
     "  Integer sums are exact modulo 2^64 (u64 for unsigned, i64 for signed types, wrapping).\n"
     "  Float results (f32, f64) are printed as doubles with %.17g; a sum is accurate to the\n"
     "  bound in gpusort.h; min/max are NaN when any element is NaN. min/max of an empty file\n"
@@ -1272,7 +1272,7 @@ int gpusort_cli_reduce(int argc, char **argv)
     if (o.help) { show_help(help_reduce); return 0; }
     if (!o.type_set) cli_fail("reduce: --type is required");
     if (!o.op_set) cli_fail("reduce: --op sum|min|max is required");
-    if (o.npos != 1) cli_fail("reduce: give one file (see gpusort reduce --help)");
+    if (o.npos == 0) o.pos[o.npos++] = "-";
     const char *tname = gpusort_type_name(o.type);
     check_file_size(cmd, o.pos[0], gpusort_type_size(o.type), tname);
     gpusort_ctx *ctx = make_ctx(cmd, &o);

@@ -164,6 +164,11 @@ cat in | "$G" sort - --type i32 > out 2>err
 check "sort stdin to stdout" "$T" sorted i32 asc out
 check "sort stdin to stdout permutation" "$T" perm i32 in out
 
+"$G" gen --type f32 --n 2000 --dist special --seed 4 | "$G" sort --type f32 $CPU | "$G" check --type f32 2>err
+check "gen | sort | check without file names" test $? -eq 0
+res=$("$G" reduce --type i32 --op min $CPU < in)
+check "reduce from standard input" "$T" reduce i32 min in "$res"
+
 # ---- -o equal to the input (in place) ----
 cp in keep
 "$G" sort in --type i32 --desc -o in 2>err
