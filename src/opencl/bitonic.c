@@ -5,8 +5,8 @@
  * in kernels/bitonic.cl. Order of launches for N = next power of two >= n, LTILE = 2048:
  *   bitonic_sort_local                        all stages with blocks <= LTILE
  *   for size = 2 * LTILE .. N (doubling):      one stage of seed 004's stage / pass loop
- *       bitonic_pass_global(flip, half = size/2)
- *       bitonic_pass_global(half = size/4 .. LTILE)
+ *       global passes, half = size/2 (a flip) .. LTILE: bitonic_pass2_global does two at a
+ *       time, bitonic_pass_global the last one when their number is odd
  *       bitonic_merge_local                   distances LTILE/2 .. 1
  *   gather32/64 of the keys and values through the sorted indices (or the indices themselves
  *   for argsort).
@@ -63,9 +63,10 @@ gpusort_status gpusort__cl_bitonic_sort(gpusort_ctx *ctx, const gpusort__cl_sort
     if ((s = gpusort__cl_scratch(ctx, GPUSORT_CL_SCRATCH_KEYS, a->n * ks, &rk)) ||
         (s = gpusort__cl_scratch(ctx, GPUSORT_CL_SCRATCH_VALUES, a->n * 4, &idx)))
         return s;
-    cl_kernel sort_local, pass, merge_local;
+    cl_kernel sort_local, pass, pass2, merge_local;
     if ((s = gpusort__cl_kernel(ctx, prog, "bitonic_sort_local", &sort_local)) ||
         (s = gpusort__cl_kernel(ctx, prog, "bitonic_pass_global", &pass)) ||
+        (s = gpusort__cl_kernel(ctx, prog, "bitonic_pass2_global", &pass2)) ||
         (s = gpusort__cl_kernel(ctx, prog, "bitonic_merge_local", &merge_local)))
         return s;
     size_t tiles = (a->n + LTILE - 1) / LTILE;
@@ -76,18 +77,23 @@ gpusort_status gpusort__cl_bitonic_sort(gpusort_ctx *ctx, const gpusort__cl_sort
         (s = gpusort__cl_args(ctx, merge_local, "bitonic_merge_local", sizeof(cl_mem), &rk,
                               sizeof(cl_mem), &idx, sizeof n, &n, (size_t)0)))
         return s;
-    /* A global pass has npow / 2 comparators; those whose lower position is >= n exit at once,
-     * so launch only the ones up to the last that can touch a real element. */
+    /* A global pass has npow / 2 comparators (npow / 4 work-items for a double pass); those
+     * whose lower position is >= n exit at once. */
     for (size_t size = 2 * LTILE; size <= npow; size <<= 1) {
-        for (size_t half = size / 2; half >= LTILE; half >>= 1) {
+        for (size_t half = size / 2; half >= LTILE;) {
+            /* Two passes per launch while two global distances remain (half/2 >= LTILE). */
+            int two = half / 2 >= LTILE;
+            cl_kernel k = two ? pass2 : pass;
+            const char *name = two ? "bitonic_pass2_global" : "bitonic_pass_global";
             cl_uint h = (cl_uint)half;
             cl_int flip = half == size / 2;
-            size_t comparators = npow / 2;
-            if ((s = gpusort__cl_args(ctx, pass, "bitonic_pass_global", sizeof(cl_mem), &rk,
-                                      sizeof(cl_mem), &idx, sizeof n, &n, sizeof h, &h,
-                                      sizeof flip, &flip, (size_t)0)) ||
-                (s = gpusort__cl_launch(ctx, pass, "bitonic_pass_global", comparators / WG, WG)))
+            size_t items = npow / (two ? 4 : 2);
+            if ((s = gpusort__cl_args(ctx, k, name, sizeof(cl_mem), &rk, sizeof(cl_mem), &idx,
+                                      sizeof n, &n, sizeof h, &h, sizeof flip, &flip,
+                                      (size_t)0)) ||
+                (s = gpusort__cl_launch(ctx, k, name, items / WG, WG)))
                 return s;
+            half >>= two ? 2 : 1;
         }
         if ((s = gpusort__cl_launch(ctx, merge_local, "bitonic_merge_local", tiles, WG))) return s;
     }

@@ -20,9 +20,11 @@
  * SHORT STRIDES IN LOCAL MEMORY. A work-group owns a tile of LTILE = 2048 consecutive positions:
  *   bitonic_sort_local   every stage with blocks <= LTILE, entirely in local memory (first call;
  *                        it also computes the radix keys and indices from the input keys)
- *   bitonic_pass_global  one pass with distance >= LTILE (one comparator per work-item)
+ *   bitonic_pass2_global two passes with distances >= LTILE (four elements per work-item)
+ *   bitonic_pass_global  one pass with distance >= LTILE (when a stage has an odd number left)
  *   bitonic_merge_local  the passes of a stage with distance LTILE/2 .. 1
- * Work for n = 2^24: 13 local sorts of 2^11 blocks, then 91 global passes and 13 local merges.
+ * Work for n = 2^24: 1 local sort of 2^11 blocks, then 91 global passes (in 52 launches) and 13
+ * local merges.
  *
  * Limits: positions are uint; the host keeps n <= 2^31.
  */
@@ -130,6 +132,46 @@ kernel WG_ATTR void bitonic_pass_global(global gs_key *rk, global uint *idx, uin
         rk[i] = b; rk[j] = a;
         idx[i] = ib; idx[j] = ia;
     }
+}
+
+/* Two global passes in one: distance hsize (a flip when flip != 0) and then hsize / 2. The four
+ * positions {a, a + hsize/2, partner(a), partner(a + hsize/2)} only meet each other in these two
+ * passes, so one work-item loads them, runs both comparator layers in registers and stores
+ * them: half the global traffic of two single passes. Positions >= n are +infinity (never
+ * stored). Work-item t: a = t with zero bits inserted at log2(hsize/2) and log2(hsize). */
+kernel WG_ATTR void bitonic_pass2_global(global gs_key *rk, global uint *idx, uint n, uint hsize,
+                                         int flip)
+{
+    uint q = hsize >> 1;
+    uint a = gs_lower(gs_lower((uint)get_global_id(0), q), hsize);
+    if (a >= n) return;
+    uint p[4];
+    p[0] = a;
+    p[1] = a + q;
+    p[2] = flip ? (a ^ (2u * hsize - 1u)) : a + hsize;      /* partner of p[0] */
+    p[3] = flip ? (p[1] ^ (2u * hsize - 1u)) : p[1] + hsize; /* partner of p[1] */
+    gs_key k[4];
+    uint x[4];
+    for (uint e = 0; e < 4; e++) {
+        if (p[e] < n) { k[e] = rk[p[e]]; x[e] = idx[p[e]]; }
+        else { k[e] = GS_KEY_MAX; x[e] = p[e]; }
+    }
+    /* Layer 1: (p0, p2), (p1, p3), each lower position first. Layer 2: (p0, p1) and the pair
+     * of the upper half in position order: (p2, p3) without flip, (p3, p2) with it. */
+    uint lo[4], hi[4];
+    lo[0] = 0; hi[0] = 2;
+    lo[1] = 1; hi[1] = 3;
+    lo[2] = 0; hi[2] = 1;
+    lo[3] = flip ? 3 : 2; hi[3] = flip ? 2 : 3;
+    for (uint c = 0; c < 4; c++) {
+        uint i = lo[c], j = hi[c];
+        if (k[j] < k[i] || (k[j] == k[i] && x[j] < x[i])) {
+            gs_key tk = k[i]; k[i] = k[j]; k[j] = tk;
+            uint tx = x[i]; x[i] = x[j]; x[j] = tx;
+        }
+    }
+    for (uint e = 0; e < 4; e++)
+        if (p[e] < n) { rk[p[e]] = k[e]; idx[p[e]] = x[e]; }
 }
 
 /* The rest of a stage, distances LTILE/2 .. 1, in local memory. */
