@@ -280,14 +280,31 @@ elif [ -n "$(ls -A tmpd)" ] || [ -e efbig.out ] || ls -A | grep -q '^\.efbig'; t
 else ok; fi
 
 # ---- SIGTERM mid-run: temporary files and the output temp file are removed ----
-"$G" -S 100K -T tmpd --batch-size=2 big8 -o killed.out 2> /dev/null &
+# Wait until run files exist (the sort is mid-way), then kill.
+"$G" -S 64K -T tmpd --batch-size=2 big8 -o killed.out 2> /dev/null &
 pid=$!
-sleep 0.4
+for i in $(seq 500); do [ -n "$(ls -A tmpd)" ] && break; sleep 0.01; done
 kill -TERM $pid 2> /dev/null
 wait $pid 2> /dev/null
-if [ -n "$(ls -A tmpd)" ]; then bad "SIGTERM: temporary files left: $(ls -A tmpd | head -3)"
+rc=$?
+if [ $rc -eq 0 ]; then bad "SIGTERM: the sort finished before it could be killed (make big8 larger)"
+elif [ $rc -ne 143 ]; then bad "SIGTERM: exit status $rc, expected 143 (killed by SIGTERM)"
+elif [ -n "$(ls -A tmpd)" ]; then bad "SIGTERM: temporary files left: $(ls -A tmpd | head -3)"
 elif ls -A | grep -q '^\.killed\.out\.gpusort'; then bad "SIGTERM: output temp file left"
-elif [ -e killed.out ]; then bad "SIGTERM: partial output created"   # finished too early?
+elif [ -e killed.out ]; then bad "SIGTERM: partial output created"
+else ok; fi
+# The same with SIGINT (job control on: a background job of a script otherwise starts with
+# SIGINT ignored, and gpusort, like POSIX utilities, keeps an ignored SIGINT ignored).
+set -m
+"$G" -S 64K -T tmpd --batch-size=2 big8 -o killed.out 2> /dev/null &
+pid=$!
+set +m
+for i in $(seq 500); do [ -n "$(ls -A tmpd)" ] && break; sleep 0.01; done
+kill -INT $pid 2> /dev/null
+wait $pid 2> /dev/null
+rc=$?
+if [ $rc -ne 130 ] || [ -n "$(ls -A tmpd)" ] || [ -e killed.out ]; then
+  bad "SIGINT: exit $rc, left: $(ls -A tmpd | head -3) $(ls killed.out 2> /dev/null)"
 else ok; fi
 
 # ---- records ----
