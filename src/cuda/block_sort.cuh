@@ -29,8 +29,9 @@
  *
  * LEVELS. block_sort() keeps E consecutive positions per thread in registers ("blocked"):
  * spans up to E and the strides below E run in registers without any synchronisation; strides
- * from E to 16E connect lanes of one warp and run as warp shuffles (no barrier); only strides
- * >= 32E go through shared memory, one __syncthreads per step. Shared memory is padded (one slot
+ * from E to 16E connect lanes of one warp and run as warp shuffles (no barrier) for bare keys;
+ * only strides >= 32E go through shared memory, one __syncthreads per step. Items with an index
+ * take shared memory for every stride >= E (one 8/16-byte access beats two shuffles). Shared memory is padded (one slot
  * per 128 bytes) so that the blocked accesses tid*E + q hit distinct banks.
  * warp_sort() sorts up to 32 items, one per lane, with shuffles only.
  *
@@ -79,6 +80,7 @@ __device__ __forceinline__ uint64_t from_rk(uint64_t rk, int type, int desc)
 template <typename K, bool IDX> struct Item;
 
 template <typename K> struct Item<K, true> {
+    static constexpr bool bare = false;
     K k;
     uint32_t i;
     static __device__ __forceinline__ Item sentinel()
@@ -102,6 +104,7 @@ template <typename K> struct Item<K, true> {
 };
 
 template <typename K> struct Item<K, false> {
+    static constexpr bool bare = true;
     K k;
     static __device__ __forceinline__ Item sentinel()
     {
@@ -118,7 +121,7 @@ template <typename K> struct Item<K, false> {
     __device__ __forceinline__ bool lt(const Item &o) const { return k < o.k; }
 };
 
-/* Compare-exchange: a <= b afterwards. */
+/* Compare-exchange: a <= b afterwards. Bare keys: one min and one max, no branch. */
 template <typename It> __device__ __forceinline__ void cmpx(It &a, It &b)
 {
     if (b.lt(a)) {
@@ -126,6 +129,18 @@ template <typename It> __device__ __forceinline__ void cmpx(It &a, It &b)
         a = b;
         b = t;
     }
+}
+template <> __device__ __forceinline__ void cmpx(Item<uint32_t, false> &a, Item<uint32_t, false> &b)
+{
+    uint32_t lo = min(a.k, b.k), hi = max(a.k, b.k);
+    a.k = lo;
+    b.k = hi;
+}
+template <> __device__ __forceinline__ void cmpx(Item<uint64_t, false> &a, Item<uint64_t, false> &b)
+{
+    uint64_t lo = min(a.k, b.k), hi = max(a.k, b.k);
+    a.k = lo;
+    b.k = hi;
 }
 
 /* Padded shared-memory slot of position p: one spare slot per 128 bytes of items, so that
@@ -199,6 +214,13 @@ template <typename It> __device__ __forceinline__ It warp_cmpx(It x, int m, bool
     bool take = lower ? y.lt(x) : x.lt(y);
     return take ? y : x;
 }
+template <> __device__ __forceinline__ Item<uint32_t, false> warp_cmpx(Item<uint32_t, false> x, int m,
+                                                                    bool lower)
+{
+    uint32_t y = __shfl_xor_sync(0xffffffffu, x.k, m);
+    x.k = lower ? min(x.k, y) : max(x.k, y);
+    return x;
+}
 
 template <typename It> __device__ __forceinline__ It warp_sort(It x)
 {
@@ -266,7 +288,10 @@ template <typename It, int THREADS, int E>
 __device__ __forceinline__ void block_sort(It (&r)[E], It *sm)
 {
     constexpr int N = THREADS * E;
-    constexpr int WN = 32 * E;  /* positions held by one warp */
+    /* Positions held by one warp. Items with an index need two shuffles and a two-part compare
+     * per item, where a shared-memory step moves them as one 8/16-byte word: they keep the
+     * shared-memory path for every stride >= E (WN = E). */
+    constexpr int WN = It::bare ? 32 * E : E;
     const int tid = threadIdx.x;
     thread_sort<It, E>(r);
 #pragma unroll 1
@@ -304,7 +329,7 @@ template <typename It, int THREADS, int E>
 __device__ __forceinline__ void block_merge_smem(It (&r)[E], It *sm)
 {
     constexpr int N = THREADS * E;
-    constexpr int WN = 32 * E;
+    constexpr int WN = It::bare ? 32 * E : E;  /* see block_sort */
     const int tid = threadIdx.x;
     smem_half_cleaners<It, THREADS, E>(sm, N / 2, WN);
 #pragma unroll

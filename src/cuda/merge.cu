@@ -55,11 +55,23 @@ struct merge_pass {
     void *vout;
     int type, desc, vbytes;
     int gather_keys;   /* float keys: copy original bits from the source position */
+    int is_float;      /* else the radix key is bits ^ xmask (src/keys.h for integers) */
+    uint64_t xmask;
     const uint64_t *t_lo, *t_hi, *t_start;
     uint32_t t_count;
     uint64_t w;
     uint64_t *part;
 };
+
+/* Radix key and back: one XOR for the integer types, the full transform for floats. */
+template <typename K> __device__ __forceinline__ K mp_to_rk(const merge_pass &p, K bits)
+{
+    return p.is_float ? to_rk(bits, p.type, p.desc) : (K)(bits ^ (K)p.xmask);
+}
+template <typename K> __device__ __forceinline__ K mp_from_rk(const merge_pass &p, K rk)
+{
+    return p.is_float ? from_rk(rk, p.type, p.desc) : (K)(rk ^ (K)p.xmask);
+}
 
 /* Where output tile b of a pass lies. */
 struct merge_tile {
@@ -98,7 +110,7 @@ __device__ __forceinline__ uint64_t merge_path_global(const merge_pass &p, const
     uint64_t lo = d > nb ? d - nb : 0, hi = d < na ? d : na;
     while (lo < hi) {
         uint64_t mid = (lo + hi) / 2;
-        if (to_rk(a[mid], p.type, p.desc) <= to_rk(b[d - 1 - mid], p.type, p.desc)) lo = mid + 1;
+        if (mp_to_rk(p, a[mid]) <= mp_to_rk(p, b[d - 1 - mid])) lo = mid + 1;
         else hi = mid;
     }
     return lo;
@@ -114,7 +126,7 @@ __global__ void k_merge_partition(merge_pass p, uint64_t tiles)
     p.part[b] = merge_path_global<K>(p, src, t.na, src + t.na, t.nb, t.d);
 }
 
-template <typename K>
+template <typename K, int VB, bool GATHER>
 __global__ void __launch_bounds__(M_THREADS, sizeof(K) == 4 ? 4 : 2) k_merge(merge_pass p, uint64_t tiles)
 {
     /* Radix keys of the tile's A and B slices at padded slots MPAD(p): thread t's merge starts
@@ -144,7 +156,7 @@ __global__ void __launch_bounds__(M_THREADS, sizeof(K) == 4 ? 4 : 2) k_merge(mer
 #pragma unroll
         for (int q = 0; q < M_ITEMS; q++) {
             int o = q * M_THREADS + tid;
-            if (o < total) s_key[MPAD(o)] = to_rk(kv[q], p.type, p.desc);
+            if (o < total) s_key[MPAD(o)] = mp_to_rk(p, kv[q]);
         }
     }
     __syncthreads();
@@ -184,8 +196,8 @@ __global__ void __launch_bounds__(M_THREADS, sizeof(K) == 4 ? 4 : 2) k_merge(mer
         }
     }
     __syncthreads();
-    const uint64_t out = t.lo + t.base + t.d;
-    K *kout = (K *)p.kout;
+    K *kout = (K *)p.kout + (t.lo + t.base + t.d);
+    const K *ka = kin + ga, *kb = kin + gb;
     K okey[M_ITEMS];
     uint64_t oval[M_ITEMS];
 #pragma unroll
@@ -194,19 +206,24 @@ __global__ void __launch_bounds__(M_THREADS, sizeof(K) == 4 ? 4 : 2) k_merge(mer
         oval[q] = 0;
         if (o < total) {
             int src = s_src[o + o / 32];
-            uint64_t g = src < ca ? ga + src : gb + (src - ca);
-            okey[q] = p.gather_keys ? kin[g] : from_rk(s_key[o + o / 32], p.type, p.desc);
-            if (p.vbytes == 4) oval[q] = ((const uint32_t *)p.vin)[g];
-            else if (p.vbytes == 8) oval[q] = ((const uint64_t *)p.vin)[g];
+            if constexpr (GATHER) okey[q] = src < ca ? ka[src] : kb[src - ca];
+            else okey[q] = mp_from_rk(p, s_key[o + o / 32]);
+            if constexpr (VB == 4)
+                oval[q] = src < ca ? ((const uint32_t *)p.vin)[ga + src]
+                                   : ((const uint32_t *)p.vin)[gb + (src - ca)];
+            if constexpr (VB == 8)
+                oval[q] = src < ca ? ((const uint64_t *)p.vin)[ga + src]
+                                   : ((const uint64_t *)p.vin)[gb + (src - ca)];
         }
     }
+    const uint64_t out = t.lo + t.base + t.d;
 #pragma unroll
     for (int q = 0; q < M_ITEMS; q++) {
         int o = q * M_THREADS + tid;
         if (o < total) {
-            kout[out + o] = okey[q];
-            if (p.vbytes == 4) ((uint32_t *)p.vout)[out + o] = (uint32_t)oval[q];
-            else if (p.vbytes == 8) ((uint64_t *)p.vout)[out + o] = oval[q];
+            kout[o] = okey[q];
+            if constexpr (VB == 4) ((uint32_t *)p.vout)[out + o] = (uint32_t)oval[q];
+            if constexpr (VB == 8) ((uint64_t *)p.vout)[out + o] = oval[q];
         }
     }
 }
@@ -221,7 +238,16 @@ static gpusort_status run_pass(gpusort_ctx *ctx, const merge_pass &p, uint64_t t
 {
     cudaStream_t st = gpusort__cuda_stream(ctx);
     k_merge_partition<K><<<blocks_for(tiles, 256), 256, 0, st>>>(p, tiles);
-    k_merge<K><<<(unsigned)tiles, M_THREADS, 0, st>>>(p, tiles);
+    const unsigned g = (unsigned)tiles;
+    if (p.gather_keys) {
+        if (p.vbytes == 4) k_merge<K, 4, true><<<g, M_THREADS, 0, st>>>(p, tiles);
+        else if (p.vbytes == 8) k_merge<K, 8, true><<<g, M_THREADS, 0, st>>>(p, tiles);
+        else k_merge<K, 0, true><<<g, M_THREADS, 0, st>>>(p, tiles);
+    } else {
+        if (p.vbytes == 4) k_merge<K, 4, false><<<g, M_THREADS, 0, st>>>(p, tiles);
+        else if (p.vbytes == 8) k_merge<K, 8, false><<<g, M_THREADS, 0, st>>>(p, tiles);
+        else k_merge<K, 0, false><<<g, M_THREADS, 0, st>>>(p, tiles);
+    }
     return gpusort__cuda_check(ctx, cudaGetLastError(), "merge kernels");
 }
 
@@ -302,8 +328,14 @@ gpusort_status gpusort__cuda_merge_segments(gpusort_ctx *ctx, const gpusort_sort
     p.type = d->key_type;
     p.desc = a.desc;
     p.vbytes = (int)vs;
-    p.gather_keys = (d->key_type == GPUSORT_TYPE_F32 || d->key_type == GPUSORT_TYPE_F64) &&
-                    !float_exact;
+    p.is_float = d->key_type == GPUSORT_TYPE_F32 || d->key_type == GPUSORT_TYPE_F64;
+    p.gather_keys = p.is_float && !float_exact;
+    {
+        uint64_t top = ks == 8 ? 0x8000000000000000ull : 0x80000000ull;
+        uint64_t all = ks == 8 ? ~0ull : 0xffffffffull;
+        p.xmask = (d->key_type == GPUSORT_TYPE_I32 || d->key_type == GPUSORT_TYPE_I64 ? top : 0) ^
+                  (a.desc ? all : 0);
+    }
     p.t_lo = t_lo;
     p.t_hi = t_hi;
     p.t_start = t_start;

@@ -140,10 +140,6 @@ extern "C" gpusort_status gpusort__cuda_rank_sort(gpusort_ctx *ctx, const gpusor
     /* About 4 blocks per SM: the tiles of one group of keys are split over `chunks` blocks. */
     uint32_t want = 4 * (uint32_t)gpusort__cuda_props(ctx)->multiProcessorCount;
     uint32_t chunks = (want + groups - 1) / groups;
-    /* Up to 16 tiles the counting is a few microseconds of work: one block per group of keys
-     * scans all tiles, which saves the counter memset and the atomics (latency is all that
-     * counts at this size). */
-    if (ntiles <= 16) chunks = 1;
     if (chunks > ntiles) chunks = ntiles;
     if (chunks < 1) chunks = 1;
     uint32_t per = (ntiles + chunks - 1) / chunks;
