@@ -24,12 +24,15 @@
 #endif
 #include "extsort.h"
 
+#include "cpu/cpu.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -38,6 +41,8 @@
 /* Smallest read buffer per merged input. */
 #define READER_MIN ((size_t)64 << 10)
 #define READER_MAX ((size_t)4 << 20)
+/* Transparent huge page size (x86-64, arm64 with 4 KiB pages). */
+#define HUGE_ALIGN ((size_t)2 << 20)
 
 static void *xmalloc(size_t n)
 {
@@ -223,6 +228,68 @@ void ext_reader_close(ext_reader *r)
     free(r->name);
     r->buf = NULL;
     r->name = NULL;
+}
+
+/* ---- large buffers ---- */
+
+void *ext_big_alloc(size_t n)
+{
+    if (n < 4 * HUGE_ALIGN) return xmalloc(n);
+    void *p = NULL;
+    size_t rounded = (n + HUGE_ALIGN - 1) & ~(HUGE_ALIGN - 1);
+    if (posix_memalign(&p, HUGE_ALIGN, rounded) != 0) cli_fail("out of memory (%zu bytes)", n);
+#ifdef MADV_HUGEPAGE
+    (void)madvise(p, rounded, MADV_HUGEPAGE);
+#endif
+    return p;
+}
+
+/* ---- parallel whole-file read ---- */
+
+typedef struct pread_job {
+    int fd;
+    uint8_t *dst;
+    size_t size;
+    int parts;
+    int err;                  /* errno of a failed slice */
+    size_t got[64];           /* bytes read per slice */
+} pread_job;
+
+static void pread_task(void *arg, size_t i)
+{
+    pread_job *j = (pread_job *)arg;
+    size_t a = j->size * i / (size_t)j->parts, b = j->size * (i + 1) / (size_t)j->parts;
+    size_t done = 0;
+    while (a + done < b) {
+        ssize_t r = pread(j->fd, j->dst + a + done, b - a - done, (off_t)(a + done));
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            j->err = errno;
+            break;
+        }
+        if (r == 0) break;
+        done += (size_t)r;
+    }
+    j->got[i] = done;
+}
+
+size_t ext_read_parallel(int fd, uint8_t *dst, size_t size, int threads, const char *name)
+{
+    pread_job j;
+    memset(&j, 0, sizeof j);
+    j.fd = fd;
+    j.dst = dst;
+    j.size = size;
+    j.parts = threads < 1 ? 1 : threads > 64 ? 64 : threads;
+    gpusort__cpu_parallel_for(j.parts, (size_t)j.parts, pread_task, &j);
+    if (j.err) cli_fail("read failed: %s: %s", name, strerror(j.err));
+    size_t total = 0;
+    for (int i = 0; i < j.parts; i++) {
+        size_t a = size * (size_t)i / (size_t)j.parts, b = size * (size_t)(i + 1) / (size_t)j.parts;
+        if (j.got[i] != b - a) return a + j.got[i];   /* shrank while we read: the prefix */
+        total = b;
+    }
+    return total;
 }
 
 /* ---- run files ---- */

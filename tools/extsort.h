@@ -85,6 +85,15 @@ void ext_reader_open(ext_reader *r, const char *path, size_t bufsize, size_t rec
 int ext_reader_next(ext_reader *r, const uint8_t **p, size_t *len);
 void ext_reader_close(ext_reader *r);
 
+/* malloc for large arrays read at random (line data, permutations, records): 2 MiB aligned and
+ * marked for transparent huge pages (fewer TLB misses and page faults); free() releases it.
+ * cli_fail when out of memory. */
+void *ext_big_alloc(size_t n);
+
+/* Read size bytes of a regular file from offset 0 into dst with `threads` parallel pread(2)
+ * calls; returns the bytes read (less if the file shrank); cli_fail on a read error. */
+size_t ext_read_parallel(int fd, uint8_t *dst, size_t size, int threads, const char *name);
+
 typedef struct extsort {
     extsort_items items;
     const char *const *tmpdirs;

@@ -191,8 +191,7 @@ static void sort_chunk(const text_opts *o, rec_cmp_arg *ra, gpusort_ctx **ctxp,
     size_t ks = o->key_size;
     int threads = gpusort_ctx_threads(ctx);
     gather_job j = {o, ra, rec, NULL, NULL, 0, 0, n, n < 65536 ? 1 : threads, NULL, NULL};
-    uint64_t *perm = (uint64_t *)malloc((n ? n : 1) * sizeof *perm);
-    if (!perm) cli_fail("out of memory: %zu records", n);
+    uint64_t *perm = (uint64_t *)ext_big_alloc((n ? n : 1) * sizeof *perm);
     if (ks == 0) {
         for (size_t i = 0; i < n; i++) perm[i] = i;
     } else {
@@ -274,13 +273,34 @@ int text_records_main(const text_opts *o)
             total += (uint64_t)st.st_size;
     }
     size_t cap = (size_t)(known && total <= chunk ? (total ? total : rs) : chunk);
-    uint8_t *buf = (uint8_t *)malloc(cap);
-    if (!buf) cli_fail("out of memory: %zu bytes for the records", cap);
+    uint8_t *buf = (uint8_t *)ext_big_alloc(cap);
 
     gpusort_ctx *ctx = text_context(o);
     rin in = {o, 0, -1, NULL, 0};
     int spilled = 0;
     cli_progress_start("sorting", 0);
+    if (known && total <= chunk && o->nfiles == 1 && total >= ((uint64_t)16 << 20)) {
+        /* One regular file that fits: all threads read it (parallel pread). */
+        int fd = open(o->files[0], O_RDONLY | O_CLOEXEC);
+        if (fd < 0) cli_fail("cannot read: %s: %s", o->files[0], strerror(errno));
+        size_t got = ext_read_parallel(fd, buf, (size_t)total, gpusort_ctx_threads(ctx),
+                                       o->files[0]);
+        close(fd);
+        if (got % rs)
+            cli_fail("%s: the size %zu is not a multiple of the record size %zu", o->files[0],
+                     got, rs);
+        cli_progress_end();
+        cli_out_open(&out, o->outfile);
+        ext_sink sk;
+        ext_sink_to_out(&sk, &out);
+        sort_chunk(o, &ra, &ctx, buf, got / rs, &sk);
+        ext_sink_close(&sk);
+        cli_out_commit(&out);
+        free(buf);
+        gpusort_ctx_free(ctx);
+        extsort_free(&x);
+        return 0;
+    }
     int pending = -1;                    /* a byte read ahead to detect the end */
     for (;;) {
         size_t got = 0;

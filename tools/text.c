@@ -103,22 +103,8 @@ static void *xmalloc(size_t n)
     return p;
 }
 
-/* Large arrays that are read at random (line data, line starts, the permutation) go on 2 MiB
- * pages where the kernel allows it (transparent huge pages in "madvise" mode): a random access
- * then rarely misses the TLB. free() releases them as usual. */
-#define HUGE_ALIGN ((size_t)2 << 20)
-
-static void *big_malloc(size_t n)
-{
-    if (n < 4 * HUGE_ALIGN) return xmalloc(n);
-    void *p = NULL;
-    size_t rounded = (n + HUGE_ALIGN - 1) & ~(HUGE_ALIGN - 1);
-    if (posix_memalign(&p, HUGE_ALIGN, rounded) != 0) cli_fail("out of memory (%zu bytes)", n);
-#ifdef MADV_HUGEPAGE
-    (void)madvise(p, rounded, MADV_HUGEPAGE);
-#endif
-    return p;
-}
+/* Large arrays that are read at random go on huge pages: ext_big_alloc (extsort.h). */
+static void *big_malloc(size_t n) { return ext_big_alloc(n); }
 
 /* ---- phase timing: GPUSORT_TIMING=1 prints where the time went (stderr) ---- */
 
@@ -1230,35 +1216,7 @@ static void input_fill(input *in, size_t want)
 }
 
 /* All inputs are regular files that fit: read them whole, big ones by all threads at once
- * (pread of slices: the kernel's copy into our buffer is then parallel too). */
-typedef struct pread_job {
-    int fd;
-    uint8_t *dst;
-    size_t size;
-    int parts;
-    int err;                  /* errno of a failed slice */
-    size_t *got;              /* bytes read per slice */
-} pread_job;
-
-static void pread_task(void *arg, size_t i)
-{
-    pread_job *j = (pread_job *)arg;
-    size_t a, b;
-    slice(j->size, j->parts, i, &a, &b);
-    size_t done = 0;
-    while (a + done < b) {
-        ssize_t r = pread(j->fd, j->dst + a + done, b - a - done, (off_t)(a + done));
-        if (r < 0) {
-            if (errno == EINTR) continue;
-            j->err = errno;
-            break;
-        }
-        if (r == 0) break;
-        done += (size_t)r;
-    }
-    j->got[i] = done;
-}
-
+ * (ext_read_parallel: the kernel's copy into our buffer is then parallel too). */
 static void input_load_all(input *in, size_t want)
 {
     tsort *t = in->t;
@@ -1273,21 +1231,8 @@ static void input_load_all(input *in, size_t want)
         if (fstat(fd, &st) != 0) cli_fail("cannot read: %s: %s", name, strerror(errno));
         size_t size = (size_t)st.st_size;
         if (size > want - in->len) size = want - in->len;   /* grew since we looked */
-        size_t got[64] = {0};
-        pread_job j = {fd, in->buf + in->len, size, 1, 0, got};
-        if (size >= ((size_t)16 << 20)) j.parts = t->threads < 64 ? t->threads : 64;
-        gpusort__cpu_parallel_for(j.parts, (size_t)j.parts, pread_task, &j);
-        if (j.err) cli_fail("read failed: %s: %s", name, strerror(j.err));
-        size_t total = 0;
-        for (int i = 0; i < j.parts; i++) {
-            size_t a, b;
-            slice(size, j.parts, (size_t)i, &a, &b);
-            if (got[i] != b - a) {                 /* shrank while we read: keep the prefix */
-                total = a + got[i];
-                break;
-            }
-            total = b;
-        }
+        size_t total = ext_read_parallel(fd, in->buf + in->len, size,
+                                         size >= ((size_t)16 << 20) ? t->threads : 1, name);
         close(fd);
         in->len += total;
         if (total && in->buf[in->len - 1] != (uint8_t)t->delim) in->buf[in->len++] = (uint8_t)t->delim;
