@@ -16,8 +16,9 @@
  * `sort` the user would get in that locale.
  *
  * ORDER OF WORK
- *   parse options -> load input in chunks (load_chunk) -> if it all fits the memory budget:
- *   sort in memory and write; else sort each chunk, write it as a run (extsort.h) and merge.
+ *   parse options -> load the input (sort_text: whole, or in chunks) -> index the lines
+ *   (index_lines) -> sort_lines -> write_lines; when the input does not fit the memory budget,
+ *   each chunk is written as a run (extsort.h) and the runs are merged.
  *   -m merges the inputs directly (extsort_merge_paths); -c/-C stream one input (check_file).
  *
  * COMPARISON. line_cmp() is GNU sort's compare()/keycompare() (coreutils sort.c) ported to
@@ -33,8 +34,11 @@
  *                   gpusort_sort_strings: the whole answer, ties are identical lines.
  *   text key        the key's bytes (after -b/-d/-i/-f) are packed into a buffer and sorted by
  *                   gpusort_sort_strings (exact for that key); ties go to line_cmp.
- *   -n key          a 64-bit decimal-float image of the number (below), sorted with its line
- *                   index by the library's radix sort (gpusort_sort_ex, argsort); ties to line_cmp.
+ *   -n key          when every key is an integer of at most 18 digits (parsed 8 digits at a
+ *                   time, SWAR): its exact value less the minimum, in 32 bits when the range
+ *                   fits, sorted with 32-bit line indices by the library's radix sort
+ *                   (gpusort_sort_ex, argsort); otherwise a 64-bit decimal-float image of the
+ *                   number (below). Ties (equal values or images) go to line_cmp.
  *   -g key          the double nearest the key's long double (monotone), same way.
  *   -r on the key   complemented 64-bit keys / descending string sort.
  * A projection p is valid when p(a) < p(b) implies line_cmp(a, b) < 0; rounding and truncation
@@ -43,8 +47,9 @@
  *   bits, saturated) and the first 16 significant digits (54 bits); zero is 2^63, x > 0 is
  *   2^63 + image, x < 0 is 2^63 - image. Example: "12.5" -> e = 2, digits 1250000000000000.
  *   Integers up to 16 digits are exact; everything else ties into line_cmp.
- * Then the lines are written in order through a 1 MiB buffer (-u keeps the first of each group
- * of equal lines).
+ * Then the lines are gathered in order by all threads into slices of the output (prefetching
+ * ahead: the reads are random) and written in order (-u keeps the first of each group of equal
+ * lines). Big random-access arrays sit on transparent huge pages (ext_big_alloc).
  *
  * MEMORY BUDGET: -S (GNU suffixes; a bare number is KiB, as in GNU sort), default
  * TEXT_DEFAULT_BUDGET_PERCENT of RAM. A chunk is cut when data + (text key ? data : 0) +
