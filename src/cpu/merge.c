@@ -276,9 +276,9 @@ gpusort_status gpusort__cpu_merge_job(gpusort_ctx *ctx, const gpusort__cpu_job *
     void *own_k = NULL, *scratch = NULL;
     gpusort_status st = GPUSORT_STATUS_SUCCESS;
     p.ak = job->keys_out;
-    if (!p.ak) p.ak = own_k = malloc(n * ks);
+    if (!p.ak) p.ak = own_k = gpusort__cpu_big_alloc(n * ks);
     p.av = vs ? job->values_out : NULL;
-    scratch = malloc(n * (ks + vs));
+    scratch = gpusort__cpu_big_alloc(n * (ks + vs));
     p.runs = (size_t *)malloc((chunks + 1) * sizeof(size_t));
     if (!p.ak || !scratch || !p.runs || !alloc_tasks(&p)) {
         st = gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY,
@@ -299,8 +299,8 @@ gpusort_status gpusort__cpu_merge_job(gpusort_ctx *ctx, const gpusort__cpu_job *
 
 done:
     free_plan(&p);
-    free(scratch);
-    free(own_k);
+    gpusort__cpu_big_free(scratch, n * (ks + vs));
+    gpusort__cpu_big_free(own_k, n * ks);
     return st;
 }
 
@@ -338,10 +338,10 @@ gpusort_status gpusort__cpu_merge_runs(gpusort_ctx *ctx, const gpusort_sort_desc
     const char *in_v = vs && d->values_in ? (const char *)d->values_in + lo * vs : NULL;
     void *own_k = NULL, *own_v = NULL, *scratch = NULL;
     gpusort_status st = GPUSORT_STATUS_SUCCESS;
-    p.ak = d->keys_out ? (char *)d->keys_out + lo * ks : (own_k = malloc(n * ks));
+    p.ak = d->keys_out ? (char *)d->keys_out + lo * ks : (own_k = gpusort__cpu_big_alloc(n * ks));
     p.av = vs ? (char *)d->values_out + lo * vs : NULL;
-    if (vs && !in_v) in_v = own_v = malloc(n * vs);   /* no values given: positions */
-    scratch = num_runs > 2 ? malloc(n * (ks + vs)) : NULL;
+    if (vs && !in_v) in_v = own_v = gpusort__cpu_big_alloc(n * vs);   /* no values given: positions */
+    scratch = num_runs > 2 ? gpusort__cpu_big_alloc(n * (ks + vs)) : NULL;
     p.runs = (size_t *)malloc((num_runs + 1) * sizeof(size_t));
     if (!p.ak || (vs && !in_v) || (num_runs > 2 && !scratch) || !p.runs || !alloc_tasks(&p)) {
         st = gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY,
@@ -362,8 +362,8 @@ gpusort_status gpusort__cpu_merge_runs(gpusort_ctx *ctx, const gpusort_sort_desc
 
 done:
     free_plan(&p);
-    free(scratch);
-    free(own_k);
-    free(own_v);
+    gpusort__cpu_big_free(scratch, n * (ks + vs));
+    gpusort__cpu_big_free(own_k, n * ks);
+    gpusort__cpu_big_free(own_v, n * vs);
     return st;
 }

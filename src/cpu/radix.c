@@ -42,6 +42,7 @@
 #include "job.h"
 #include "rkey.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,8 +55,12 @@ enum {
 };
 #define LARGE_N ((size_t)1 << 17)  /* 2048 buckets pay once they hold ~64 keys each */
 #define WC_MIN_N ((size_t)1 << 18) /* write-combining pays once the data leave the L2 cache */
+#define HYBRID_MIN ((size_t)1 << 19) /* MSD split + buckets in cache: pays out of the caches */
+#define BIG_BUCKET ((size_t)1 << 18) /* larger buckets no longer fit the L2 cache */
+#define BUCKET_SMALL (1u << 14)      /* buckets below this use 8-bit digits */
 
 typedef struct rplan rplan;
+struct rkernels;
 typedef struct rkernels {
     void (*hist_all)(void *plan, size_t t);
     void (*count)(void *plan, size_t t);
@@ -63,6 +68,8 @@ typedef struct rkernels {
     void (*scatter_wc)(void *plan, size_t t);
     void (*scatter_wc512)(void *plan, size_t t);  /* NULL unless built with AVX-512 code */
     void (*insertion)(void *keys, void *values, size_t n, uint64_t xor_mask);
+    void (*bucket_sort)(const rplan *p, size_t lo, size_t hi, void *tmp_k, void *tmp_v,
+                        uint32_t *cnt);
 } rkernels;
 
 struct rplan {
@@ -74,11 +81,20 @@ struct rplan {
     size_t *hist;                  /* [T][ndigits][radix]: step 2 */
     size_t *offs;                  /* [T][radix]: counts, then offsets, of the current pass */
     uint64_t xor_mask;             /* see radix_impl.h: sign flip, descending complement */
+    const struct rkernels *kr;
     int shift;                     /* the current pass's digit: (radix key >> shift) & mask */
     const void *src_k, *src_v;     /* src_v NULL with values: argsort, generate indices */
     void *dst_k, *dst_v;
     unsigned char *wc;             /* [T][radix] 64-byte lines of keys, then of values */
     size_t *wc_start;              /* [T][radix] first position of each thread's region */
+    /* the hybrid (MSD split, then buckets in cache) */
+    void *ak, *av, *bk, *bv;       /* A: the output; B: scratch holding the buckets */
+    size_t bstart[2049];           /* bucket b is [bstart[b], bstart[b+1]) of B */
+    int msd_shift;                 /* the buckets' keys agree on every bit from here up */
+    size_t big;                    /* a bucket above this size gets all threads */
+    atomic_size_t next_bucket;     /* hand-out counter of the bucket workers */
+    unsigned char *tmp;            /* [T] per-thread ping-pong and counters for buckets */
+    size_t tmp_stride;
 };
 
 /* One 64-byte line to memory with non-temporal stores (dst 64-byte aligned, src 16). */
@@ -264,6 +280,59 @@ static void parallel_copy(int threads, void *dst, const void *src, size_t n, siz
 
 /* ---- the driver ---- */
 
+/* One parallel scatter pass on digit `digit` from (src_k, src_v) to (dst_k, dst_v). The first
+ * pass over the input takes its per-thread counts from the all-digit histograms; later passes
+ * count their source first. */
+static void run_pass(rplan *p, const rkernels *kr, int digit, int first, const void *src_k,
+                     const void *src_v, void *dst_k, void *dst_v)
+{
+    const size_t T = (size_t)p->T, ks = (size_t)p->job->key_bytes;
+    const size_t vs = (size_t)p->job->value_bytes;
+    p->src_k = src_k;
+    p->src_v = src_v;
+    p->dst_k = dst_k;
+    p->dst_v = dst_v;
+    p->shift = digit * p->bits;
+    if (first) {
+        for (size_t t = 0; t < T; t++)
+            memcpy(p->offs + t * p->radix, p->hist + (t * p->ndigits + digit) * p->radix,
+                   p->radix * sizeof(size_t));
+    } else {
+        gpusort__cpu_parallel_for(p->T, T, kr->count, p);
+    }
+    /* counts -> offsets: digit-major, then thread order */
+    size_t sum = 0;
+    for (size_t b = 0; b < p->radix; b++)
+        for (size_t t = 0; t < T; t++) {
+            size_t c = p->offs[t * p->radix + b];
+            p->offs[t * p->radix + b] = sum;
+            sum += c;
+        }
+    int wc = p->wc && (uintptr_t)dst_k % ks == 0 && (!vs || (uintptr_t)dst_v % vs == 0);
+    void (*scatter)(void *, size_t) = kr->scatter;
+    if (wc) scatter = kr->scatter_wc512 && have_avx512() ? kr->scatter_wc512 : kr->scatter_wc;
+    gpusort__cpu_parallel_for(p->T, T, scatter, p);
+}
+
+/* Worker t of the hybrid's bucket phase: takes buckets from a shared counter and sorts the
+ * ones of at most p->big elements with its own ping-pong buffer and counters. */
+static void bucket_worker(void *arg, size_t t)
+{
+    rplan *p = (rplan *)arg;
+    const rkernels *kr = p->kr;
+    unsigned char *mine = p->tmp + t * p->tmp_stride;
+    size_t ks = (size_t)p->job->key_bytes;
+    void *tk = mine + 8 * 2048 * sizeof(uint32_t);
+    void *tv = (char *)tk + p->big * ks;
+    for (;;) {
+        size_t b = atomic_fetch_add_explicit(&p->next_bucket, 1, memory_order_relaxed);
+        if (b >= p->radix) break;
+        size_t lo = p->bstart[b], hi = p->bstart[b + 1];
+        if (hi > lo && hi - lo <= p->big) kr->bucket_sort(p, lo, hi, tk, tv, (uint32_t *)mine);
+    }
+}
+
+
 /* Tiny inputs: copy to the output, then a stable insertion sort there. */
 static gpusort_status sort_tiny(const gpusort__cpu_job *job, const rkernels *kr)
 {
@@ -322,12 +391,12 @@ gpusort_status gpusort__cpu_radix_job(gpusort_ctx *ctx, const gpusort__cpu_job *
 
     /* Buffers: the output, and scratch for the ping-pong. */
     void *out_k = job->keys_out;
-    if (!out_k) out_k = own_out_k = malloc(n * ks);
+    if (!out_k) out_k = own_out_k = gpusort__cpu_big_alloc(n * ks);
     int in_place = (job->keys_out && job->keys_out == job->keys_in) ||
                    (vs && job->values_in && job->values_out == job->values_in);
     if (m >= 2 || (m == 1 && in_place)) {
-        scr_k = malloc(n * ks);
-        if (vs) scr_v = malloc(n * vs);
+        scr_k = gpusort__cpu_big_alloc(n * ks);
+        if (vs) scr_v = gpusort__cpu_big_alloc(n * vs);
     }
     if (!out_k || ((m >= 2 || (m == 1 && in_place)) && (!scr_k || (vs && !scr_v)))) {
         st = gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY,
@@ -349,6 +418,56 @@ gpusort_status gpusort__cpu_radix_job(gpusort_ctx *ctx, const gpusort__cpu_job *
         goto done;
     }
 
+    if (m >= 2 && n >= HYBRID_MIN) {
+        /* Hybrid: one MSD pass on the highest digit that varies (input -> B), then every
+         * bucket sorted on the bits below it while it sits in cache (B -> A). */
+        p->kr = kr;
+        p->ak = out_k;
+        p->av = vs ? job->values_out : NULL;
+        p->bk = scr_k;
+        p->bv = scr_v;
+        int top = passes[m - 1];
+        p->msd_shift = top * p->bits;
+        size_t sum = 0, largest = 0;
+        for (size_t b = 0; b < p->radix; b++) {
+            size_t c = 0;
+            for (size_t t = 0; t < T; t++) c += p->hist[(t * p->ndigits + top) * p->radix + b];
+            p->bstart[b] = sum;
+            sum += c;
+        }
+        p->bstart[p->radix] = sum;
+        p->big = n / (2 * T);      /* a bucket that would leave threads idle: all threads */
+        if (p->big > BIG_BUCKET) p->big = BIG_BUCKET;
+        for (size_t b = 0; b < p->radix; b++) {
+            size_t c = p->bstart[b + 1] - p->bstart[b];
+            if (c <= p->big && c > largest) largest = c;
+        }
+        p->big = largest;          /* room for the largest small bucket only */
+        p->tmp_stride = (8 * 2048 * sizeof(uint32_t) + largest * (ks + vs) + 63) / 64 * 64;
+        p->tmp = (unsigned char *)malloc(T * p->tmp_stride);
+        if (!p->tmp) {
+            st = gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY,
+                                    "radix sort: %zu bytes of bucket buffers", T * p->tmp_stride);
+            goto done;
+        }
+        run_pass(p, kr, top, 1, job->keys_in, job->values_in, scr_k, scr_v);
+        atomic_init(&p->next_bucket, 0);
+        gpusort__cpu_parallel_for(p->T, T, bucket_worker, p);
+        for (size_t b = 0; b < p->radix && st == GPUSORT_STATUS_SUCCESS; b++) {
+            size_t lo = p->bstart[b], c = p->bstart[b + 1] - lo;
+            if (c <= p->big) continue;
+            /* a big bucket: a radix sort of its own, all threads (B -> A) */
+            gpusort__cpu_job sub = *job;
+            sub.n = c;
+            sub.keys_in = (const char *)scr_k + lo * ks;
+            sub.keys_out = (char *)out_k + lo * ks;
+            sub.values_in = vs ? (const char *)scr_v + lo * vs : NULL;
+            sub.values_out = vs ? (char *)job->values_out + lo * vs : NULL;
+            st = gpusort__cpu_radix_job(ctx, &sub);
+        }
+        goto done;
+    }
+
     const void *src_k = job->keys_in, *src_v = job->values_in;
     for (int j = 0; j < m; j++) {
         /* Out of place, the last pass writes the output and the others alternate backwards
@@ -356,31 +475,7 @@ gpusort_status gpusort__cpu_radix_job(gpusort_ctx *ctx, const gpusort__cpu_job *
         int to_out = in_place ? (j % 2 == 1) : ((m - 1 - j) % 2 == 0);
         void *dst_k = to_out ? out_k : scr_k;
         void *dst_v = vs ? (to_out ? job->values_out : scr_v) : NULL;
-        p->src_k = src_k;
-        p->src_v = src_v;
-        p->dst_k = dst_k;
-        p->dst_v = dst_v;
-        p->shift = passes[j] * p->bits;
-        if (j == 0) {
-            for (size_t t = 0; t < T; t++)
-                memcpy(p->offs + t * p->radix,
-                       p->hist + (t * p->ndigits + passes[0]) * p->radix,
-                       p->radix * sizeof(size_t));
-        } else {
-            gpusort__cpu_parallel_for(p->T, T, kr->count, p);
-        }
-        /* counts -> offsets: digit-major, then thread order */
-        size_t sum = 0;
-        for (size_t b = 0; b < p->radix; b++)
-            for (size_t t = 0; t < T; t++) {
-                size_t c = p->offs[t * p->radix + b];
-                p->offs[t * p->radix + b] = sum;
-                sum += c;
-            }
-        int wc = p->wc && (uintptr_t)dst_k % ks == 0 && (!vs || (uintptr_t)dst_v % vs == 0);
-        void (*scatter)(void *, size_t) = kr->scatter;
-        if (wc) scatter = kr->scatter_wc512 && have_avx512() ? kr->scatter_wc512 : kr->scatter_wc;
-        gpusort__cpu_parallel_for(p->T, T, scatter, p);
+        run_pass(p, kr, passes[j], j == 0, src_k, src_v, dst_k, dst_v);
         src_k = dst_k;
         src_v = dst_v;
     }
@@ -390,13 +485,14 @@ gpusort_status gpusort__cpu_radix_job(gpusort_ctx *ctx, const gpusort__cpu_job *
     }
 
 done:
-    free(scr_k);
-    free(scr_v);
-    free(own_out_k);
+    gpusort__cpu_big_free(scr_k, n * ks);
+    gpusort__cpu_big_free(scr_v, n * vs);
+    gpusort__cpu_big_free(own_out_k, n * ks);
     free(p->hist);
     free(p->offs);
     free(p->wc);
     free(p->wc_start);
+    free(p->tmp);
     free(p);
     return st;
 }

@@ -135,6 +135,92 @@ static void RI_FN(scatter)(void *arg, size_t t)
 #undef RI_STORE_LINE
 #undef RI_WC_NAME
 
+/* Insertion sort, defined below. */
+static void RI_FN(insertion)(void *k_, void *v_, size_t n, RI_KT xm);
+
+/* One bucket [lo, hi) of the MSD split (radix.c, "hybrid"), alone and single-threaded: it
+ * sits in B (scratch), and ends sorted in A (the output) at the same positions. The bucket's
+ * keys share every bit from msd_shift up; LSD passes over the bits below, with digits of 8
+ * bits for small buckets (histogram set-up would dominate) and 11 for larger ones, all
+ * histograms in one read of the bucket and passes whose digit is constant skipped. Passes
+ * ping-pong between A and tmp so that the last one writes A. cnt has room for 8 x 2048
+ * counters (32-bit: a bucket is far smaller than 2^32 elements). */
+static void RI_FN(bucket_sort)(const rplan *p, size_t lo, size_t hi, void *tmp_k, void *tmp_v,
+                               uint32_t *cnt)
+{
+    const RI_KT xm = (RI_KT)p->xor_mask;
+    const size_t nb = hi - lo;
+    const RI_KT *sk = (const RI_KT *)p->bk + lo;
+    RI_KT *ak = (RI_KT *)p->ak + lo;
+#if RI_VBYTES
+    const RI_VT *sv = (const RI_VT *)p->bv + lo;
+    RI_VT *av = (RI_VT *)p->av + lo;
+#endif
+    if (nb <= INSERTION_MAX) {
+        memcpy(ak, sk, nb * sizeof *ak);
+#if RI_VBYTES
+        memcpy(av, sv, nb * sizeof *av);
+        RI_FN(insertion)(ak, av, nb, xm);
+#else
+        RI_FN(insertion)(ak, NULL, nb, xm);
+#endif
+        return;
+    }
+    const unsigned lb = nb < BUCKET_SMALL ? 8 : 11;
+    const size_t radix = (size_t)1 << lb;
+    const RI_KT mask = (RI_KT)(radix - 1);
+    const int nd = (int)((p->msd_shift + lb - 1) / lb);
+    memset(cnt, 0, (size_t)nd * radix * sizeof *cnt);
+    for (size_t i = 0; i < nb; i++) {
+        RI_KT r = RI_RK(sk[i]);
+        for (int d = 0; d < nd; d++) cnt[(size_t)d * radix + (size_t)((r >> (d * lb)) & mask)]++;
+    }
+    int passes[8], mp = 0;
+    for (int d = 0; d < nd; d++) {
+        const uint32_t *c = cnt + (size_t)d * radix;
+        size_t b = 0;
+        while (c[b] == 0) b++;
+        if (c[b] != nb) passes[mp++] = d;
+    }
+    const RI_KT *src_k = sk;
+#if RI_VBYTES
+    const RI_VT *src_v = sv;
+#endif
+    if (mp == 0) {
+        memcpy(ak, sk, nb * sizeof *ak);
+#if RI_VBYTES
+        memcpy(av, sv, nb * sizeof *av);
+#endif
+        return;
+    }
+    for (int j = 0; j < mp; j++) {
+        int to_a = (mp - 1 - j) % 2 == 0;
+        RI_KT *dk = to_a ? ak : (RI_KT *)tmp_k;
+#if RI_VBYTES
+        RI_VT *dv = to_a ? av : (RI_VT *)tmp_v;
+#endif
+        uint32_t *c = cnt + (size_t)passes[j] * radix, sum = 0;
+        for (size_t b = 0; b < radix; b++) {
+            uint32_t x = c[b];
+            c[b] = sum;
+            sum += x;
+        }
+        const unsigned shift = (unsigned)passes[j] * lb;
+        for (size_t i = 0; i < nb; i++) {
+            RI_KT b = src_k[i];
+            uint32_t o = c[(size_t)((RI_RK(b) >> shift) & mask)]++;
+            dk[o] = b;
+#if RI_VBYTES
+            dv[o] = src_v[i];
+#endif
+        }
+        src_k = dk;
+#if RI_VBYTES
+        src_v = dv;
+#endif
+    }
+}
+
 /* Stable insertion sort of n elements in place (keys k, values v or NULL), for tiny n. */
 static void RI_FN(insertion)(void *k_, void *v_, size_t n, RI_KT xm)
 {
@@ -173,7 +259,7 @@ static const rkernels RI_FN(ri_ops) = {RI_FN(hist_all), RI_FN(count), RI_FN(scat
 #else
                                        NULL,
 #endif
-                                       RI_FN(insertion_any)};
+                                       RI_FN(insertion_any), RI_FN(bucket_sort)};
 
 #undef RI_RK
 #undef RI_KT
