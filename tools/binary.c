@@ -544,6 +544,9 @@ static void sort_in_place(sort_job *j, void *keys, void *vals, size_t n, reload_
         j->requested == GPUSORT_BACKEND_AUTO && reload && reload(reload_arg) == 0 &&
         fall_back_to_cpu(&j->ctx, s, j->requested, j->threads, "sorting"))
         s = sort_call(j, keys, vals, n);
+    if (s == GPUSORT_STATUS_OUT_OF_HOST_MEMORY && !vals)
+        cli_fail("sort: out of host memory sorting %zu keys (%s); a smaller -S sorts in pieces",
+                 n, gpusort_ctx_last_error(j->ctx));
     if (s != GPUSORT_STATUS_SUCCESS) {
         char w[128];
         snprintf(w, sizeof w, "sort: the %s backend (%s) failed",
