@@ -55,10 +55,17 @@ for step in $STEPS; do
       GPUSORT_CUDA_HOST_RUN_KEYS=50000 "$BIN/test_backends" --backend cuda --filter "$t/" \
           > "$OUT/test_runs_$t.log" 2>&1 &
     done
+    # The radix sort built with 24576-key portions (-DGPUSORT_RADIX_PORTION_LOG2=15): the
+    # multi-portion path (n > 2^27) at test sizes.
+    if [ -x "$BIN/test_backends_portions" ]; then
+      for t in u32 u64; do
+        "$BIN/test_backends_portions" --backend cuda --filter "$t/" > "$OUT/test_portions_$t.log" 2>&1 &
+      done
+    fi
     fails=0
     for j in $(jobs -p); do wait "$j" || fails=$((fails + 1)); done
     cat "$OUT"/test_*.log > "$OUT/test.log"; rm -f "$OUT"/test_*.log
-    note "test_backends --backend cuda (6 types, + u32 f64 in host runs of 50000): $fails failing processes in $(( $(date +%s) - t0 )) s"
+    note "test_backends --backend cuda (6 types, + u32 f64 in host runs of 50000, + u32 u64 small portions): $fails failing processes in $(( $(date +%s) - t0 )) s"
     grep -E "passed|failed|FAIL|skipped" "$OUT/test.log" | tail -20 | tee -a "$SUMMARY"
     ;;
   sanitize)

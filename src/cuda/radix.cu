@@ -9,7 +9,7 @@
  * GPUs"; decoupled look-back from Merrill & Garland 2016, "Single-pass Parallel Prefix Scan with
  * Decoupled Look-back"). 8-bit digits, so 4 passes for 32-bit keys and 8 for 64-bit keys.
  *   1. hist_kernel: ONE read of the keys builds the 256-bucket histogram of every digit position
- *      at once (per portion, see below).
+ *      at once.
  *   2. scan_kernel (one block): for each digit position the exclusive scan of its histogram gives
  *      each bucket's first output index ("bin base"); a position where one bucket holds all n
  *      keys is trivial (e.g. the high bytes of small integers) and is skipped: a skipped pass
@@ -35,9 +35,9 @@
  * before every pass; only a sort of more than 8 launches (n above 2^27 with 64-bit keys) zeroes
  * it again before launches 8, 16, ... The counts of a launch must stay below 2^27, so the input
  * is processed in PORTIONS of < 2^27 keys: each
- * (pass, portion) is one launch whose tiles look back only within the portion; the bin bases of
- * portion q already include the keys of portions 0..q-1 of the same bucket (from per-portion
- * histograms, step 2), and bases are 64-bit. So n may exceed 2^32.
+ * (pass, portion) is one launch whose tiles look back only within the portion; the last tile of
+ * portion q writes the bin bases of portion q + 1 (its inclusive counts: the keys of portions
+ * 0..q of each bucket in this pass's order), and bases are 64-bit. So n may exceed 2^32.
  *
  * Small inputs (n <= one tile) take tile_sort_kernel: one block ranks and permutes the tile in
  * shared memory for every digit position (skipping positions where the tile's keys agree) and
@@ -46,9 +46,9 @@
  * Buffers: the passes ping-pong between the output and an alternate buffer (scratch slot KEYS /
  * VALUES, n*K and n*V bytes) so that the last pass lands in the output; an in-place sort with an
  * odd number of executed passes ends with one device copy (finish_kernel, which also handles
- * "no pass at all": copy, or indices for argsort). Aux memory (slot AUX): histograms and
- * bin bases, 12 KiB per 2^28 keys for 32-bit keys, plus the look-back state, 1 KiB per tile of
- * the largest portion (n/TILE KiB up to 2^28 keys).
+ * "no pass at all": copy, or indices for argsort). Aux memory (slot AUX): histograms and bin
+ * bases (8 KiB per pass and portion), plus the look-back state, 1 KiB per tile of the largest
+ * portion (n/TILE KiB up to 2^27 keys: 21 MiB for 32-bit keys).
  */
 #include "cuda_internal.h"
 #include "block_radix_rank.cuh"
@@ -84,8 +84,12 @@ template <> struct Tune<uint64_t> { static constexpr int KPT = GPUSORT_RADIX_KPT
  * straddle a portion). */
 constexpr int HIST_THREADS = 256;
 constexpr int HIST_TILES = 4;
-/* Keys per portion: below 2^27, the look-back count field. */
-constexpr size_t PORTION_LIMIT = (size_t)1 << 27;
+/* Keys per portion: below 2^27, the look-back count field. (Tests build with a small value to
+ * run the multi-portion path at small n.) */
+#ifndef GPUSORT_RADIX_PORTION_LOG2
+#define GPUSORT_RADIX_PORTION_LOG2 27
+#endif
+constexpr size_t PORTION_LIMIT = (size_t)1 << GPUSORT_RADIX_PORTION_LOG2;
 
 constexpr uint32_t FLAG_AGGREGATE = 1u << 30;
 constexpr uint32_t FLAG_INCLUSIVE = 2u << 30;
@@ -126,6 +130,7 @@ struct SweepArgs {
     size_t portion_start;     /* first key of this launch */
     size_t portion_n;         /* keys in this launch */
     const uint64_t *bin_base; /* [256] for this (portion, pass) */
+    uint64_t *bin_base_next;  /* [256] for the next portion of this pass, or NULL */
     uint32_t *ticket;         /* this launch's tile ticket counter, zeroed with the histograms */
     uint32_t *state;          /* [tiles][256], shared by the launches (see the epochs above) */
     uint32_t epoch;           /* launch number mod EPOCHS, pre-shifted to EPOCH_SHIFT */
@@ -234,6 +239,11 @@ __global__ void __launch_bounds__(THREADS, GPUSORT_RADIX_MIN_BLOCKS) onesweep_ke
                 store_state(state + tid, FLAG_INCLUSIVE | a.epoch | (before + total));
             }
             s_delta[tid] = (long long)base + before - s_excl[tid];
+            /* The last tile knows the portion's count of each digit: the next portion of this
+             * pass starts there (its keys are not the next portion of the ORIGINAL input, so
+             * bases cannot come from the upfront histograms). */
+            if (a.bin_base_next && tile == gridDim.x - 1)
+                a.bin_base_next[tid] = base + before + total;
         }
         __syncthreads();
 
@@ -279,8 +289,7 @@ __global__ void __launch_bounds__(THREADS, GPUSORT_RADIX_MIN_BLOCKS) onesweep_ke
  * counts runs of equal digits in registers and adds a run's length once. */
 template <typename K, bool FLOAT>
 __global__ void __launch_bounds__(HIST_THREADS) hist_kernel(const K *keys, size_t n, K mask,
-                                                            size_t chunk, size_t portion,
-                                                            uint32_t *hist)
+                                                            size_t chunk, unsigned long long *hist)
 {
     constexpr int P = sizeof(K);
     constexpr int VEC = 16 / sizeof(K);
@@ -330,14 +339,13 @@ __global__ void __launch_bounds__(HIST_THREADS) hist_kernel(const K *keys, size_
     for (int p = 0; p < P; p++)
         if (run_len[p]) atomicAdd(&s_hist[p * RADIX_DIGITS + run_digit[p]], run_len[p]);
     __syncthreads();
-    uint32_t *h = hist + (first / portion) * P * RADIX_DIGITS;
     for (int i = threadIdx.x; i < P * RADIX_DIGITS; i += HIST_THREADS)
-        if (s_hist[i]) atomicAdd(&h[i], s_hist[i]);
+        if (s_hist[i]) atomicAdd(&hist[i], (unsigned long long)s_hist[i]);
 }
 
-/* One block of 256 threads: bin bases of every (portion, pass), then the plan (thread 0). */
-__global__ void __launch_bounds__(RADIX_DIGITS) scan_kernel(const uint32_t *hist, int passes,
-                                                            size_t portions, size_t n,
+/* One block of 256 threads: the bin bases of portion 0 of every pass, then the plan (thread 0). */
+__global__ void __launch_bounds__(RADIX_DIGITS) scan_kernel(const unsigned long long *hist,
+                                                            int passes, size_t n,
                                                             uint64_t *bin_base, PlanInput in,
                                                             Plan *plan)
 {
@@ -347,18 +355,14 @@ __global__ void __launch_bounds__(RADIX_DIGITS) scan_kernel(const uint32_t *hist
     if (d < MAX_PASSES) s_trivial[d] = 0;
     __syncthreads();
     for (int p = 0; p < passes; p++) {
-        unsigned long long total = 0;
-        for (size_t q = 0; q < portions; q++) total += hist[(q * passes + p) * RADIX_DIGITS + d];
+        const unsigned long long total = hist[p * RADIX_DIGITS + d];
         if (total == n) s_trivial[p] = 1;
         const unsigned long long incl = warp_inclusive_scan(total);
         if (lane == 31) s_scan[warp] = incl;
         __syncthreads();
         unsigned long long run = incl - total;
         for (int w = 0; w < warp; w++) run += s_scan[w];
-        for (size_t q = 0; q < portions; q++) {
-            bin_base[(q * passes + p) * RADIX_DIGITS + d] = run;
-            run += hist[(q * passes + p) * RADIX_DIGITS + d];
-        }
+        bin_base[p * RADIX_DIGITS + d] = run; /* portion 0; the sweeps give the others */
         __syncthreads();
     }
     if (d != 0) return;
@@ -539,10 +543,10 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d)
     const size_t portions = (n + portion - 1) / portion;
     const size_t max_tiles = ((n < portion ? n : portion) + TILE - 1) / TILE;
 
-    /* Aux layout: hist u32 | tickets u32 | state | plan | bin_base u64. The first three are
-     * zeroed by one memset per sort. */
+    /* Aux layout: hist u64 | tickets u32 | state | plan | bin_base u64 [portion][pass][256].
+     * The first three are zeroed by one memset per sort. */
     const size_t launches = portions * P;
-    const size_t hist_bytes = portions * P * RADIX_DIGITS * 4;
+    const size_t hist_bytes = P * RADIX_DIGITS * 8;
     const size_t off_ticket = align_up(hist_bytes, 256);
     const size_t off_state = align_up(off_ticket + launches * 4, 256);
     const size_t state_bytes = max_tiles * RADIX_DIGITS * 4;
@@ -551,7 +555,7 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d)
     const size_t aux_bytes = off_base + portions * P * RADIX_DIGITS * 8;
     char *aux = (char *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_AUX, aux_bytes);
     if (!aux) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
-    uint32_t *hist = (uint32_t *)aux;
+    unsigned long long *hist = (unsigned long long *)aux;
     Plan *plan = (Plan *)(aux + off_plan);
     uint32_t *ticket = (uint32_t *)(aux + off_ticket);
     uint32_t *state = (uint32_t *)(aux + off_state);
@@ -575,8 +579,8 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d)
                                  "cudaMemsetAsync")))
         return s;
     hist_kernel<K, FLOAT><<<(unsigned)((n + chunk - 1) / chunk), HIST_THREADS, 0, st>>>(
-        (const K *)d->keys_in, n, mask, chunk, portion, hist);
-    scan_kernel<<<1, RADIX_DIGITS, 0, st>>>(hist, P, portions, n, bin_base, in, plan);
+        (const K *)d->keys_in, n, mask, chunk, hist);
+    scan_kernel<<<1, RADIX_DIGITS, 0, st>>>(hist, P, n, bin_base, in, plan);
     if ((s = gpusort__cuda_check(ctx, cudaGetLastError(), "radix histogram"))) return s;
 
     const size_t smem = sweep_smem<K>(KPT, VB);
@@ -596,6 +600,7 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d)
             a.portion_start = q * portion;
             a.portion_n = n - a.portion_start < portion ? n - a.portion_start : portion;
             a.bin_base = bin_base + (q * P + p) * RADIX_DIGITS;
+            a.bin_base_next = q + 1 < portions ? bin_base + ((q + 1) * P + p) * RADIX_DIGITS : NULL;
             const size_t tiles = (a.portion_n + TILE - 1) / TILE;
             if (k >= EPOCHS && k % EPOCHS == 0 &&
                 (s = gpusort__cuda_check(ctx, cudaMemsetAsync(state, 0, state_bytes, st),
