@@ -308,8 +308,11 @@ int text_records_main(const text_opts *o)
         got += rin_read(&in, buf + got, cap - got);
         pending = -1;
         size_t n = got / rs;
-        if (got % rs) cli_fail("%s: the input is not a multiple of the record size %zu",
-                               in.name ? in.name : "-", rs);
+        if (got % rs) {
+            free(buf);
+            cli_fail("%s: the input is not a multiple of the record size %zu",
+                     in.name ? in.name : "-", rs);
+        }
         int last = got < cap;
         if (!last) {                     /* exactly full: is anything left? */
             uint8_t probe;
