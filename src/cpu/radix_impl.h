@@ -56,10 +56,19 @@ static void RI_FN(hist_all)(void *arg, size_t t)
         return;
     }
 #endif
-    for (size_t i = lo; i < hi; i++) {
-        RI_KT r = RI_RK(k[i]);
-        for (int d = 0; d < nd; d++) h[(size_t)d * radix + (size_t)((r >> (d * bits)) & mask)]++;
+#define RI_HIST_ALL(ND)                                                                       \
+    for (size_t i = lo; i < hi; i++) {                                                        \
+        RI_KT r = RI_RK(k[i]);                                                                \
+        for (int d = 0; d < (ND); d++)                                                        \
+            h[(size_t)d * radix + (size_t)((r >> (d * bits)) & mask)]++;                      \
     }
+    switch (nd) {                  /* constant digit counts: the inner loop unrolls */
+    case 4: RI_HIST_ALL(4); break;  /* 32-bit keys, 8-bit digits */
+    case 6: RI_HIST_ALL(6); break;  /* 64-bit keys, 11-bit digits */
+    case 8: RI_HIST_ALL(8); break;  /* 64-bit keys, 8-bit digits */
+    default: RI_HIST_ALL(nd); break;
+    }
+#undef RI_HIST_ALL
 }
 
 /* Histogram of the current pass's digit over chunk t of the pass's source. */
@@ -171,10 +180,21 @@ static void RI_FN(bucket_sort)(const rplan *p, size_t lo, size_t hi, void *tmp_k
     const RI_KT mask = (RI_KT)(radix - 1);
     const int nd = (int)((p->msd_shift + lb - 1) / lb);
     memset(cnt, 0, (size_t)nd * radix * sizeof *cnt);
-    for (size_t i = 0; i < nb; i++) {
-        RI_KT r = RI_RK(sk[i]);
-        for (int d = 0; d < nd; d++) cnt[(size_t)d * radix + (size_t)((r >> (d * lb)) & mask)]++;
+    /* constant digit counts for the common cases, so the compiler unrolls the inner loop */
+#define RI_BUCKET_HIST(ND)                                                                    \
+    for (size_t i = 0; i < nb; i++) {                                                         \
+        RI_KT r = RI_RK(sk[i]);                                                               \
+        for (int d = 0; d < (ND); d++)                                                        \
+            cnt[(size_t)d * radix + (size_t)((r >> (d * lb)) & mask)]++;                      \
     }
+    switch (nd) {
+    case 2: RI_BUCKET_HIST(2); break;
+    case 3: RI_BUCKET_HIST(3); break;
+    case 5: RI_BUCKET_HIST(5); break;
+    case 7: RI_BUCKET_HIST(7); break;
+    default: RI_BUCKET_HIST(nd); break;
+    }
+#undef RI_BUCKET_HIST
     int passes[8], mp = 0;
     for (int d = 0; d < nd; d++) {
         const uint32_t *c = cnt + (size_t)d * radix;
