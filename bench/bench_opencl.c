@@ -3,7 +3,7 @@
  * timed in the same run on the same data.
  *
  *   bench_opencl [--sizes 20,24] [--type u32] [--runs 7] [--device D] [--no-bitonic]
- *                [--no-cpu] [--no-qsort] [--device-only] [--csv]
+ *                [--no-cpu] [--no-qsort] [--device-only] [--host-only] [--csv]
  *
  * WORKLOADS, for each size 2^k (uniform random keys of --type, a fixed seed):
  *   opencl radix  host      gpusort_sort on host arrays: copy in, sort, copy out
@@ -57,8 +57,8 @@ static struct {
     gpusort_type type;
     int runs;
     int device;
-    int bitonic, cpu, qsort_peer, csv, device_only;
-} opt = {{20, 24}, 2, GPUSORT_TYPE_U32, 7, -1, 1, 1, 1, 0, 0};
+    int bitonic, cpu, qsort_peer, csv, device_only, host_only;
+} opt = {{20, 24}, 2, GPUSORT_TYPE_U32, 7, -1, 1, 1, 1, 0, 0, 0};
 
 static double now(void)
 {
@@ -358,7 +358,9 @@ static void usage(FILE *f)
             "  --device   OpenCL device index (default: the backend's default, a GPU if any)\n"
             "  --runs     timed runs per workload after one warm-up; the median is reported\n"
             "  --device-only  only the data-on-the-device workloads (OpenCL cl_mem, CUDA device\n"
-            "             pointers): no host peers, no host round trips (for large sizes on a GPU)\n");
+            "             pointers): no host peers, no host round trips (for large sizes on a GPU)\n"
+            "  --host-only    only host-array workloads (on a CPU device such as PoCL the cl_mem\n"
+            "             rows time the same work without the memcpy; this halves the run)\n");
 }
 
 int main(int argc, char **argv)
@@ -384,6 +386,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--no-qsort")) opt.qsort_peer = 0;
         else if (!strcmp(a, "--csv")) opt.csv = 1;
         else if (!strcmp(a, "--device-only")) opt.device_only = 1;
+        else if (!strcmp(a, "--host-only")) opt.host_only = 1;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return 0; }
         else { usage(stderr); return 2; }
     }
@@ -498,9 +501,11 @@ int main(int argc, char **argv)
         j.ctx = ocl;
         j.alg = GPUSORT_ALGORITHM_RADIX;
         double peer = t_cuda_dev > 0 ? t_cuda_dev : t_cpu;
-        if (bench("opencl radix", "device", run_cl_sort, &j, 0, peer) < 0) failed = 1;
-        if (clEnqueueReadBuffer(my_q, j.dout, CL_TRUE, 0, j.n * j.ks, j.out, 0, NULL, NULL) ||
-            !check_sorted(j.in[(opt.runs - 1) & 1], j.out, j.n, opt.type)) {
+        if (!opt.host_only && bench("opencl radix", "device", run_cl_sort, &j, 0, peer) < 0)
+            failed = 1;
+        if (!opt.host_only &&
+            (clEnqueueReadBuffer(my_q, j.dout, CL_TRUE, 0, j.n * j.ks, j.out, 0, NULL, NULL) ||
+             !check_sorted(j.in[(opt.runs - 1) & 1], j.out, j.n, opt.type))) {
             printf("| opencl radix device result is WRONG |\n");
             failed = 1;
         }
@@ -509,9 +514,11 @@ int main(int argc, char **argv)
             failed = 1;
         if (opt.bitonic) {
             j.alg = GPUSORT_ALGORITHM_BITONIC;
-            if (bench("opencl bitonic", "device", run_cl_sort, &j, 0, peer) < 0) failed = 1;
-            if (clEnqueueReadBuffer(my_q, j.dout, CL_TRUE, 0, j.n * j.ks, j.out, 0, NULL, NULL) ||
-                !check_sorted(j.in[(opt.runs - 1) & 1], j.out, j.n, opt.type)) {
+            if (!opt.host_only && bench("opencl bitonic", "device", run_cl_sort, &j, 0, peer) < 0)
+                failed = 1;
+            if (!opt.host_only &&
+                (clEnqueueReadBuffer(my_q, j.dout, CL_TRUE, 0, j.n * j.ks, j.out, 0, NULL, NULL) ||
+                 !check_sorted(j.in[(opt.runs - 1) & 1], j.out, j.n, opt.type))) {
                 printf("| opencl bitonic device result is WRONG |\n");
                 failed = 1;
             }
@@ -520,7 +527,16 @@ int main(int argc, char **argv)
                 failed = 1;
         }
         if (opt.type != GPUSORT_TYPE_F64 || gpusort__cl_has_fp64(ocl)) {
-            if (bench("opencl reduce sum", "device", run_cl_reduce, &j, 0, t_cuda_red) < 0)
+            if (opt.host_only) {
+                double t_cpu_red = 0;
+                if (cpu) {
+                    j.ctx = cpu;
+                    t_cpu_red = bench("cpu reduce sum", "host", run_host_reduce, &j, 0, 0);
+                }
+                j.ctx = ocl;
+                if (bench("opencl reduce sum", "host", run_host_reduce, &j, 0, t_cpu_red) < 0)
+                    failed = 1;
+            } else if (bench("opencl reduce sum", "device", run_cl_reduce, &j, 0, t_cuda_red) < 0)
                 failed = 1;
             gpusort_value dev_sum = j.value;
             if (cpu) {

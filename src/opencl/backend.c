@@ -21,14 +21,19 @@
  *
  * MEMORY. Host pointers are the normal case: the data is copied into device buffers owned by
  * the context (grown on demand, reused), sorted there in place and copied back; such calls
- * complete before they return. With gpusort_sort_desc.flags = GPUSORT_FLAG_CL_MEM, keys_in,
- * keys_out, values_in and values_out are cl_mem handles cast to pointers, e.g.
+ * complete before they return. Host arrays larger than one device sort (the kernels' 32-bit
+ * limit, or the device's memory) are sorted in runs on the device and merged stably on the
+ * host (sort_host_runs), so any n works on host data.
+ * With gpusort_sort_desc.flags = GPUSORT_FLAG_CL_MEM, keys_in, keys_out, values_in and values_out
+ * are cl_mem handles cast to pointers, e.g.
  *     desc.keys_in = (const void *)my_cl_mem;
  * they must belong to the context's cl_context (set the caller's queue first with
  * gpusort_ctx_set_stream) and hold at least n elements; keys_out == keys_in sorts in place. On
  * the caller's queue such a call is only enqueued (gpusort_ctx_synchronize or the caller's own
  * clFinish waits for it); on the backend's own queue it completes before returning.
- * gpusort_reduce takes host pointers only (the public call has no flag to say "cl_mem").
+ * Such a call is limited to the kernels' 32-bit sizes (radix n <= 0xFFFF0000, bitonic
+ * n <= 2^31; above: UNSUPPORTED). gpusort_reduce takes host pointers only (the public call has
+ * no flag to say "cl_mem").
  *
  * ERRORS. Every cl_int is mapped: CL_MEM_OBJECT_ALLOCATION_FAILURE anywhere, and
  * CL_OUT_OF_RESOURCES / CL_INVALID_BUFFER_SIZE when allocating, give OUT_OF_DEVICE_MEMORY;
@@ -41,6 +46,7 @@
  */
 #include "opencl_internal.h"
 
+#include "cpu/cpu.h"
 #include "opencl_kernels.h"
 
 #include <stdarg.h>
@@ -76,6 +82,7 @@ typedef struct cl_state {
     int has_fp64;
     int compute_units;
     cl_ulong max_alloc;
+    cl_ulong global_mem;
     cl_program programs[GPUSORT_CL_PROG_COUNT];
     cached_kernel kernels[MAX_KERNELS];
     int kernel_count;
@@ -305,6 +312,8 @@ static gpusort_status ocl_init(gpusort_ctx *ctx, int device)
     st->compute_units = cus ? (int)cus : 1;
     clGetDeviceInfo(ref.device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof st->max_alloc,
                     &st->max_alloc, NULL);
+    clGetDeviceInfo(ref.device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof st->global_mem,
+                    &st->global_mem, NULL);
     st->has_fp64 = fp64_enabled(ref.device);
     return GPUSORT_STATUS_SUCCESS;
 fail:
@@ -362,6 +371,8 @@ static gpusort_status ocl_set_stream(gpusort_ctx *ctx, void *stream)
     st->compute_units = cus ? (int)cus : 1;
     clGetDeviceInfo(st->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof st->max_alloc,
                     &st->max_alloc, NULL);
+    clGetDeviceInfo(st->device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof st->global_mem,
+                    &st->global_mem, NULL);
     return GPUSORT_STATUS_SUCCESS;
 }
 
@@ -623,6 +634,77 @@ done:
     return s;
 }
 
+/* The most keys one device sort of host data takes: the kernels' 32-bit limit, what fits in
+ * 3/4 of the device memory (device copy + temporaries, about 2 (K + V) + max(K, V, 4) + 4 bytes a
+ * key), what one buffer may hold, and the testing knob GPUSORT_OPENCL_HOST_RUN_KEYS. */
+static size_t host_run_limit(gpusort_ctx *ctx, const gpusort_sort_desc *d, gpusort_algorithm alg)
+{
+    cl_state *st = state(ctx);
+    size_t ks = gpusort_type_size(d->key_type);
+    size_t vs = d->value_type == GPUSORT_TYPE_NONE ? 0 : gpusort_type_size(d->value_type);
+    size_t widest = ks > vs ? ks : vs, per_key = 2 * (ks + vs) + (widest > 4 ? widest : 4) + 4;
+    size_t lim = alg == GPUSORT_ALGORITHM_BITONIC ? GPUSORT_CL_BITONIC_MAX_N
+                                                  : GPUSORT_CL_RADIX_MAX_N;
+    if (st->global_mem && st->global_mem / 4 * 3 / per_key < lim)
+        lim = (size_t)(st->global_mem / 4 * 3 / per_key);
+    if (st->max_alloc && st->max_alloc / widest < lim) lim = (size_t)(st->max_alloc / widest);
+    const char *knob = getenv("GPUSORT_OPENCL_HOST_RUN_KEYS");
+    if (knob && strtoull(knob, NULL, 10) > 0 && strtoull(knob, NULL, 10) < lim)
+        lim = (size_t)strtoull(knob, NULL, 10);
+    return lim ? lim : 1;
+}
+
+/* Host data larger than one device sort: sort runs of `run` keys on the device into host
+ * scratch, then merge the runs stably on the host (gpusort__cpu_merge_runs; ties go to the
+ * earlier run, so the result is the stable sort). Host scratch: n * (K + V) bytes, plus the
+ * merge's own. */
+static gpusort_status sort_host_runs(gpusort_ctx *ctx, const gpusort_sort_desc *d,
+                                     gpusort_algorithm alg, size_t run)
+{
+    size_t ks = gpusort_type_size(d->key_type);
+    size_t vs = d->value_type == GPUSORT_TYPE_NONE ? 0 : gpusort_type_size(d->value_type);
+    size_t runs = (d->n + run - 1) / run;
+    char *tk = (char *)malloc(d->n * ks);
+    char *tv = vs ? (char *)malloc(d->n * vs) : NULL;
+    uint64_t *offs = (uint64_t *)malloc((runs + 1) * sizeof *offs);
+    gpusort_status s = GPUSORT_STATUS_SUCCESS;
+    if (!tk || (vs && !tv) || !offs) {
+        s = gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY,
+                               "%zu bytes of host scratch to sort %zu keys in runs of %zu",
+                               d->n * (ks + vs), d->n, run);
+        goto done;
+    }
+    for (size_t r = 0; r < runs && !s; r++) {
+        size_t lo = r * run, m = d->n - lo < run ? d->n - lo : run;
+        offs[r] = lo;
+        gpusort_sort_desc sub = *d;
+        sub.keys_in = (const char *)d->keys_in + lo * ks;
+        sub.keys_out = tk + lo * ks;
+        sub.values_in = d->values_in ? (const char *)d->values_in + lo * vs : NULL;
+        sub.values_out = vs ? tv + lo * vs : NULL;
+        sub.n = m;
+        if ((s = sort_host(ctx, &sub, alg))) break;
+        if (vs && !d->values_in) {           /* argsort: run-local indices -> global */
+            for (size_t i = 0; i < m; i++) {
+                if (vs == 4) ((uint32_t *)sub.values_out)[i] += (uint32_t)lo;
+                else ((uint64_t *)sub.values_out)[i] += lo;
+            }
+        }
+    }
+    offs[runs] = d->n;
+    if (!s) {
+        gpusort_sort_desc all = *d;
+        all.keys_in = tk;
+        all.values_in = tv;
+        s = gpusort__cpu_merge_runs(ctx, &all, offs, runs);
+    }
+done:
+    free(tk);
+    free(tv);
+    free(offs);
+    return s;
+}
+
 static gpusort_status ocl_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d)
 {
     gpusort_algorithm alg = d->algorithm;
@@ -631,6 +713,10 @@ static gpusort_status ocl_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d)
                                   "the OpenCL backend has no %s sort (it offers radix and "
                                   "bitonic; merge and rank are CPU/CUDA algorithms)",
                                   gpusort_algorithm_name(alg));
+    if (!(d->flags & GPUSORT_FLAG_CL_MEM)) {
+        size_t run = host_run_limit(ctx, d, alg);
+        return d->n > run ? sort_host_runs(ctx, d, alg, run) : sort_host(ctx, d, alg);
+    }
     size_t limit = alg == GPUSORT_ALGORITHM_BITONIC ? GPUSORT_CL_BITONIC_MAX_N
                                                     : GPUSORT_CL_RADIX_MAX_N;
     if (d->n > limit)
@@ -639,8 +725,7 @@ static gpusort_status ocl_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d)
                                   "positions in the kernels); n = %zu",
                                   alg == GPUSORT_ALGORITHM_BITONIC ? "bitonic" : "radix", limit,
                                   d->n);
-    if (d->flags & GPUSORT_FLAG_CL_MEM) return sort_cl_mem(ctx, d, alg);
-    return sort_host(ctx, d, alg);
+    return sort_cl_mem(ctx, d, alg);
 }
 
 /* ---- reduce (host data; see MEMORY above) ---- */
