@@ -1,42 +1,52 @@
 /*
- * radix.c -- multithreaded LSD radix sort: keys, pairs and argsort of all six key types,
+ * radix.c -- multithreaded radix sort: keys, pairs and argsort of all six key types,
  * ascending and descending, stable, in place or out of place.
  *
  * Exports gpusort__cpu_radix_sort (a checked gpusort_sort_desc) and gpusort__cpu_radix_job (a
- * gpusort__cpu_job, see job.h; segmented.c calls it per segment).
+ * gpusort__cpu_job, see job.h; segmented.c calls it per segment). The element loops are in
+ * radix_impl.h / radix_wc.h, compiled once per key width, value width and key family.
  *
- * ALGORITHM (least-significant-digit radix sort; see e.g. Satish et al., "Fast sort on CPUs and
- * GPUs: a case for bandwidth oblivious SIMD sort", SIGMOD 2010, and Polychroniou & Ross,
- * "A comprehensive study of main-memory partitioning and its application to large-scale
+ * ALGORITHM (LSD radix sort with an MSD split for large inputs; see Satish et al., "Fast sort
+ * on CPUs and GPUs: a case for bandwidth oblivious SIMD sort", SIGMOD 2010, and Polychroniou &
+ * Ross, "A comprehensive study of main-memory partitioning and its application to large-scale
  * comparison- and radix-sort", SIGMOD 2014):
  *   1. Radix keys. Each key's bits map to an unsigned "radix key" whose unsigned order is the
- *      gpusort order (src/keys.h: sign flip for signed types; NaN/-0.0/negative handling for
- *      floats; complement for descending). It is computed on the fly from the original bits
- *      every time a digit is needed: the sort moves the original bits and never rewrites them,
- *      so -0.0 and NaN payloads survive.
+ *      gpusort order (src/keys.h, in branch-free form in rkey.h: sign flip for signed types;
+ *      NaN/-0.0/negative handling for floats; complement for descending). It is computed on
+ *      the fly from the original bits whenever a digit is needed: the sort moves the original
+ *      bits and never rewrites them, so -0.0 and NaN payloads survive.
  *   2. One read of the keys builds, per thread chunk, the histograms of ALL digits (11-bit
- *      digits: 3 passes for 32-bit keys, 6 for 64-bit; 8-bit digits below 2^17 keys, where the
- *      cost of a 2048-entry prefix sum per pass would show). A digit whose histogram has a
- *      single non-empty bucket is the same for every key: its pass is skipped (small integers,
+ *      digits: 3 for 32-bit keys, 6 for 64-bit; 8-bit digits below 2^17 keys, where a
+ *      2048-entry prefix sum per pass would show). A digit whose histogram has a single
+ *      non-empty bucket is the same for every key: it is never sorted on (small integers,
  *      floats of one sign and exponent range, ... cost fewer passes).
- *   3. Each remaining pass, lowest digit first, is a stable parallel scatter: thread t owns the
- *      fixed chunk [bounds[t], bounds[t+1]) of the source; its offset for digit d is
- *          sum of all keys with digit < d  +  keys with digit d in chunks of threads < t,
- *      so the threads write disjoint slots and equal digits keep their input order. The counts
- *      of the chunk come from step 2 for the first pass and from a counting read of the chunk
- *      (cheap: a sequential read) for the later ones, since a pass permutes the data.
- *   4. Passes ping-pong between the output and one scratch array, arranged so that the last
- *      pass writes the output. In place with an odd number of passes, the first pass cannot
- *      write its own source: it goes to scratch and a parallel copy ends the sort.
- *   Tiny inputs (<= 32 elements) use a stable insertion sort.
+ *   3. A pass is a stable parallel scatter: thread t owns the fixed chunk
+ *      [bounds[t], bounds[t+1]) of the source; its offset for digit d is
+ *          (keys with digit < d)  +  (keys with digit d in the chunks of threads < t),
+ *      so the threads write disjoint slots and equal digits keep their input order. Counts of
+ *      the chunk come from step 2 for a pass over the input, else from a counting read. Out of
+ *      the caches (n >= 2^18) the scatter goes through software write-combining buffers with
+ *      non-temporal stores (radix_wc.h): a plain scatter to 2048 places costs a cache miss
+ *      and often a TLB miss per element.
+ *   4a. n < 2^19 (the data fit the L2/L3 caches): LSD, lowest varying digit first. Passes
+ *      ping-pong between the output and one scratch array so that the last pass writes the
+ *      output (in place with an odd pass count, the last step is a parallel copy).
+ *   4b. n >= 2^19, "hybrid": ONE pass on the highest varying digit moves the input into
+ *      2048 buckets in scratch (B). Every bucket then holds keys that agree on all higher
+ *      bits, and is sorted on the bits below by a single-threaded LSD radix sort that runs in
+ *      the L2 cache (bucket_sort in radix_impl.h), from B into its final place in the output
+ *      (A). Threads take buckets from a shared counter. A bucket larger than 2^18 elements or
+ *      half a thread's share (skewed data) gets a radix sort of its own with all threads
+ *      (this function, recursively: its highest varying digit is a lower one).
+ *      Main-memory traffic: the histogram read, one scatter, one read and one write of the
+ *      buckets -- about half of what 3 LSD passes move for 32-bit keys.
+ *   Tiny inputs (<= 32 elements) and tiny buckets use a stable insertion sort.
  *
- * Why 11-bit digits: 32-bit keys need 3 passes instead of 4, and each pass is bound by memory
- * traffic (read + scattered write of the whole array); 2048 write streams per thread still fit
- * the L2 cache and the TLB of current x86 cores (measured, bench/results/cpu-*.md).
- *
- * Memory: scratch of n * (key + value) bytes (plus n * key bytes when keys_out is NULL, since
- * the keys must travel with the values), and T * (digits + 1) * 2048 counters.
- * Counters and offsets are size_t: n above 2^32 works.
+ * Memory: scratch of n * (key + value) bytes (plus n * key bytes when keys_out is NULL: the
+ * keys must travel with the values), in 2 MiB huge pages where available (memory.c); plus
+ * T * (digits + 2) * 2048 counters, T * 256 KiB of write-combining buffers and, for the
+ * hybrid, per thread one ping-pong buffer as large as the largest small bucket. Counters and
+ * offsets are size_t (bucket-local ones 32-bit): n above 2^32 works.
  */
 #include "cpu.h"
 #include "job.h"
