@@ -45,6 +45,10 @@ static void keys_task(void *arg, size_t i)
     rjob *j = (rjob *)arg;
     size_t a, b;
     slice(j, i, &a, &b);
+    if (j->ks == 0) {              /* already packed: offsets of records of rs bytes */
+        for (size_t x = a; x <= b && x <= j->n; x++) j->off[x] = (uint64_t)x * j->rs;
+        return;
+    }
     for (size_t x = a; x < b; x++) {
         memcpy(j->keys + x * j->ks, j->in + x * j->rs + j->ko, j->ks);
         j->off[x] = (uint64_t)x * j->ks;
@@ -95,15 +99,24 @@ gpusort_status gpusort__cpu_sort_records(gpusort_ctx *ctx, const void *records_i
     } else {
         if (n > SIZE_MAX / key_size)
             return gpusort__set_error(ctx, GPUSORT_STATUS_INVALID_ARGUMENT, "n * key_size overflows");
-        j.keys = (uint8_t *)malloc(n * key_size);
+        /* Records that are all key (record_size == key_size) are already packed. */
+        int packed = key_offset == 0 && key_size == record_size;
+        j.keys = packed ? NULL : (uint8_t *)malloc(n * key_size);
         j.off = (uint64_t *)malloc((n + 1) * sizeof(uint64_t));
-        if (!j.keys || !j.off) {
+        if ((!packed && !j.keys) || !j.off) {
             st = gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY,
                                     "%zu bytes for the packed keys", n * key_size + 8 * (n + 1));
             goto done;
         }
-        gpusort__cpu_parallel_for(j.parts, (size_t)j.parts, keys_task, &j);
-        st = gpusort__cpu_sort_strings(ctx, j.keys, j.off, n, order, perm_out);
+        if (packed) {
+            j.ks = 0;              /* keys_task: offsets only */
+            gpusort__cpu_parallel_for(j.parts, (size_t)j.parts, keys_task, &j);
+            j.ks = key_size;
+        } else {
+            gpusort__cpu_parallel_for(j.parts, (size_t)j.parts, keys_task, &j);
+        }
+        st = gpusort__cpu_sort_strings(ctx, packed ? (const uint8_t *)records_in : j.keys, j.off,
+                                       n, order, perm_out);
         free(j.keys);
         free(j.off);
         j.keys = NULL;
