@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # bench/text/run.sh -- gpusort text mode and records vs GNU sort, same files, same run.
 #
-# Usage: bench/text/run.sh PATH/TO/gpusort [DATA_DIR] [RUNS] > bench/results/text-DATE.md
+# Usage: bench/text/run.sh PATH/TO/gpusort [DATA_DIR] [RUNS] [PEER_RUNS] > bench/results/text-DATE.md
 #   DATA_DIR (default /tmp/gpusort-bench-text) holds the generated inputs (made once, reused).
-#   RUNS (default 7): timed runs per command after one warm-up; the median is reported. GNU
-#   sort on the 1 GB records file runs 3 times (about a minute each on 2 cores).
+#   RUNS (default 7): timed runs of gpusort per workload after one warm-up; the median is
+#   reported. PEER_RUNS (default RUNS): the same for GNU sort (which takes 10-60 s a run here);
+#   GNU sort on the 1 GB records file runs min(PEER_RUNS, 3) times.
 # Workloads (issue 6):
 #   ints     10M random integers, one per line (~105 MB), -n
 #   words    5M random alphanumeric words of 5-40 bytes (~117 MB), no options
@@ -20,6 +21,7 @@ G=${1:?usage: run.sh PATH/TO/gpusort [DATA_DIR] [RUNS]}
 G=$(cd "$(dirname "$G")" && pwd)/$(basename "$G")
 D=${2:-/tmp/gpusort-bench-text}
 RUNS=${3:-7}
+PEER_RUNS=${4:-$RUNS}
 # Smaller sizes for a dry run of the script: N_INTS=1000 N_WORDS=1000 N_RECS=1000 run.sh ...
 N_INTS=${N_INTS:-10000000}
 N_WORDS=${N_WORDS:-5000000}
@@ -69,20 +71,22 @@ echo "- Machine: $(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) cor
      "$(free -g | awk '/Mem:/ { print $2 }') GiB RAM, $(uname -sr)"
 echo "- GNU sort: $(sort --version | head -1); gpusort: $("$G" --version | head -1)"
 echo "- Load before: $(uptime | sed 's/.*load average/load average/')"
-echo "- Command: \`bench/text/run.sh $G $D $RUNS\` (median of $RUNS runs after a warm-up," \
-     "wall clock; LC_ALL=C; output to a file via stdout; gpusort --backend cpu)"
+echo "- Command: \`bench/text/run.sh $G $D $RUNS $PEER_RUNS\` (wall clock, median of $RUNS runs" \
+     "of gpusort and $PEER_RUNS of GNU sort, each after a warm-up run; LC_ALL=C; output to a" \
+     "file through stdout for both, no fsync; gpusort --backend cpu)"
 echo
 echo "| workload | size | gpusort | GNU sort | speed-up |"
 echo "|---|---|---|---|---|"
-t1=$(median "$RUNS" "$G" --backend cpu -n ints.txt); t2=$(median "$RUNS" sort -n ints.txt)
+t1=$(median "$RUNS" "$G" --backend cpu -n ints.txt); t2=$(median "$PEER_RUNS" sort -n ints.txt)
 echo "| $((N_INTS / 1000000))M integers, \`-n\` | $(du -m ints.txt | cut -f1) MB | $t1 s | $t2 s | $(ratio "$t2" "$t1")x |"
-t1=$(median "$RUNS" "$G" --backend cpu words.txt); t2=$(median "$RUNS" sort words.txt)
+t1=$(median "$RUNS" "$G" --backend cpu words.txt); t2=$(median "$PEER_RUNS" sort words.txt)
 echo "| $((N_WORDS / 1000000))M words 5-40 B, plain | $(du -m words.txt | cut -f1) MB | $t1 s | $t2 s | $(ratio "$t2" "$t1")x |"
 t1=$(median "$RUNS" "$G" --backend cpu --record-size 100 --key-size 10 recs.bin)
-t2=$(median 3 sort -s -t $'\a' -k1.1,1.10 recs.txt)
+RR=$((PEER_RUNS < 3 ? PEER_RUNS : 3))
+t2=$(median "$RR" sort -s -t $'\a' -k1.1,1.10 recs.txt)
 rps=$(echo "$N_RECS / $t1 / 1000000" | bc -l | xargs printf '%.1f')
 mbs=$(echo "$N_RECS / 10000 / $t1" | bc -l | xargs printf '%.0f')
-echo "| $((N_RECS / 1000000))M gensort records, key 10 B | $((N_RECS / 10000)) MB | $t1 s ($rps M records/s, $mbs MB/s) | $t2 s (ASCII records as lines, \`-s -k1.1,1.10\`, 3 runs) | $(ratio "$t2" "$t1")x |"
+echo "| $((N_RECS / 1000000))M gensort records, key 10 B | $((N_RECS / 10000)) MB | $t1 s ($rps M records/s, $mbs MB/s) | $t2 s (ASCII records as lines, \`-s -k1.1,1.10\`, $RR runs) | $(ratio "$t2" "$t1")x |"
 SZ=$(stat -c %s words.txt)
 S=$((SZ / 4 / 1024))K
 p1=$(peak "$G" --backend cpu -S "$S" -T tmp words.txt)
