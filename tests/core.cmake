@@ -33,6 +33,12 @@ function(gpusort_add_core_test_program name)
   if(GPUSORT_HAVE_CUDA)
     target_link_libraries(${name} PRIVATE gpusort_test_cuda_mem)
   endif()
+  if(GPUSORT_HAVE_OPENCL)
+    # cl_mem buffers on a caller's queue (tests/cl_mem.h)
+    target_sources(${name} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/cl_mem.c)
+    target_compile_definitions(${name} PRIVATE CL_TARGET_OPENCL_VERSION=120)
+    target_link_libraries(${name} PRIVATE OpenCL::OpenCL)
+  endif()
 endfunction()
 
 # ---- the API contract ----
@@ -51,7 +57,7 @@ set(GPUSORT_TEST_TYPES u32 i32 f32 u64 i64 f64)
 foreach(type ${GPUSORT_TEST_TYPES})
   add_test(NAME test_backends_cpu_${type}
            COMMAND test_backends --backend cpu --filter ${type}/)
-  set_tests_properties(test_backends_cpu_${type} PROPERTIES TIMEOUT 600 LABELS "core;cpu")
+  set_tests_properties(test_backends_cpu_${type} PROPERTIES TIMEOUT 900 LABELS "core;cpu")
   add_test(NAME test_backends_opencl_${type}
            COMMAND test_backends --backend opencl --quick --max-n 65537 --filter ${type}/)
   set_tests_properties(test_backends_opencl_${type} PROPERTIES TIMEOUT 900 LABELS "core;opencl")
@@ -63,8 +69,8 @@ foreach(type ${GPUSORT_TEST_TYPES})
 endforeach()
 # Every named algorithm on the CPU (those it lacks must answer "unsupported", reported visibly).
 add_test(NAME test_backends_cpu_all_algorithms
-         COMMAND test_backends --backend cpu --algorithm all --max-n 65537)
-set_tests_properties(test_backends_cpu_all_algorithms PROPERTIES TIMEOUT 600 LABELS "core;cpu")
+         COMMAND test_backends --backend cpu --algorithm all --quick --max-n 65537)
+set_tests_properties(test_backends_cpu_all_algorithms PROPERTIES TIMEOUT 900 LABELS "core;cpu")
 gpusort_skippable(test_backends_cpu_all_algorithms)
 
 # ---- the big test (opt-in) ----

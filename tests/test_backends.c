@@ -17,7 +17,9 @@
  *   huge segment, segments of odd sizes, elements outside every segment) and batch sort (rows
  *   of several lengths), each compared with the reference segment by segment.
  *   On the CUDA backend every check runs twice: with host pointers and with DEVICE pointers
- *   (tests/cuda_mem.cu allocates them).
+ *   (tests/cuda_mem.cu allocates them). On OpenCL the sorts also run on cl_mem buffers
+ *   (GPUSORT_FLAG_CL_MEM) made on a caller's queue handed over with gpusort_ctx_set_stream
+ *   (tests/cl_mem.c); reduce, segmented and batch sort take host pointers only there.
  *
  * ALGORITHMS: AUTO must work for everything (except f64 on an OpenCL device without fp64,
  * which must answer UNSUPPORTED). A named algorithm may answer UNSUPPORTED: that is reported
@@ -41,6 +43,9 @@
 
 #ifdef GPUSORT_HAVE_CUDA
 #include "cuda_mem.h"
+#endif
+#ifdef GPUSORT_HAVE_OPENCL
+#include "cl_mem.h"
 #endif
 
 #include <inttypes.h>
@@ -66,6 +71,7 @@ static struct {
     uint64_t seed;
     int quick;
     int full;
+    int no_cl_mem;
     size_t max_n;
     const char *filter;
     int verbose;
@@ -94,6 +100,7 @@ static void usage(FILE *f)
             "  --max-n      the largest size tested (default 1048577)\n"
             "  --filter     run only cases whose \"type/dist\" contains SUBSTRING, e.g. f32/ or "
             "/zipf\n"
+            "  --no-cl-mem  OpenCL: host pointers only (default: also cl_mem buffers)\n"
             "  -v           print every case when done; -vv (or -v -v) also before it starts\n"
             "Exit status: 0 all passed, 1 a failure, 77 skipped (backend not built or no device).\n");
 }
@@ -146,6 +153,8 @@ typedef struct mem_kind {
     void (*release)(void *p);
     int (*put)(void *dst, const void *src, size_t bytes);   /* host -> this memory */
     int (*get)(void *dst, const void *src, size_t bytes);   /* this memory -> host */
+    unsigned flags;    /* gpusort_sort_desc.flags for pointers of this kind */
+    int sorts_only;    /* 1: reduce, segmented and batch take no such pointers (cl_mem) */
 } mem_kind;
 
 static void *host_alloc(size_t bytes) { return malloc(bytes ? bytes : 1); }
@@ -156,10 +165,14 @@ static int host_copy(void *dst, const void *src, size_t bytes)
     return 0;
 }
 
-static const mem_kind host_mem = {"host", host_alloc, host_release, host_copy, host_copy};
+static const mem_kind host_mem = {"host", host_alloc, host_release, host_copy, host_copy, 0, 0};
 #ifdef GPUSORT_HAVE_CUDA
 static const mem_kind device_mem = {"device", test_cuda_alloc, test_cuda_free, test_cuda_upload,
-                                    test_cuda_download};
+                                    test_cuda_download, 0, 0};
+#endif
+#ifdef GPUSORT_HAVE_OPENCL
+static const mem_kind cl_mem_kind = {"cl_mem", test_cl_alloc, test_cl_free, test_cl_upload,
+                                     test_cl_download, GPUSORT_FLAG_CL_MEM, 1};
 #endif
 
 static const mem_kind *mem_kinds[2];
@@ -285,6 +298,22 @@ typedef struct tcase {
     uint32_t *want_i32;        /* perm narrowed to u32 */
 } tcase;
 
+/* One sort call. Host and CUDA device pointers go through the convenience calls (so those are
+ * tested too); cl_mem handles need gpusort_sort_ex with their flag. vt NONE: keys only;
+ * vin NULL with a value type: argsort (kout must be NULL then). */
+static gpusort_status do_sort(const mem_kind *mem, gpusort_type kt, const void *kin, void *kout,
+                              gpusort_type vt, const void *vin, void *vout, size_t n,
+                              gpusort_order order, gpusort_algorithm alg)
+{
+    if (mem->flags) {
+        gpusort_sort_desc d = {kt, kin, kout, vt, vin, vout, n, order, alg, mem->flags};
+        return gpusort_sort_ex(ctx, &d);
+    }
+    if (vt == GPUSORT_TYPE_NONE) return gpusort_sort(ctx, kt, kin, kout, n, order, alg);
+    if (vin) return gpusort_sort_pairs(ctx, kt, kin, kout, vt, vin, vout, n, order, alg);
+    return gpusort_argsort(ctx, kt, kin, vt, vout, n, order, alg);
+}
+
 /* Keys only: out of place, then in place. */
 static void check_keys(const tcase *c, const mem_kind *mem, gpusort_algorithm alg)
 {
@@ -292,7 +321,8 @@ static void check_keys(const tcase *c, const mem_kind *mem, gpusort_algorithm al
     where w = {c->type, c->dist, c->n, c->order, alg, "keys out of place", mem->name};
 
     buf in = buf_make(mem, c->keys, kb), out = buf_make(mem, NULL, kb);
-    gpusort_status s = gpusort_sort(ctx, c->type, in.p, out.p, c->n, c->order, alg);
+    gpusort_status s = do_sort(mem, c->type, in.p, out.p, GPUSORT_TYPE_NONE, NULL, NULL, c->n,
+                               c->order, alg);
     if (status_ok(&w, OPK_SORT, s)) {
         buf_fetch(&out);
         buf_fetch(&in);
@@ -305,7 +335,7 @@ static void check_keys(const tcase *c, const mem_kind *mem, gpusort_algorithm al
 
     w.what = "keys in place";
     buf io = buf_make(mem, c->keys, kb);
-    s = gpusort_sort(ctx, c->type, io.p, io.p, c->n, c->order, alg);
+    s = do_sort(mem, c->type, io.p, io.p, GPUSORT_TYPE_NONE, NULL, NULL, c->n, c->order, alg);
     if (status_ok(&w, OPK_SORT, s)) {
         buf_fetch(&io);
         if (expect_equal(&w, "keys", io.host, c->want_keys, c->n, c->type)) count.passed++;
@@ -321,8 +351,8 @@ static void check_pairs(const tcase *c, const mem_kind *mem, gpusort_algorithm a
 
     buf kin = buf_make(mem, c->keys, kb), kout = buf_make(mem, NULL, kb);
     buf vin = buf_make(mem, c->v32, c->n * 4), vout = buf_make(mem, NULL, c->n * 4);
-    gpusort_status s = gpusort_sort_pairs(ctx, c->type, kin.p, kout.p, GPUSORT_TYPE_U32, vin.p,
-                                          vout.p, c->n, c->order, alg);
+    gpusort_status s = do_sort(mem, c->type, kin.p, kout.p, GPUSORT_TYPE_U32, vin.p, vout.p,
+                               c->n, c->order, alg);
     if (status_ok(&w, OPK_PAIRS, s)) {
         buf_fetch(&kout); buf_fetch(&vout); buf_fetch(&kin); buf_fetch(&vin);
         if (expect_equal(&w, "keys", kout.host, c->want_keys, c->n, c->type) &&
@@ -336,8 +366,7 @@ static void check_pairs(const tcase *c, const mem_kind *mem, gpusort_algorithm a
     /* values only: keys_out = NULL, reusing the same inputs */
     w.what = "pairs u32, keys_out NULL";
     buf vout2 = buf_make(mem, NULL, c->n * 4);
-    s = gpusort_sort_pairs(ctx, c->type, kin.p, NULL, GPUSORT_TYPE_U32, vin.p, vout2.p, c->n,
-                           c->order, alg);
+    s = do_sort(mem, c->type, kin.p, NULL, GPUSORT_TYPE_U32, vin.p, vout2.p, c->n, c->order, alg);
     if (status_ok(&w, OPK_PAIRS, s)) {
         buf_fetch(&vout2); buf_fetch(&kin);
         if (expect_equal(&w, "values", vout2.host, c->want_v32, c->n, GPUSORT_TYPE_U32) &&
@@ -349,8 +378,7 @@ static void check_pairs(const tcase *c, const mem_kind *mem, gpusort_algorithm a
 
     w.what = "pairs u64 in place";
     buf k = buf_make(mem, c->keys, kb), v = buf_make(mem, c->v64, c->n * 8);
-    s = gpusort_sort_pairs(ctx, c->type, k.p, k.p, GPUSORT_TYPE_U64, v.p, v.p, c->n, c->order,
-                           alg);
+    s = do_sort(mem, c->type, k.p, k.p, GPUSORT_TYPE_U64, v.p, v.p, c->n, c->order, alg);
     if (status_ok(&w, OPK_PAIRS, s)) {
         buf_fetch(&k); buf_fetch(&v);
         if (expect_equal(&w, "keys", k.host, c->want_keys, c->n, c->type) &&
@@ -371,7 +399,8 @@ static void check_argsort(const tcase *c, const mem_kind *mem, gpusort_algorithm
         where w = {c->type, c->dist, c->n, c->order, alg, wide ? "argsort u64" : "argsort u32",
                    mem->name};
         buf idx = buf_make(mem, NULL, c->n * gpusort_type_size(it));
-        gpusort_status s = gpusort_argsort(ctx, c->type, keys.p, it, idx.p, c->n, c->order, alg);
+        gpusort_status s = do_sort(mem, c->type, keys.p, NULL, it, NULL, idx.p, c->n, c->order,
+                                   alg);
         if (status_ok(&w, OPK_ARGSORT, s)) {
             buf_fetch(&idx); buf_fetch(&keys);
             if (expect_equal(&w, "indices", idx.host, wide ? (void *)c->perm : (void *)c->want_i32,
@@ -649,7 +678,8 @@ static void run_case(gpusort_type type, datagen_dist dist, size_t n)
         fflush(stdout);
     }
 
-    for (int mk = 0; mk < num_mem_kinds; mk++) check_reduce(type, dist, keys, n, mem_kinds[mk]);
+    for (int mk = 0; mk < num_mem_kinds; mk++)
+        if (!mem_kinds[mk]->sorts_only) check_reduce(type, dist, keys, n, mem_kinds[mk]);
 
     uint64_t *perm_asc = xmalloc(n * 8);
     if (verify_ref_argsort(type, keys, n, GPUSORT_ORDER_ASC, perm_asc)) {
@@ -679,7 +709,8 @@ static void run_case(gpusort_type type, datagen_dist dist, size_t n)
                 check_keys(&c, mem_kinds[mk], alg);
                 check_pairs(&c, mem_kinds[mk], alg);
                 check_argsort(&c, mem_kinds[mk], alg);
-                if (segmented_size(n, dist)) check_segmented(&c, mem_kinds[mk], alg, seed + 3);
+                if (segmented_size(n, dist) && !mem_kinds[mk]->sorts_only)
+                    check_segmented(&c, mem_kinds[mk], alg, seed + 3);
             }
         }
     }
@@ -805,6 +836,7 @@ int main(int argc, char **argv)
         if (!strcmp(a, "-vv")) { opt.verbose = 2; continue; }
         if (!strcmp(a, "--quick")) { opt.quick = 1; continue; }
         if (!strcmp(a, "--full")) { opt.full = 1; continue; }
+        if (!strcmp(a, "--no-cl-mem")) { opt.no_cl_mem = 1; continue; }
         if (!v) { usage(stderr); return 2; }
         i++;
         if (!strcmp(a, "--backend")) {
@@ -855,6 +887,7 @@ int main(int argc, char **argv)
         return 1;
     }
     gpusort_device_info info;
+    memset(&info, 0, sizeof info);
     if (gpusort_device_get_info(opt.backend, 0, &info) == GPUSORT_STATUS_SUCCESS) {
         device_f64 = info.supports_f64;
         printf("device: %s (%s)%s\n", info.name, info.platform,
@@ -865,6 +898,20 @@ int main(int argc, char **argv)
     if (opt.backend == GPUSORT_BACKEND_CUDA) {
         mem_kinds[num_mem_kinds++] = &device_mem;
         rank_max_n = test_cuda_rank_max_n();
+    }
+#endif
+#ifdef GPUSORT_HAVE_OPENCL
+    /* OpenCL: the host pointers, then cl_mem buffers on the caller's queue (the backend adopts
+     * our cl_context; host-pointer calls then run on our queue too) */
+    if (opt.backend == GPUSORT_BACKEND_OPENCL && !opt.no_cl_mem) {
+        if (test_cl_setup(ctx, info.name) == 0) {
+            mem_kinds[num_mem_kinds++] = &cl_mem_kind;
+            printf("cl_mem: testing cl_mem buffers (GPUSORT_FLAG_CL_MEM) on a caller's queue\n");
+        } else {
+            printf("FAIL: cannot set up cl_mem buffers on the caller's queue: %s\n",
+                   test_cl_error());
+            count.failed++;
+        }
     }
 #endif
 
@@ -920,6 +967,9 @@ int main(int argc, char **argv)
                    (double)(clock() - t0) / CLOCKS_PER_SEC);
         fflush(stdout);
     }
+#ifdef GPUSORT_HAVE_OPENCL
+    if (opt.backend == GPUSORT_BACKEND_OPENCL) test_cl_teardown(ctx);
+#endif
     gpusort_ctx_free(ctx);
     printf("%ld passed, %ld failed, %ld skipped (%ld s)\n", count.passed, count.failed,
            count.skipped, (long)(time(NULL) - start));
