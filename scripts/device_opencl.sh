@@ -8,8 +8,9 @@
 # points OCL_ICD_VENDORS at it; the backend lists GPUs first, so device 0 is the H100/H200.
 #
 # Binaries: build-oclbin/ must hold test_backends and bench_opencl built on the dev machine with
-# -DGPUSORT_CUDA=ON -DGPUSORT_OPENCL=ON -DCMAKE_CUDA_ARCHITECTURES=90 (pass it in `carry`): the
-# device's time is then spent running, not compiling. Logs go to $OUT; a summary is printed last.
+# -DGPUSORT_CUDA=ON -DGPUSORT_OPENCL=ON -DCMAKE_CUDA_ARCHITECTURES=90 (pass it in `carry`), and
+# lib/libOpenCL.so.1 in case the machine lacks the ICD loader: the device's time is then spent
+# running, not compiling. Logs go to $OUT; a summary is printed last.
 set -u
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
@@ -20,6 +21,9 @@ STEPS=${*:-icd bench test}
 SUMMARY=$OUT/summary.txt
 : > "$SUMMARY"
 note() { echo "$*" | tee -a "$SUMMARY"; }
+
+# The ICD loader itself: the system's, else the copy carried in build-oclbin/lib.
+ldconfig -p 2>/dev/null | grep -q libOpenCL.so.1 || export LD_LIBRARY_PATH=$BIN/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
 ICD_DIR=/tmp/gpusort-icd
 mkdir -p "$ICD_DIR"
