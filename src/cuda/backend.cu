@@ -45,10 +45,11 @@
 #include <string.h>
 
 /* Measured on an H200 with 16 cores (bench_cuda --suite host, bench/results/cuda-2026-11-22.md):
- * u32 keys in pageable memory, the CPU backend took 0.018 ms at 2^10 keys against 0.041 ms for
- * the GPU round trip, the two were even at 2^12 (0.054 vs 0.051 ms) and the GPU won 1.8x at 2^14.
- * So for host data with AUTO, below this many keys the CPU backend sorts. */
-#define GPUSORT_CUDA_HOST_CPU_CROSSOVER ((size_t)1 << 13)
+ * u32 keys in pageable memory, the CPU backend took 0.026 ms at 2^10 keys against 0.055 ms for
+ * the GPU round trip, and 0.074 ms at 2^12 against 0.056 ms (an earlier run: 0.054 vs 0.051);
+ * from 2^14 on the GPU wins 2.7x and more. So for host data with AUTO, below this many keys the
+ * CPU backend sorts. */
+#define GPUSORT_CUDA_HOST_CPU_CROSSOVER ((size_t)1 << 12)
 
 /* Size of each of the two pinned staging buffers for pageable host data: large enough that one
  * cudaMemcpyAsync runs at full PCIe rate and that the threads copying it into pinned memory
