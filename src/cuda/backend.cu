@@ -23,6 +23,12 @@
  *                             drains the other (two copy streams), so the memcpy into pinned
  *                             memory and the PCIe transfer overlap.
  *   mixed kinds               invalid argument (gpusort.h: all pointers of one call alike).
+ * What overlaps on the host path: the CPU's copy into pinned staging (8 threads) with the DMA of
+ * the previous chunk, both directions. The sort's kernels do NOT overlap the copies: a radix
+ * sort needs every key before its first pass can place any, so copy-in, sort and copy-out of a
+ * run follow each other (measured 0.84 of a bare pinned copy-in + copy-out for 1 GiB, see
+ * bench/results/cuda-2026-11-22.md). Host data for reduce goes to the device the same way (the
+ * CPU reduces it when it does not fit).
  *
  * Host arrays larger than the device can hold (with the radix sort's alternate buffers) are
  * sorted in runs of the largest size that fits; the sorted runs come back to a host buffer and
@@ -33,8 +39,12 @@
  * AUTO with host data below GPUSORT_CUDA_HOST_CPU_CROSSOVER keys runs the CPU backend's sort:
  * the PCIe round trip and launch latency cost more than the CPU's sort at those sizes.
  *
- * Scratch: six slots (cuda_internal.h), each a cudaMalloc'd buffer grown on demand (never
- * shrunk) and freed by destroy. A failed cudaMalloc gives OUT_OF_DEVICE_MEMORY, never a crash.
+ * Scratch: seven slots (cuda_internal.h), each a cudaMalloc'd buffer grown on demand to exactly
+ * the size asked (never shrunk) and freed by destroy. A failed cudaMalloc gives
+ * OUT_OF_DEVICE_MEMORY, never a crash; on the host path it makes the runs smaller.
+ *
+ * Testing knob: the environment variable GPUSORT_CUDA_HOST_RUN_KEYS=N caps host-path runs at N
+ * keys, so that the runs + CPU merge path runs at test sizes (scripts/device_cuda.sh uses it).
  */
 #include "cuda_internal.h"
 #include "cpu/cpu.h"
