@@ -439,10 +439,32 @@ static gpusort_status copy_d2h(gpusort_ctx *ctx, void *dst, const void *src, siz
 
 /* ---- dispatch ---- */
 
+/* AUTO for device data: the fastest stable algorithm by key width, n and keys/pairs, from the
+ * crossovers measured on an H200 (bench_cuda --suite seeds --only cross, device pointers, median
+ * of 7; bench/results/seeds-2026-11-22.md):
+ *   32-bit keys only   n <= 2^11           bitonic  one launch: 5.5-12.9 us vs radix 15-19 us
+ *                      2^13 < n <= 2^15    rank     36.5 us vs radix 60 us at 2^14
+ *                      2^15 < n <= 2^16    bitonic  55 us vs radix 72 us at 2^16
+ *   32-bit pairs       n <= 2^7            bitonic  7-10 us vs radix 16 us
+ *                      2^13 < n <= 2^15    rank     40 us vs radix 77 us at 2^14
+ *   everything else                        radix    (64-bit keys: radix at every n, not measured)
+ * All candidates are stable, so AUTO keeps the API's promise whatever it picks. */
+static gpusort_algorithm auto_algorithm(const gpusort_sort_desc *d)
+{
+    if (gpusort_type_size(d->key_type) != 4) return GPUSORT_ALGORITHM_RADIX;
+    size_t n = d->n;
+    int pairs = d->value_type != GPUSORT_TYPE_NONE;
+    if (n > ((size_t)1 << 13) && n <= ((size_t)1 << 15)) return GPUSORT_ALGORITHM_RANK;
+    if (!pairs && (n <= ((size_t)1 << 11) || (n > ((size_t)1 << 15) && n <= ((size_t)1 << 16))))
+        return GPUSORT_ALGORITHM_BITONIC;
+    if (pairs && n <= ((size_t)1 << 7)) return GPUSORT_ALGORITHM_BITONIC;
+    return GPUSORT_ALGORITHM_RADIX;
+}
+
 static gpusort_status dispatch_device(gpusort_ctx *ctx, const gpusort_sort_desc *d)
 {
-    switch (d->algorithm) {
-    case GPUSORT_ALGORITHM_AUTO:
+    gpusort_algorithm a = d->algorithm == GPUSORT_ALGORITHM_AUTO ? auto_algorithm(d) : d->algorithm;
+    switch (a) {
     case GPUSORT_ALGORITHM_RADIX: return gpusort__cuda_radix_sort(ctx, d);
     case GPUSORT_ALGORITHM_BITONIC: return gpusort__cuda_bitonic_sort(ctx, d);
     case GPUSORT_ALGORITHM_MERGE: return gpusort__cuda_merge_sort(ctx, d);
