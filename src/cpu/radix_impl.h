@@ -21,8 +21,12 @@
 #endif
 #if RI_VBYTES == 4
 #define RI_VT uint32_t
+#define RI_VT_OR_VOID uint32_t
 #elif RI_VBYTES == 8
 #define RI_VT uint64_t
+#define RI_VT_OR_VOID uint64_t
+#else
+#define RI_VT_OR_VOID void
 #endif
 
 #if RI_KBITS == 32
@@ -147,6 +151,69 @@ static void RI_FN(scatter)(void *arg, size_t t)
 /* Insertion sort, defined below. */
 static void RI_FN(insertion)(void *k_, void *v_, size_t n, RI_KT xm);
 
+/* In-cache MSD radix sort of elements [lo, hi) that agree on every bit from `shift` up, for
+ * buckets with many bits left (64-bit keys): LSD would pass over all of them, while here each
+ * level splits by the next 8 bits and stops as soon as a piece has <= INSERTION_MAX elements
+ * (insertion sort) or no bits are left (all keys equal). Three arrays of the bucket's size,
+ * addressed with the same positions: B (where the bucket arrived), A (its final place) and T
+ * (scratch). Data in X go to A if X is B or T, else to T; the result always ends in A. Each
+ * scatter is stable and so is the insertion sort, so the sort is stable. A digit that is the
+ * same for the whole piece moves nothing. Recursion depth <= 8 (64 bits / 8). */
+static void RI_FN(msd_local)(RI_KT *xk, RI_VT_OR_VOID *xv, RI_KT *ak, RI_VT_OR_VOID *av,
+                             RI_KT *tk, RI_VT_OR_VOID *tv, size_t lo, size_t hi, int shift,
+                             RI_KT xm)
+{
+    const size_t n = hi - lo;
+    if (n <= INSERTION_MAX || shift <= 0) {
+        if (xk != ak) {
+            memcpy(ak + lo, xk + lo, n * sizeof *ak);
+#if RI_VBYTES
+            memcpy(av + lo, xv + lo, n * sizeof *av);
+#endif
+        }
+#if RI_VBYTES
+        if (shift > 0) RI_FN(insertion)(ak + lo, av + lo, n, xm);
+#else
+        if (shift > 0) RI_FN(insertion)(ak + lo, NULL, n, xm);
+#endif
+        return;
+    }
+    const int w = shift < 8 ? shift : 8, sh = shift - w;
+    const RI_KT mask = (RI_KT)((1u << w) - 1);
+    uint32_t cnt[256] = {0}, start[257];
+    for (size_t i = lo; i < hi; i++) cnt[(size_t)((RI_RK(xk[i]) >> sh) & mask)]++;
+    uint32_t sum = 0;
+    size_t buckets = (size_t)1 << w, used = 0;
+    for (size_t b = 0; b < buckets; b++) {
+        start[b] = sum;
+        used += cnt[b] != 0;
+        sum += cnt[b];
+    }
+    start[buckets] = sum;
+    if (used == 1) {               /* the same digit everywhere: nothing to move */
+        RI_FN(msd_local)(xk, xv, ak, av, tk, tv, lo, hi, sh, xm);
+        return;
+    }
+    RI_KT *yk = xk == ak ? tk : ak;
+#if RI_VBYTES
+    RI_VT *yv = xk == ak ? tv : av;
+#else
+    RI_VT_OR_VOID *yv = NULL;
+#endif
+    memcpy(cnt, start, buckets * sizeof *cnt);     /* cnt becomes the running offsets */
+    for (size_t i = lo; i < hi; i++) {
+        RI_KT b = xk[i];
+        uint32_t o = cnt[(size_t)((RI_RK(b) >> sh) & mask)]++;
+        yk[lo + o] = b;
+#if RI_VBYTES
+        yv[lo + o] = xv[i];
+#endif
+    }
+    for (size_t b = 0; b < buckets; b++)
+        if (start[b + 1] > start[b])
+            RI_FN(msd_local)(yk, yv, ak, av, tk, tv, lo + start[b], lo + start[b + 1], sh, xm);
+}
+
 /* One bucket [lo, hi) of the MSD split (radix.c, "hybrid"), alone and single-threaded: it
  * sits in B (scratch), and ends sorted in A (the output) at the same positions. The bucket's
  * keys share every bit from msd_shift up; LSD passes over the bits below, with digits of 8
@@ -172,6 +239,16 @@ static void RI_FN(bucket_sort)(const rplan *p, size_t lo, size_t hi, void *tmp_k
         RI_FN(insertion)(ak, av, nb, xm);
 #else
         RI_FN(insertion)(ak, NULL, nb, xm);
+#endif
+        return;
+    }
+    if (p->msd_shift > 3 * 11) {   /* many bits left (64-bit keys): MSD in cache */
+#if RI_VBYTES
+        RI_FN(msd_local)((RI_KT *)sk, (RI_VT *)sv, ak, av, (RI_KT *)tmp_k, (RI_VT *)tmp_v, 0, nb,
+                         p->msd_shift, xm);
+#else
+        RI_FN(msd_local)((RI_KT *)sk, NULL, ak, NULL, (RI_KT *)tmp_k, NULL, 0, nb, p->msd_shift,
+                         xm);
 #endif
         return;
     }
@@ -284,6 +361,7 @@ static const rkernels RI_FN(ri_ops) = {RI_FN(hist_all), RI_FN(count), RI_FN(scat
 #undef RI_RK
 #undef RI_KT
 #undef RI_VT
+#undef RI_VT_OR_VOID
 #undef RI_FN
 #undef RI_CAT
 #undef RI_CAT_
