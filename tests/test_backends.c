@@ -19,7 +19,8 @@
  *   On the CUDA backend every check runs twice: with host pointers and with DEVICE pointers
  *   (tests/cuda_mem.cu allocates them). On OpenCL the sorts also run on cl_mem buffers
  *   (GPUSORT_FLAG_CL_MEM) made on a caller's queue handed over with gpusort_ctx_set_stream
- *   (tests/cl_mem.c); reduce, segmented and batch sort take host pointers only there.
+ *   (tests/cl_mem.c), for the uniform, special and few distributions (all with --full);
+ *   reduce, segmented and batch sort take host pointers only there.
  *
  * ALGORITHMS: AUTO must work for everything (except f64 on an OpenCL device without fp64,
  * which must answer UNSUPPORTED). A named algorithm may answer UNSUPPORTED: that is reported
@@ -27,11 +28,13 @@
  * rank on CUDA must work up to GPUSORT_CUDA_RANK_MAX_N and may refuse above it.
  *
  * SIZES 0, 1, 2, 31..33, 255..257, 1000, 1023..1025, 4095..4097, 65535..65537, 2^20-1..2^20+1
- * and three random sizes, all capped by --max-n (default 2^20 + 1). Every distribution runs at
- * every size, except 2^20 - 1 and 2^20 + 1, which run five (uniform, few, special, sorted,
- * entropy3) unless --full is given: they are the slowest cases, and 2^20 itself runs them all.
- * --quick (for slow backends such as PoCL on a CI machine) keeps 2^20 only, three random sizes
- * up to 2^16, and above 4097 keys runs only the uniform, few, special and sorted distributions.
+ * and three random sizes (log-uniform up to 2^18), all capped by --max-n (default 2^20 + 1).
+ * Every distribution runs at every size up to 2^16 + 1; 2^20 runs eight of them (uniform, few,
+ * special, sorted, reversed, entropy3, zipf, equal) and 2^20 +- 1 two (uniform, special), to
+ * keep CI within minutes. --full runs every distribution at every size and random sizes up to
+ * --max-n (for fast backends). --quick (PoCL on a CI machine, sanitizer builds; also set by the
+ * environment variable GPUSORT_TEST_QUICK=1) keeps 2^20 only, random sizes up to 2^16, and above
+ * 4097 keys only the uniform, few, special and sorted distributions.
  *
  * SEED: printed first ("seed: S"); every size and every input derives from it, and the inputs
  * of one case depend only on (seed, type, distribution, n), so `--seed S --filter u32/zipf`
@@ -94,9 +97,10 @@ static void usage(FILE *f)
             "  --backend    the backend to test (default cpu)\n"
             "  --algorithm  auto (default), radix, merge, bitonic, rank, or all of them\n"
             "  --seed       replay a run (default: from the clock; printed first)\n"
-            "  --quick      fewer sizes and distributions (for slow backends like PoCL)\n"
-            "  --full       every distribution at every size (default: 2^20 +- 1 run only\n"
-            "               uniform, few, special, sorted and entropy3; 2^20 runs them all)\n"
+            "  --quick      fewer sizes and distributions (for slow backends like PoCL and\n"
+            "               sanitizer builds); also set by GPUSORT_TEST_QUICK=1\n"
+            "  --full       every distribution at every size, random sizes up to --max-n\n"
+            "               (default: 8 distributions at 2^20, 2 at 2^20 +- 1)\n"
             "  --max-n      the largest size tested (default 1048577)\n"
             "  --filter     run only cases whose \"type/dist\" contains SUBSTRING, e.g. f32/ or "
             "/zipf\n"
@@ -634,16 +638,20 @@ static int quick_dist(datagen_dist d)
     return d == DATAGEN_UNIFORM || d == DATAGEN_FEW || d == DATAGEN_SPECIAL || d == DATAGEN_SORTED;
 }
 
-/* Whether the case (dist, n) runs: every distribution at every size with --full; otherwise
- * 2^20 - 1 and 2^20 + 1 (the slowest sizes, next to 2^20 which runs everything) take only the
- * distributions that stress different code paths (random digits, few digits, special values,
- * skewed bits, presorted), and --quick thins out everything above 4097. */
+/* Whether the case (dist, n) runs. With --full: every distribution at every size. By default
+ * (kept to a few minutes on 2 CI cores): every distribution up to 2^16 + 1; at 2^20 the eight
+ * that take different code paths (random digits, few digits, special values, presorted both
+ * ways, skewed bits, skewed counts, one value); at 2^20 - 1 and 2^20 + 1 uniform and special.
+ * --quick (PoCL, sanitizers) thins out everything above 4097 to four distributions. */
 static int case_selected(datagen_dist d, size_t n)
 {
     if (opt.full) return 1;
     if (opt.quick && n > 4097 && !quick_dist(d)) return 0;
     if (n == ((size_t)1 << 20) - 1 || n == ((size_t)1 << 20) + 1)
-        return quick_dist(d) || d == DATAGEN_ENTROPY3;
+        return d == DATAGEN_UNIFORM || d == DATAGEN_SPECIAL;
+    if (n >= ((size_t)1 << 20))
+        return quick_dist(d) || d == DATAGEN_REVERSED || d == DATAGEN_ENTROPY3 ||
+               d == DATAGEN_ZIPF || d == DATAGEN_EQUAL;
     return 1;
 }
 
@@ -706,6 +714,11 @@ static void run_case(gpusort_type type, datagen_dist dist, size_t n)
         for (size_t a = 0; a < nalg; a++) {
             gpusort_algorithm alg = opt.all_algorithms ? all_algorithms[a] : opt.algorithm;
             for (int mk = 0; mk < num_mem_kinds; mk++) {
+                /* cl_mem buffers run the same kernels as host data: three distributions are
+                 * enough to prove the buffer handling at every size */
+                if (mem_kinds[mk]->sorts_only && !opt.full && dist != DATAGEN_UNIFORM &&
+                    dist != DATAGEN_SPECIAL && dist != DATAGEN_FEW)
+                    continue;
                 check_keys(&c, mem_kinds[mk], alg);
                 check_pairs(&c, mem_kinds[mk], alg);
                 check_argsort(&c, mem_kinds[mk], alg);
@@ -825,6 +838,8 @@ int main(int argc, char **argv)
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
 #endif
     opt.backend = GPUSORT_BACKEND_CPU;
+    const char *quick_env = getenv("GPUSORT_TEST_QUICK");
+    if (quick_env && !strcmp(quick_env, "1")) opt.quick = 1;
     opt.algorithm = GPUSORT_ALGORITHM_AUTO;
     opt.seed = (uint64_t)time(NULL) ^ ((uint64_t)clock() << 32);
     opt.max_n = ((size_t)1 << 20) + 1;
@@ -929,7 +944,9 @@ int main(int argc, char **argv)
     }
     datagen_rng r;
     datagen_rng_seed(&r, opt.seed);
-    size_t random_cap = opt.quick && opt.max_n > 65536 ? 65536 : opt.max_n;
+    /* random sizes: log-uniform up to 2^16 (--quick), 2^18 (default) or --max-n (--full) */
+    size_t random_cap = opt.full ? opt.max_n : opt.quick ? 65536 : (size_t)1 << 18;
+    if (random_cap > opt.max_n) random_cap = opt.max_n;
     for (int i = 0; i < 3 && random_cap > 3; i++) {
         /* log-uniform, so small and large random sizes are equally likely */
         double e = datagen_rng_unit(&r) * 0.999999 * (double)(63 - __builtin_clzll(random_cap));
