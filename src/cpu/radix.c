@@ -20,10 +20,10 @@
  *      2048-entry prefix sum per pass would show). A digit whose histogram has a single
  *      non-empty bucket is the same for every key: it is never sorted on (small integers,
  *      floats of one sign and exponent range, ... cost fewer passes).
- *   3. A pass is a stable parallel scatter: thread t owns the fixed chunk
- *      [bounds[t], bounds[t+1]) of the source; its offset for digit d is
- *          (keys with digit < d)  +  (keys with digit d in the chunks of threads < t),
- *      so the threads write disjoint slots and equal digits keep their input order. Counts of
+ *   3. A pass is a stable parallel scatter over fixed chunks [bounds[c], bounds[c+1]) of the
+ *      source (8 per thread for large n, handed out dynamically); chunk c's offset for digit d
+ *      is  (keys with digit < d)  +  (keys with digit d in chunks < c),
+ *      so the chunks write disjoint slots and equal digits keep their input order. Counts of
  *      the chunk come from step 2 for a pass over the input, else from a counting read. Out of
  *      the caches (n >= 2^18) the scatter goes through software write-combining buffers with
  *      non-temporal stores (radix_wc.h): a plain scatter to 2048 places costs a cache miss
@@ -62,6 +62,9 @@ enum {
     LARGE_DIGIT_BITS = 11,         /* digits for n >= LARGE_N: 3 passes for 32-bit keys */
     MIN_PER_THREAD = 1 << 16,      /* below this many keys per thread, threads cost more than
                                       they save (thread start ~30 us = ~30k keys of work) */
+    CHUNKS_PER_THREAD = 8,         /* chunks per thread for the parallel passes */
+    MIN_PER_CHUNK = 1 << 18,       /* ... of at least this many keys (a chunk's counters and
+                                      write-combining lines are ~0.5 MiB to set up) */
 };
 #define LARGE_N ((size_t)1 << 17)  /* 2048 buckets pay once they hold ~64 keys each */
 #define WC_MIN_N ((size_t)1 << 18) /* write-combining pays once the data leave the L2 cache */
@@ -84,19 +87,20 @@ typedef struct rkernels {
 
 struct rplan {
     const gpusort__cpu_job *job;
-    int T;                         /* threads (chunks) */
+    int T;                         /* threads */
+    size_t C;                      /* chunks of the data: T, or a few per thread when large */
     size_t bounds[1025];           /* chunk t is [bounds[t], bounds[t+1]) */
     int bits, ndigits;             /* digit width, digits per key */
     size_t radix;                  /* 1 << bits */
-    size_t *hist;                  /* [T][ndigits][radix]: step 2 */
-    size_t *offs;                  /* [T][radix]: counts, then offsets, of the current pass */
+    size_t *hist;                  /* [C][ndigits][radix]: step 2 */
+    size_t *offs;                  /* [C][radix]: counts, then offsets, of the current pass */
     uint64_t xor_mask;             /* see radix_impl.h: sign flip, descending complement */
     const struct rkernels *kr;
     int shift;                     /* the current pass's digit: (radix key >> shift) & mask */
     const void *src_k, *src_v;     /* src_v NULL with values: argsort, generate indices */
     void *dst_k, *dst_v;
-    unsigned char *wc;             /* [T][radix] 64-byte lines of keys, then of values */
-    size_t *wc_start;              /* [T][radix] first position of each thread's region */
+    unsigned char *wc;             /* [C][radix] 64-byte lines of keys, then of values */
+    size_t *wc_start;              /* [C][radix] first position of each chunk's region */
     /* the hybrid (MSD split, then buckets in cache) */
     void *ak, *av, *bk, *bv;       /* A: the output; B: scratch holding the buckets */
     size_t bstart[2049];           /* bucket b is [bstart[b], bstart[b+1]) of B */
@@ -296,7 +300,7 @@ static void parallel_copy(int threads, void *dst, const void *src, size_t n, siz
 static void run_pass(rplan *p, const rkernels *kr, int digit, int first, const void *src_k,
                      const void *src_v, void *dst_k, void *dst_v)
 {
-    const size_t T = (size_t)p->T, ks = (size_t)p->job->key_bytes;
+    const size_t C = p->C, ks = (size_t)p->job->key_bytes;
     const size_t vs = (size_t)p->job->value_bytes;
     p->src_k = src_k;
     p->src_v = src_v;
@@ -304,16 +308,16 @@ static void run_pass(rplan *p, const rkernels *kr, int digit, int first, const v
     p->dst_v = dst_v;
     p->shift = digit * p->bits;
     if (first) {
-        for (size_t t = 0; t < T; t++)
+        for (size_t t = 0; t < C; t++)
             memcpy(p->offs + t * p->radix, p->hist + (t * p->ndigits + digit) * p->radix,
                    p->radix * sizeof(size_t));
     } else {
-        gpusort__cpu_parallel_for(p->T, T, kr->count, p);
+        gpusort__cpu_parallel_for(p->T, C, kr->count, p);
     }
     /* counts -> offsets: digit-major, then thread order */
     size_t sum = 0;
     for (size_t b = 0; b < p->radix; b++)
-        for (size_t t = 0; t < T; t++) {
+        for (size_t t = 0; t < C; t++) {
             size_t c = p->offs[t * p->radix + b];
             p->offs[t * p->radix + b] = sum;
             sum += c;
@@ -321,7 +325,7 @@ static void run_pass(rplan *p, const rkernels *kr, int digit, int first, const v
     int wc = p->wc && (uintptr_t)dst_k % ks == 0 && (!vs || (uintptr_t)dst_v % vs == 0);
     void (*scatter)(void *, size_t) = kr->scatter;
     if (wc) scatter = kr->scatter_wc512 && have_avx512() ? kr->scatter_wc512 : kr->scatter_wc;
-    gpusort__cpu_parallel_for(p->T, T, scatter, p);
+    gpusort__cpu_parallel_for(p->T, C, scatter, p);
 }
 
 /* Worker t of the hybrid's bucket phase: takes buckets from a shared counter and sorts the
@@ -372,27 +376,33 @@ gpusort_status gpusort__cpu_radix_job(gpusort_ctx *ctx, const gpusort__cpu_job *
     if (T > 1024) T = 1024;
     if (T < 1) T = 1;
     p->T = (int)T;
-    for (size_t t = 0; t <= T; t++) p->bounds[t] = n / T * t + (n % T) * t / T;
+    /* Chunks are handed out dynamically: with a few per thread, a thread that the OS
+     * deschedules (a busy machine) holds the others back for less time. */
+    size_t C = T > 1 ? T * CHUNKS_PER_THREAD : 1;
+    if (C > n / MIN_PER_CHUNK) C = n / MIN_PER_CHUNK > T ? n / MIN_PER_CHUNK : T;
+    if (C > 1024) C = 1024;
+    p->C = C;
+    for (size_t t = 0; t <= C; t++) p->bounds[t] = n / C * t + (n % C) * t / C;
     p->bits = n >= LARGE_N ? LARGE_DIGIT_BITS : SMALL_DIGIT_BITS;
     p->radix = (size_t)1 << p->bits;
     p->ndigits = (job->key_bytes * 8 + p->bits - 1) / p->bits;
-    p->hist = (size_t *)malloc(T * (size_t)p->ndigits * p->radix * sizeof(size_t));
-    p->offs = (size_t *)malloc(T * p->radix * sizeof(size_t));
+    p->hist = (size_t *)malloc(C * (size_t)p->ndigits * p->radix * sizeof(size_t));
+    p->offs = (size_t *)malloc(C * p->radix * sizeof(size_t));
     if (!p->hist || !p->offs) {
         st = gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY,
                                 "radix sort: %zu bytes of histograms",
-                                T * (p->ndigits + 1) * p->radix * sizeof(size_t));
+                                C * (p->ndigits + 1) * p->radix * sizeof(size_t));
         goto done;
     }
 
     /* Step 2: all histograms in one read; keep the digits that vary. */
-    gpusort__cpu_parallel_for(p->T, T, kr->hist_all, p);
+    gpusort__cpu_parallel_for(p->T, C, kr->hist_all, p);
     int passes[64], m = 0;
     for (int d = 0; d < p->ndigits; d++) {
         int varies = 1;
         for (size_t b = 0; b < p->radix; b++) {
             size_t c = 0;
-            for (size_t t = 0; t < T; t++) c += p->hist[(t * p->ndigits + d) * p->radix + b];
+            for (size_t t = 0; t < C; t++) c += p->hist[(t * p->ndigits + d) * p->radix + b];
             if (c == n) { varies = 0; break; }
             if (c) break;          /* a first non-empty bucket short of n: the digit varies */
         }
@@ -415,8 +425,8 @@ gpusort_status gpusort__cpu_radix_job(gpusort_ctx *ctx, const gpusort__cpu_job *
         goto done;
     }
     if (n >= WC_MIN_N) {           /* write-combining buffers; plain scatter if none */
-        p->wc = (unsigned char *)aligned_alloc(64, T * p->radix * 128);
-        p->wc_start = (size_t *)malloc(T * p->radix * sizeof(size_t));
+        p->wc = (unsigned char *)aligned_alloc(64, C * p->radix * 128);
+        p->wc_start = (size_t *)malloc(C * p->radix * sizeof(size_t));
         if (!p->wc || !p->wc_start) {
             free(p->wc);
             p->wc = NULL;
@@ -441,7 +451,7 @@ gpusort_status gpusort__cpu_radix_job(gpusort_ctx *ctx, const gpusort__cpu_job *
         size_t sum = 0, largest = 0;
         for (size_t b = 0; b < p->radix; b++) {
             size_t c = 0;
-            for (size_t t = 0; t < T; t++) c += p->hist[(t * p->ndigits + top) * p->radix + b];
+            for (size_t t = 0; t < C; t++) c += p->hist[(t * p->ndigits + top) * p->radix + b];
             p->bstart[b] = sum;
             sum += c;
         }
