@@ -13,7 +13,8 @@
  *   placement, -0.0/+0.0 order and payload preservation in one comparison). Out-of-place calls
  *   must leave their inputs unchanged; outputs start filled with a canary pattern, so an output
  *   element that is never written is caught. Then reduce sum/min/max (exact for ints, within
- *   the contract's bound for floats), segmented sort (random offsets with empty segments, one
+ *   the contract's bound for floats, float sums bitwise identical on a second run; min/max the
+ *   first occurrence, so -0.0 vs +0.0 is checked), segmented sort (random offsets with empty segments, one
  *   huge segment, segments of odd sizes, elements outside every segment) and batch sort (rows
  *   of several lengths), each compared with the reference segment by segment.
  *   On the CUDA backend every check runs twice: with host pointers and with DEVICE pointers
@@ -437,6 +438,15 @@ static void check_reduce(gpusort_type type, datagen_dist dist, const void *keys,
             continue;
         }
         if (!status_ok(&w, OPK_REDUCE, s)) continue;
+        if (ops[o] == GPUSORT_OP_SUM && gpusort_value_field(type) == 'f') {
+            /* the contract: the same result on every run for the same input */
+            gpusort_value again;
+            memset(&again, 0, sizeof again);
+            if (gpusort_reduce(ctx, type, data.p, n, ops[o], &again) != GPUSORT_STATUS_SUCCESS ||
+                memcmp(&again.f, &v.f, sizeof v.f) != 0)
+                fail(&w, "a second run gave %.17g, the first %.17g (must be identical)", again.f,
+                     v.f);
+        }
         char msg[512];
         switch (verify_check_reduce(type, keys, n, ops[o], &v, msg, sizeof msg)) {
         case VERIFY_OK: count.passed++; break;
