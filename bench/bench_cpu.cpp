@@ -5,8 +5,9 @@
 //               radix by default (--algorithm merge for the merge sort)
 //   std::sort   one thread (keys: operator<; pairs: an array of {key, value} by key)
 //   gnu_par     __gnu_parallel::sort (libstdc++ parallel mode, OpenMP, all threads)
-// Each timing: one warm-up run, then the median of --runs runs (default 7), each on a fresh
-// copy of the input (the copy is not timed). gpusort's result is checked against std::sort's
+// Each timing: one warm-up round, then the median of --runs rounds (default 7); a round runs
+// gpusort, std::sort and gnu_par one after the other (interleaved, so that all three see the
+// same machine load), each on a fresh copy of the input (the copy is not timed). gpusort's result is checked against std::sort's
 // (keys equal; for pairs, every value still belongs to its key).
 //
 //   bench_cpu [--n N] [--runs R] [--threads T] [--csv FILE] [--quick] [--only-headline]
@@ -25,6 +26,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -51,19 +53,30 @@ double now_s()
         .count();
 }
 
-// Median of `runs` timings of fn(), after one warm-up; prepare() (not timed) runs before each.
-template <class Prep, class Fn> double median_time(int runs, Prep prepare, Fn fn)
+// Interleaved timing of several contenders: round r runs contender 0, 1, 2, ... once each (after
+// its prepare(), not timed); round 0 is the warm-up. On a shared machine whose load changes
+// over minutes, every contender then sees the same load, which a contender-after-contender
+// schedule does not give. Returns the median per contender.
+struct Contender {
+    std::function<void()> prepare, run;
+};
+std::vector<double> median_times(int runs, const std::vector<Contender> &cs)
 {
-    std::vector<double> t;
-    for (int r = 0; r <= runs; r++) {
-        prepare();
-        double t0 = now_s();
-        fn();
-        double t1 = now_s();
-        if (r > 0) t.push_back(t1 - t0);   // run 0 is the warm-up
+    std::vector<std::vector<double>> t(cs.size());
+    for (int r = 0; r <= runs; r++)
+        for (size_t c = 0; c < cs.size(); c++) {
+            cs[c].prepare();
+            double t0 = now_s();
+            cs[c].run();
+            double t1 = now_s();
+            if (r > 0) t[c].push_back(t1 - t0);
+        }
+    std::vector<double> med;
+    for (auto &v : t) {
+        std::sort(v.begin(), v.end());
+        med.push_back(v[v.size() / 2]);
     }
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
+    return med;
 }
 
 template <class K> struct Pair {
@@ -110,6 +123,7 @@ Row bench_keys(gpusort_ctx *ctx, const Options &o, size_t n, bool pairs)
     std::vector<uint32_t> vin(pairs ? n : 0), vwork(pairs ? n : 0);
     for (size_t i = 0; i < vin.size(); i++) vin[i] = uint32_t(i * 2654435761u);
     std::vector<Pair<K>> pin, pwork;
+    std::vector<K> pwork_keys(pairs ? 0 : n);
     if (pairs) {
         pin.resize(n);
         for (size_t i = 0; i < n; i++) pin[i] = {in[i], vin[i]};
@@ -118,63 +132,56 @@ Row bench_keys(gpusort_ctx *ctx, const Options &o, size_t n, bool pairs)
     const gpusort_type t = type_of<K>();
 
     // gpusort (in place, like the peers)
-    row.t_gpusort = median_time(
-        o.runs,
-        [&] {
-            std::memcpy(work.data(), in.data(), n * sizeof(K));
-            if (pairs) std::memcpy(vwork.data(), vin.data(), n * sizeof(uint32_t));
-        },
-        [&] {
-            gpusort_status s = pairs
-                ? gpusort_sort_pairs(ctx, t, work.data(), work.data(), GPUSORT_TYPE_U32,
-                                     vwork.data(), vwork.data(), n, GPUSORT_ORDER_ASC,
-                                     o.algorithm)
-                : gpusort_sort(ctx, t, work.data(), work.data(), n, GPUSORT_ORDER_ASC,
-                               o.algorithm);
-            if (s != GPUSORT_STATUS_SUCCESS) {
-                std::fprintf(stderr, "gpusort failed: %s (%s)\n", gpusort_status_string(s),
-                             gpusort_ctx_last_error(ctx));
-                std::exit(2);
-            }
-        });
-    // check: sorted, the same multiset as the input, values travel with their keys
+    Contender g{[&] {
+                    std::memcpy(work.data(), in.data(), n * sizeof(K));
+                    if (pairs) std::memcpy(vwork.data(), vin.data(), n * sizeof(uint32_t));
+                },
+                [&] {
+                    gpusort_status s = pairs
+                        ? gpusort_sort_pairs(ctx, t, work.data(), work.data(), GPUSORT_TYPE_U32,
+                                             vwork.data(), vwork.data(), n, GPUSORT_ORDER_ASC,
+                                             o.algorithm)
+                        : gpusort_sort(ctx, t, work.data(), work.data(), n, GPUSORT_ORDER_ASC,
+                                       o.algorithm);
+                    if (s != GPUSORT_STATUS_SUCCESS) {
+                        std::fprintf(stderr, "gpusort failed: %s (%s)\n",
+                                     gpusort_status_string(s), gpusort_ctx_last_error(ctx));
+                        std::exit(2);
+                    }
+                }};
+    std::vector<Contender> cs{g};
+    auto by_key = [](const Pair<K> &a, const Pair<K> &b) { return a.key < b.key; };
+    if (o.peers && pairs) {
+        cs.push_back({[&] { std::memcpy(pwork.data(), pin.data(), n * sizeof(Pair<K>)); },
+                      [&] { std::sort(pwork.begin(), pwork.end(), by_key); }});
+#ifdef GPUSORT_BENCH_HAVE_GNU_PARALLEL
+        cs.push_back({[&] { std::memcpy(pwork.data(), pin.data(), n * sizeof(Pair<K>)); },
+                      [&] { __gnu_parallel::sort(pwork.begin(), pwork.end(), by_key); }});
+#endif
+    } else if (o.peers) {
+        // the peers sort their own copy, so gpusort's last output stays for the check
+        cs.push_back({[&] { std::memcpy(pwork_keys.data(), in.data(), n * sizeof(K)); },
+                      [&] { std::sort(pwork_keys.begin(), pwork_keys.end()); }});
+#ifdef GPUSORT_BENCH_HAVE_GNU_PARALLEL
+        cs.push_back({[&] { std::memcpy(pwork_keys.data(), in.data(), n * sizeof(K)); },
+                      [&] { __gnu_parallel::sort(pwork_keys.begin(), pwork_keys.end()); }});
+#endif
+    }
+    std::vector<double> med = median_times(o.runs, cs);
+    row.t_gpusort = med[0];
+    if (med.size() > 1) row.t_std = med[1];
+    if (med.size() > 2) row.t_gnu = med[2];
+
+    // check: gpusort's last output is sorted, the same multiset as the input, and values
+    // travel with their keys (compared with std::stable_sort of (key, value) structs)
     ref = in;
     std::sort(ref.begin(), ref.end());
     if (std::memcmp(ref.data(), work.data(), n * sizeof(K)) != 0) row.ok = false;
-    if (pairs)
-        for (size_t i = 0; i < n && row.ok; i++) {
-            // value v came from input position p with v = p * 2654435761 (mod 2^32); cheap to
-            // check via the stability of gpusort: build the expected order with stable_sort.
-            (void)i;
-        }
     if (pairs && row.ok) {
         std::vector<Pair<K>> st = pin;
-        std::stable_sort(st.begin(), st.end(),
-                         [](const Pair<K> &a, const Pair<K> &b) { return a.key < b.key; });
+        std::stable_sort(st.begin(), st.end(), by_key);
         for (size_t i = 0; i < n; i++)
             if (st[i].value != vwork[i]) { row.ok = false; break; }
-    }
-    if (!o.peers) return row;
-
-    if (pairs) {
-        auto by_key = [](const Pair<K> &a, const Pair<K> &b) { return a.key < b.key; };
-        row.t_std = median_time(
-            o.runs, [&] { std::memcpy(pwork.data(), pin.data(), n * sizeof(Pair<K>)); },
-            [&] { std::sort(pwork.begin(), pwork.end(), by_key); });
-#ifdef GPUSORT_BENCH_HAVE_GNU_PARALLEL
-        row.t_gnu = median_time(
-            o.runs, [&] { std::memcpy(pwork.data(), pin.data(), n * sizeof(Pair<K>)); },
-            [&] { __gnu_parallel::sort(pwork.begin(), pwork.end(), by_key); });
-#endif
-    } else {
-        row.t_std = median_time(
-            o.runs, [&] { std::memcpy(work.data(), in.data(), n * sizeof(K)); },
-            [&] { std::sort(work.begin(), work.end()); });
-#ifdef GPUSORT_BENCH_HAVE_GNU_PARALLEL
-        row.t_gnu = median_time(
-            o.runs, [&] { std::memcpy(work.data(), in.data(), n * sizeof(K)); },
-            [&] { __gnu_parallel::sort(work.begin(), work.end()); });
-#endif
     }
     return row;
 }
