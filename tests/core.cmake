@@ -73,6 +73,12 @@ foreach(type ${GPUSORT_TEST_TYPES})
   gpusort_skippable(test_backends_cpu_${type} test_backends_opencl_${type}
                     test_backends_cuda_${type})
 endforeach()
+# OpenCL's second algorithm, bitonic (AUTO above runs radix), host pointers.
+add_test(NAME test_backends_opencl_bitonic
+         COMMAND test_backends --backend opencl --algorithm bitonic --quick --max-n 65537
+                 --no-cl-mem)
+set_tests_properties(test_backends_opencl_bitonic PROPERTIES TIMEOUT 900 LABELS "core;opencl")
+gpusort_skippable(test_backends_opencl_bitonic)
 # Every named algorithm on the CPU (those it lacks must answer "unsupported", reported visibly).
 add_test(NAME test_backends_cpu_all_algorithms
          COMMAND test_backends --backend cpu --algorithm all --quick --max-n 65537)
