@@ -46,10 +46,14 @@
  *              gpusort_status_string(), gpusort_backend_* and gpusort_device_* queries are
  *              thread-safe.
  *   Scratch    memory each call may allocate (n = element count, K/V = key/value bytes):
- *              CPU radix:          n*(K+V) bytes host + 64 KiB per thread (in place or not).
- *              CPU merge/others:   n*(K+V) bytes host.
- *              CUDA radix (device data): n*(K+V) bytes device + O(n/tile*256) look-back state;
- *                         kept by the context and reused; freed by gpusort_ctx_free.
+ *              CPU radix:          n*(K+V) bytes host (+ n*K when keys_out is NULL) + up to
+ *                                  4.5 MiB per thread (in place or not).
+ *              CPU merge/others:   n*(K+V) bytes host (+ n*K when keys_out is NULL).
+ *              CUDA radix (device data): n*(K+V) bytes device (+ n*K for argsort, which has
+ *                         no key output) + 64-bit digit histograms + look-back state of 1 KiB
+ *                         per tile of one portion (< 2^27 keys); kept by the context and reused
+ *                         (grown, never shrunk); freed by gpusort_ctx_free. At 2^28 keys: u32
+ *                         1046 MiB (CUB 1059), u64 2080 MiB (CUB 2093), u32/u32 pairs 2070 MiB.
  *              CUDA radix (host data): device buffers for a chunk + pinned staging, both owned
  *                         by the context, grown on demand.
  *              OpenCL:             buffers of n*(K+V)*2 bytes on the device for host data.
@@ -253,7 +257,9 @@ GPUSORT_API gpusort_status gpusort_sort_ex(gpusort_ctx *ctx, const gpusort_sort_
 /* Segmented (batched) sort: segments [offsets[s], offsets[s+1]) for s < num_segments are sorted
  * independently (offsets has num_segments + 1 entries, non-decreasing, offsets[num_segments] <= n;
  * elements outside every segment are copied unchanged to the output).
- * values may be NULL/GPUSORT_TYPE_NONE for keys only. */
+ * values may be NULL/GPUSORT_TYPE_NONE for keys only. Argsort (values_in NULL with a value type)
+ * gives GLOBAL indices: position i of the output holds the index into the whole input array
+ * (offsets[s] <= idx < offsets[s+1]), not the index within the segment. */
 GPUSORT_API gpusort_status gpusort_segmented_sort(gpusort_ctx *ctx, const gpusort_sort_desc *desc,
                                                   const uint64_t *offsets, size_t num_segments);
 /* Fixed-size batch: n keys as rows of row_length (n % row_length == 0), each row sorted. */
@@ -290,6 +296,13 @@ GPUSORT_API char gpusort_value_field(gpusort_type type);
 
 GPUSORT_API gpusort_status gpusort_reduce(gpusort_ctx *ctx, gpusort_type type, const void *data,
                                           size_t n, gpusort_op op, gpusort_value *result);
+/* gpusort_reduce with flags: GPUSORT_FLAG_CL_MEM says `data` is a cl_mem handle (OpenCL
+ * backend; the buffer must belong to the context's cl_context, see gpusort_ctx_set_stream).
+ * (A cl_mem cannot be told from a host pointer safely, so the caller says it.) The call completes
+ * before returning: the result is on the host. */
+GPUSORT_API gpusort_status gpusort_reduce_ex(gpusort_ctx *ctx, gpusort_type type,
+                                             const void *data, size_t n, gpusort_op op,
+                                             gpusort_value *result, unsigned flags);
 
 #ifdef __cplusplus
 }

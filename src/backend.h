@@ -69,6 +69,9 @@ typedef struct gpusort_backend_ops {
     gpusort_status (*set_stream)(gpusort_ctx *ctx, void *stream);
     /* (optional) */
     gpusort_status (*synchronize)(gpusort_ctx *ctx);
+    /* (optional) reduce of a cl_mem buffer (GPUSORT_FLAG_CL_MEM); NULL: UNSUPPORTED */
+    gpusort_status (*reduce_cl_mem)(gpusort_ctx *ctx, gpusort_type type, const void *data,
+                                    size_t n, gpusort_op op, gpusort_value *result);
 } gpusort_backend_ops;
 
 struct gpusort_ctx {

@@ -491,6 +491,12 @@ done:
 gpusort_status gpusort_reduce(gpusort_ctx *ctx, gpusort_type type, const void *data, size_t n,
                               gpusort_op op, gpusort_value *result)
 {
+    return gpusort_reduce_ex(ctx, type, data, n, op, result, 0);
+}
+
+gpusort_status gpusort_reduce_ex(gpusort_ctx *ctx, gpusort_type type, const void *data, size_t n,
+                                 gpusort_op op, gpusort_value *result, unsigned flags)
+{
     gpusort_status s = check_ctx(ctx);
     if (s) return s;
     if (!type_valid(type)) return FAIL(ctx, "invalid type %d", (int)type);
@@ -502,6 +508,14 @@ gpusort_status gpusort_reduce(gpusort_ctx *ctx, gpusort_type type, const void *d
         memset(result, 0, sizeof *result);
         return GPUSORT_STATUS_SUCCESS;
     }
+    if (flags & ~GPUSORT_FLAG_CL_MEM) return FAIL(ctx, "unknown flags 0x%x", flags);
     if (!data) return FAIL(ctx, "data is NULL");
+    if (flags & GPUSORT_FLAG_CL_MEM) {
+        if (!ctx->ops->reduce_cl_mem)
+            return gpusort__set_error(ctx, GPUSORT_STATUS_UNSUPPORTED,
+                                      "GPUSORT_FLAG_CL_MEM needs the OpenCL backend, not %s",
+                                      ctx->ops->name);
+        return ctx->ops->reduce_cl_mem(ctx, type, data, n, op, result);
+    }
     return ctx->ops->reduce(ctx, type, data, n, op, result);
 }

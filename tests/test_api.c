@@ -427,6 +427,11 @@ static void test_reduce_arguments(gpusort_ctx *ctx)
         ASSERT_INVALID(ctx, gpusort_reduce(ctx, (gpusort_type)t, x, 0, GPUSORT_OP_MAX, &r));
     }
     ASSERT_INVALID(ctx, gpusort_reduce(ctx, GPUSORT_TYPE_I32, NULL, 4, GPUSORT_OP_SUM, &r));
+    ASSERT_INVALID(ctx, gpusort_reduce_ex(ctx, GPUSORT_TYPE_I32, x, 4, GPUSORT_OP_SUM, &r, 0x80));
+    ASSERT_STATUS(gpusort_reduce_ex(ctx, GPUSORT_TYPE_I32, x, 4, GPUSORT_OP_SUM, &r,
+                                    GPUSORT_FLAG_CL_MEM),
+                  GPUSORT_STATUS_UNSUPPORTED);   /* the CPU backend has no cl_mem */
+    ASSERT_NE(gpusort_ctx_last_error(ctx)[0], 0);
     ASSERT_INVALID(ctx, gpusort_reduce(ctx, GPUSORT_TYPE_I32, x, 4, GPUSORT_OP_SUM, NULL));
     ASSERT_INVALID(ctx, gpusort_reduce(ctx, GPUSORT_TYPE_I32, x, 4, (gpusort_op)3, &r));
     ASSERT_INVALID(ctx, gpusort_reduce(ctx, (gpusort_type)6, x, 4, GPUSORT_OP_SUM, &r));

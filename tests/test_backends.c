@@ -159,7 +159,7 @@ typedef struct mem_kind {
     int (*put)(void *dst, const void *src, size_t bytes);   /* host -> this memory */
     int (*get)(void *dst, const void *src, size_t bytes);   /* this memory -> host */
     unsigned flags;    /* gpusort_sort_desc.flags for pointers of this kind */
-    int sorts_only;    /* 1: reduce, segmented and batch take no such pointers (cl_mem) */
+    int sorts_only;    /* 1: segmented and batch take no such pointers (cl_mem) */
 } mem_kind;
 
 static void *host_alloc(size_t bytes) { return malloc(bytes ? bytes : 1); }
@@ -430,7 +430,7 @@ static void check_reduce(gpusort_type type, datagen_dist dist, const void *keys,
         where w = {type, dist, n, GPUSORT_ORDER_ASC, GPUSORT_ALGORITHM_AUTO, names[o], mem->name};
         gpusort_value v;
         memset(&v, CANARY, sizeof v);
-        gpusort_status s = gpusort_reduce(ctx, type, data.p, n, ops[o], &v);
+        gpusort_status s = gpusort_reduce_ex(ctx, type, data.p, n, ops[o], &v, mem->flags);
         if (n == 0 && ops[o] != GPUSORT_OP_SUM) {
             /* the contract: min/max of nothing is an invalid argument */
             if (s == GPUSORT_STATUS_INVALID_ARGUMENT) count.passed++;
@@ -442,7 +442,8 @@ static void check_reduce(gpusort_type type, datagen_dist dist, const void *keys,
             /* the contract: the same result on every run for the same input */
             gpusort_value again;
             memset(&again, 0, sizeof again);
-            if (gpusort_reduce(ctx, type, data.p, n, ops[o], &again) != GPUSORT_STATUS_SUCCESS ||
+            if (gpusort_reduce_ex(ctx, type, data.p, n, ops[o], &again, mem->flags) !=
+                    GPUSORT_STATUS_SUCCESS ||
                 memcmp(&again.f, &v.f, sizeof v.f) != 0)
                 fail(&w, "a second run gave %.17g, the first %.17g (must be identical)", again.f,
                      v.f);
@@ -697,7 +698,7 @@ static void run_case(gpusort_type type, datagen_dist dist, size_t n)
     }
 
     for (int mk = 0; mk < num_mem_kinds; mk++)
-        if (!mem_kinds[mk]->sorts_only) check_reduce(type, dist, keys, n, mem_kinds[mk]);
+        check_reduce(type, dist, keys, n, mem_kinds[mk]);   /* cl_mem: gpusort_reduce_ex */
 
     uint64_t *perm_asc = xmalloc(n * 8);
     if (verify_ref_argsort(type, keys, n, GPUSORT_ORDER_ASC, perm_asc)) {

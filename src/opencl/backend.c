@@ -748,6 +748,21 @@ static gpusort_status ocl_reduce(gpusort_ctx *ctx, gpusort_type type, const void
     return s;
 }
 
+/* Reduce of a caller's cl_mem (gpusort_reduce_ex with GPUSORT_FLAG_CL_MEM). */
+static gpusort_status ocl_reduce_cl_mem(gpusort_ctx *ctx, gpusort_type type, const void *data,
+                                        size_t n, gpusort_op op, gpusort_value *result)
+{
+    if ((type == GPUSORT_TYPE_F64) && !state(ctx)->has_fp64)
+        return gpusort__set_error(ctx, GPUSORT_STATUS_UNSUPPORTED,
+                                  "f64 reduce needs cl_khr_fp64, which this OpenCL device lacks");
+    cl_mem buf = (cl_mem)(uintptr_t)data;
+    gpusort_status s = check_mem(ctx, buf, n * gpusort_type_size(type), "data");
+    if (s) return s;
+    s = gpusort__cl_reduce(ctx, type, buf, n, op, result);
+    clFinish(state(ctx)->queue);
+    return s;
+}
+
 const gpusort_backend_ops gpusort__opencl_ops = {
     GPUSORT_BACKEND_OPS_VERSION,
     GPUSORT_BACKEND_OPENCL,
@@ -764,4 +779,5 @@ const gpusort_backend_ops gpusort__opencl_ops = {
     NULL,               /* sort_records: likewise */
     ocl_set_stream,
     ocl_synchronize,
+    ocl_reduce_cl_mem,
 };
