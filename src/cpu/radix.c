@@ -473,6 +473,15 @@ gpusort_status gpusort__cpu_radix_job(gpusort_ctx *ctx, const gpusort__cpu_job *
         run_pass(p, kr, top, 1, job->keys_in, job->values_in, scr_k, scr_v);
         atomic_init(&p->next_bucket, 0);
         gpusort__cpu_parallel_for(p->T, T, bucket_worker, p);
+        /* the big buckets' own sorts allocate their own buffers: give back ours first */
+        free(p->tmp);
+        free(p->wc);
+        free(p->wc_start);
+        free(p->hist);
+        p->tmp = NULL;
+        p->wc = NULL;
+        p->wc_start = NULL;
+        p->hist = NULL;
         for (size_t b = 0; b < p->radix && st == GPUSORT_STATUS_SUCCESS; b++) {
             size_t lo = p->bstart[b], c = p->bstart[b + 1] - lo;
             if (c <= p->big) continue;
