@@ -56,14 +56,14 @@ note "text input: $(wc -l < ints.txt) lines, $(du -m ints.txt | cut -f1) MB"
 export LC_ALL=C
 cat ints.txt > /dev/null
 t=$(date +%s.%N); timeout 90 sort -n --parallel=16 -S 50% ints.txt -o gnu.txt; rc=$?
-g=$(echo "$(date +%s.%N) - $t" | bc)
+g=$(awk -v a="$(date +%s.%N)" -v b="$t" 'BEGIN { printf "%.2f", a - b }')
 t=$(date +%s.%N); GPUSORT_TIMING=1 timeout 30 "$B/gpusort" -n ints.txt -o ours.txt 2> "$OUT/text_timing.log"; rc2=$?
-o=$(echo "$(date +%s.%N) - $t" | bc)
+o=$(awk -v a="$(date +%s.%N)" -v b="$t" 'BEGIN { printf "%.2f", a - b }')
 t=$(date +%s.%N); timeout 40 "$B/gpusort" -n --backend cpu ints.txt -o ours_cpu.txt; rc3=$?
-c=$(echo "$(date +%s.%N) - $t" | bc)
+c=$(awk -v a="$(date +%s.%N)" -v b="$t" 'BEGIN { printf "%.2f", a - b }')
 same=$(cmp -s gnu.txt ours.txt && echo identical || echo DIFFERENT)
 same_cpu=$(cmp -s gnu.txt ours_cpu.txt && echo identical || echo DIFFERENT)
-note "text -n 100M lines: GNU sort --parallel=16 ${g}s (rc $rc); gpusort auto ${o}s (rc $rc2, $same); gpusort --backend cpu ${c}s (rc $rc3, $same_cpu); ratio GNU/auto $(echo "scale=2; $g / $o" | bc)"
+note "text -n 100M lines: GNU sort --parallel=16 ${g}s (rc $rc); gpusort auto ${o}s (rc $rc2, $same); gpusort --backend cpu ${c}s (rc $rc3, $same_cpu); ratio GNU/auto $(awk -v a="$g" -v b="$o" 'BEGIN { printf "%.1f", a / b }')"
 cat "$OUT/text_timing.log" | tail -15 | tee -a "$S"
 rm -f gnu.txt ours.txt ours_cpu.txt
 cd - > /dev/null
