@@ -330,19 +330,8 @@ void extsort_run_open(extsort *x, ext_sink *s)
     char *path = (char *)xmalloc(len);
     snprintf(path, len, "%s%sgpusort-XXXXXX", dir,
              dir[0] && dir[strlen(dir) - 1] == '/' ? "" : "/");
-    /* Create and register with the catchable signals blocked: no moment exists at which the
-     * file is there and a signal would leave it behind. */
-    sigset_t set, old;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGHUP);
-    sigaddset(&set, SIGPIPE);
-    sigprocmask(SIG_BLOCK, &set, &old);
-    int fd = mkostemp(path, O_CLOEXEC);
+    int fd = cli_temp_mkstemp(path);   /* created and registered as one step */
     int err = errno;
-    if (fd >= 0) cli_temp_register(path);
-    sigprocmask(SIG_SETMASK, &old, NULL);
     if (fd < 0) cli_fail("cannot create temporary file in %s: %s", dir, strerror(err));
     memset(s, 0, sizeof *s);
     s->fd = fd;

@@ -14,11 +14,17 @@
  *
  * Order of calls: cli_signals_install() once at start; then any of the others.
  *
- * Temp-file registry. The signal handler must only do async-signal-safe work, so it walks a
- * linked list of paths and calls unlink(2). The list is changed only with the catchable signals
- * blocked (sigprocmask), so the handler never sees it half-updated. After removing the files the
- * handler restores the default action and re-raises the signal, so the parent shell sees the
- * usual "killed by SIGINT" status.
+ * Temp-file registry: a linked list of paths guarded by a (recursive) lock. SIGINT, SIGTERM and
+ * SIGHUP are blocked in every thread from the start (cli_signals_install runs before any thread
+ * exists, and threads inherit the mask: the library's workers, and threads a driver such as an
+ * OpenCL ICD starts) and taken by one thread in sigwait(). That thread takes the lock, unlinks
+ * every registered file, restores the default action and re-raises the signal, so the parent
+ * shell sees the usual "killed by SIGINT" status. Files are created and registered under the same
+ * lock (cli_temp_mkstemp), so no signal can leave a created-but-unregistered file behind, and no
+ * file can be created after the cleanup ran. (An earlier version ran the cleanup in an
+ * asynchronous handler: a signal delivered to a driver's thread raced with the main thread
+ * creating run files, and left some behind.) SIGPIPE is thread-directed (the writing thread), so
+ * it keeps an asynchronous handler that only walks the list and unlinks.
  *
  * Atomic output. The temporary file is "<dir>/.<name>.gpusort-XXXXXX" (mkstemp) in the same
  * folder as the destination, so rename(2) is atomic and never copies across file systems. It gets
@@ -59,15 +65,35 @@ static temp_node *volatile temp_head = NULL;
 static const int caught_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
 #define NUM_CAUGHT ((int)(sizeof caught_signals / sizeof caught_signals[0]))
 
+static pthread_mutex_t temp_lock;
+static pthread_once_t temp_lock_once = PTHREAD_ONCE_INIT;
+
+static void temp_lock_init(void)
+{
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);   /* cli_out_open -> register */
+    pthread_mutex_init(&temp_lock, &a);
+    pthread_mutexattr_destroy(&a);
+}
+
+/* Enter a critical section of the registry: the caught signals blocked in this thread (for the
+ * SIGPIPE handler) and the registry lock held (against the signal thread). */
 static void block_signals(sigset_t *old)
 {
     sigset_t set;
     sigemptyset(&set);
     for (int i = 0; i < NUM_CAUGHT; i++) sigaddset(&set, caught_signals[i]);
     pthread_sigmask(SIG_BLOCK, &set, old);
+    pthread_once(&temp_lock_once, temp_lock_init);
+    pthread_mutex_lock(&temp_lock);
 }
 
-static void restore_signals(const sigset_t *old) { pthread_sigmask(SIG_SETMASK, old, NULL); }
+static void restore_signals(const sigset_t *old)
+{
+    pthread_mutex_unlock(&temp_lock);
+    pthread_sigmask(SIG_SETMASK, old, NULL);
+}
 
 void cli_temp_register(const char *path)
 {
@@ -119,11 +145,42 @@ static void temp_cleanup_at_exit(void)
     }
 }
 
-static void on_signal(int sig)
+static void on_signal(int sig)   /* SIGPIPE only (see the top of the file) */
 {
     temp_remove_all();
     signal(sig, SIG_DFL);
     raise(sig);
+}
+
+static sigset_t waited_signals;   /* SIGINT/SIGTERM/SIGHUP unless they were ignored at start */
+
+static void *signal_thread(void *arg)
+{
+    (void)arg;
+    int sig = 0;
+    if (sigwait(&waited_signals, &sig) != 0) return NULL;
+    pthread_once(&temp_lock_once, temp_lock_init);
+    pthread_mutex_lock(&temp_lock);   /* held until the process ends: nothing new is created */
+    temp_remove_all();
+    signal(sig, SIG_DFL);
+    sigset_t one;
+    sigemptyset(&one);
+    sigaddset(&one, sig);
+    pthread_sigmask(SIG_UNBLOCK, &one, NULL);
+    raise(sig);
+    _exit(128 + sig);                 /* not reached */
+}
+
+int cli_temp_mkstemp(char *template_path)
+{
+    sigset_t old;
+    block_signals(&old);
+    int fd = mkostemp(template_path, O_CLOEXEC);
+    int err = errno;
+    if (fd >= 0) cli_temp_register(template_path);
+    restore_signals(&old);
+    errno = err;
+    return fd;
 }
 
 void cli_signals_install(void)
@@ -132,16 +189,42 @@ void cli_signals_install(void)
     if (installed) return;
     installed = 1;
     atexit(temp_cleanup_at_exit);
+    pthread_once(&temp_lock_once, temp_lock_init);
+    sigemptyset(&waited_signals);
     for (int i = 0; i < NUM_CAUGHT; i++) {
         struct sigaction sa, old;
         /* Keep "ignored" signals ignored (nohup, or a shell that ignores SIGINT in background
          * jobs), as POSIX utilities do. */
         if (sigaction(caught_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+        if (caught_signals[i] != SIGPIPE) {
+            sigaddset(&waited_signals, caught_signals[i]);
+            continue;
+        }
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = on_signal;
         sigfillset(&sa.sa_mask);
         sigaction(caught_signals[i], &sa, NULL);
     }
+    /* Block them in this (the only) thread, so every thread started later inherits the mask,
+     * and let one thread wait for them. */
+    pthread_sigmask(SIG_BLOCK, &waited_signals, NULL);
+    pthread_t t;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    if (pthread_create(&t, &attr, signal_thread, NULL) != 0) {
+        /* No thread: fall back to asynchronous handlers (the old behaviour). */
+        pthread_sigmask(SIG_UNBLOCK, &waited_signals, NULL);
+        for (int i = 0; i < NUM_CAUGHT; i++) {
+            if (!sigismember(&waited_signals, caught_signals[i])) continue;
+            struct sigaction sa;
+            memset(&sa, 0, sizeof sa);
+            sa.sa_handler = on_signal;
+            sigfillset(&sa.sa_mask);
+            sigaction(caught_signals[i], &sa, NULL);
+        }
+    }
+    pthread_attr_destroy(&attr);
 }
 
 /* ---- errors ---- */
@@ -401,14 +484,8 @@ void cli_out_open(cli_out *o, const char *path)
     if (!tmp) cli_fail("out of memory");
     snprintf(tmp, tlen, "%.*s.%s%sgpusort-XXXXXX", (int)dirlen, dest, base, *base ? "." : "");
 
-    /* Create and register the file with the catchable signals blocked, so that no signal can
-     * arrive between the two and leave the file behind. */
-    sigset_t old;
-    block_signals(&old);
-    int fd = mkostemp(tmp, O_CLOEXEC);
+    int fd = cli_temp_mkstemp(tmp);
     int err = errno;
-    if (fd >= 0) cli_temp_register(tmp);
-    restore_signals(&old);
     if (fd < 0) {
         char dir[PATH_MAX];
         snprintf(dir, sizeof dir, "%.*s", dirlen ? (int)dirlen : 1, dirlen ? dest : ".");

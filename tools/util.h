@@ -52,7 +52,10 @@ void cli_out_abort(cli_out *o);
  * cli_temp_forget. Used by cli_out and by the external sort's run files. */
 void cli_temp_register(const char *path);
 void cli_temp_forget(const char *path);
-/* Install the signal handlers (call once at start). */
+/* Create a temporary file from a mkstemp template (…XXXXXX, O_CLOEXEC) and register it, as one
+ * step that no signal can split. Returns the fd, or -1 with errno set. */
+int cli_temp_mkstemp(char *template_path);
+/* Install the signal handling (call once at start, before any thread is created). */
 void cli_signals_install(void);
 
 /* Parse sizes like "100", "10K", "64M", "2G", "50%" (of physical RAM); returns 0 on success. */

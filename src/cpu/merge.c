@@ -21,6 +21,9 @@
  * Scratch: n * (key + value) bytes (plus n * key bytes when keys_out is NULL).
  */
 #include "cpu.h"
+
+/* Round a byte count up to 64 (a cache line; also keeps 8-byte values aligned after keys). */
+#define ALIGN64(x) (((x) + (size_t)63) & ~(size_t)63)
 #include "job.h"
 #include "rkey.h"
 
@@ -278,7 +281,7 @@ gpusort_status gpusort__cpu_merge_job(gpusort_ctx *ctx, const gpusort__cpu_job *
     p.ak = job->keys_out;
     if (!p.ak) p.ak = own_k = gpusort__cpu_big_alloc(n * ks);
     p.av = vs ? job->values_out : NULL;
-    scratch = gpusort__cpu_big_alloc(n * (ks + vs));
+    scratch = gpusort__cpu_big_alloc(ALIGN64(n * ks) + n * vs);
     p.runs = (size_t *)malloc((chunks + 1) * sizeof(size_t));
     if (!p.ak || !scratch || !p.runs || !alloc_tasks(&p)) {
         st = gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY,
@@ -287,7 +290,7 @@ gpusort_status gpusort__cpu_merge_job(gpusort_ctx *ctx, const gpusort__cpu_job *
         goto done;
     }
     p.bk = scratch;
-    p.bv = vs ? (char *)scratch + n * ks : NULL;
+    p.bv = vs ? (char *)scratch + ALIGN64(n * ks) : NULL;   /* 8-byte values stay aligned */
     parallel_copy(p.threads, p.ak, job->keys_in, n, ks, 0);
     if (vs) parallel_copy(p.threads, p.av, job->values_in, n, vs, job->index_base);
     for (size_t c = 0; c <= chunks; c++) p.runs[c] = n / chunks * c + n % chunks * c / chunks;
@@ -299,7 +302,7 @@ gpusort_status gpusort__cpu_merge_job(gpusort_ctx *ctx, const gpusort__cpu_job *
 
 done:
     free_plan(&p);
-    gpusort__cpu_big_free(scratch, n * (ks + vs));
+    gpusort__cpu_big_free(scratch, ALIGN64(n * ks) + n * vs);
     gpusort__cpu_big_free(own_k, n * ks);
     return st;
 }
@@ -341,7 +344,7 @@ gpusort_status gpusort__cpu_merge_runs(gpusort_ctx *ctx, const gpusort_sort_desc
     p.ak = d->keys_out ? (char *)d->keys_out + lo * ks : (own_k = gpusort__cpu_big_alloc(n * ks));
     p.av = vs ? (char *)d->values_out + lo * vs : NULL;
     if (vs && !in_v) in_v = own_v = gpusort__cpu_big_alloc(n * vs);   /* no values given: positions */
-    scratch = num_runs > 2 ? gpusort__cpu_big_alloc(n * (ks + vs)) : NULL;
+    scratch = num_runs > 2 ? gpusort__cpu_big_alloc(ALIGN64(n * ks) + n * vs) : NULL;
     p.runs = (size_t *)malloc((num_runs + 1) * sizeof(size_t));
     if (!p.ak || (vs && !in_v) || (num_runs > 2 && !scratch) || !p.runs || !alloc_tasks(&p)) {
         st = gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY,
@@ -351,7 +354,7 @@ gpusort_status gpusort__cpu_merge_runs(gpusort_ctx *ctx, const gpusort_sort_desc
     }
     if (own_v) parallel_copy(p.threads, own_v, NULL, n, vs, lo);
     p.bk = scratch;
-    p.bv = scratch && vs ? (char *)scratch + n * ks : NULL;
+    p.bv = scratch && vs ? (char *)scratch + ALIGN64(n * ks) : NULL;
     for (size_t r = 0; r <= num_runs; r++) p.runs[r] = (size_t)run_offsets[r] - lo;
     if (num_runs == 1) {
         parallel_copy(p.threads, p.ak, in_k, n, ks, 0);
@@ -362,7 +365,7 @@ gpusort_status gpusort__cpu_merge_runs(gpusort_ctx *ctx, const gpusort_sort_desc
 
 done:
     free_plan(&p);
-    gpusort__cpu_big_free(scratch, n * (ks + vs));
+    gpusort__cpu_big_free(scratch, ALIGN64(n * ks) + n * vs);
     gpusort__cpu_big_free(own_k, n * ks);
     gpusort__cpu_big_free(own_v, n * vs);
     return st;

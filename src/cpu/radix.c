@@ -49,6 +49,9 @@
  * offsets are size_t (bucket-local ones 32-bit): n above 2^32 works.
  */
 #include "cpu.h"
+
+/* Round a byte count up to 64 (a cache line; also keeps 8-byte values aligned after keys). */
+#define ALIGN64(x) (((x) + (size_t)63) & ~(size_t)63)
 #include "job.h"
 #include "rkey.h"
 
@@ -337,7 +340,7 @@ static void bucket_worker(void *arg, size_t t)
     unsigned char *mine = p->tmp + t * p->tmp_stride;
     size_t ks = (size_t)p->job->key_bytes;
     void *tk = mine + 8 * 2048 * sizeof(uint32_t);
-    void *tv = (char *)tk + p->big * ks;
+    void *tv = (char *)tk + ALIGN64(p->big * ks);   /* 8-byte values need 8-byte alignment */
     for (;;) {
         size_t b = atomic_fetch_add_explicit(&p->next_bucket, 1, memory_order_relaxed);
         if (b >= p->radix) break;
@@ -463,7 +466,7 @@ gpusort_status gpusort__cpu_radix_job(gpusort_ctx *ctx, const gpusort__cpu_job *
             if (c <= p->big && c > largest) largest = c;
         }
         p->big = largest;          /* room for the largest small bucket only */
-        p->tmp_stride = (8 * 2048 * sizeof(uint32_t) + largest * (ks + vs) + 63) / 64 * 64;
+        p->tmp_stride = ALIGN64(8 * 2048 * sizeof(uint32_t) + ALIGN64(largest * ks) + largest * vs);
         p->tmp = (unsigned char *)malloc(T * p->tmp_stride);
         if (!p->tmp) {
             st = gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY,
