@@ -14,7 +14,6 @@ command -v c++ >/dev/null 2>&1 || need+=(g++)
 { [ -e /usr/lib/x86_64-linux-gnu/libOpenCL.so ] || ls /usr/lib/*/libOpenCL.so >/dev/null 2>&1; } || need+=(ocl-icd-opencl-dev)
 ls /etc/OpenCL/vendors/*pocl* >/dev/null 2>&1 || need+=(pocl-opencl-icd)
 command -v clinfo >/dev/null 2>&1 || need+=(clinfo)
-command -v gnuplot >/dev/null 2>&1 || need+=(gnuplot-nox)
 
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
