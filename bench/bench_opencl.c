@@ -3,7 +3,7 @@
  * timed in the same run on the same data.
  *
  *   bench_opencl [--sizes 20,24] [--type u32] [--runs 7] [--device D] [--no-bitonic]
- *                [--no-cpu] [--no-qsort] [--device-only] [--host-only] [--csv]
+ *                [--no-cpu] [--no-qsort] [--no-cuda] [--device-only] [--host-only] [--csv]
  *
  * WORKLOADS, for each size 2^k (uniform random keys of --type, a fixed seed):
  *   opencl radix  host      gpusort_sort on host arrays: copy in, sort, copy out
@@ -57,8 +57,8 @@ static struct {
     gpusort_type type;
     int runs;
     int device;
-    int bitonic, cpu, qsort_peer, csv, device_only, host_only;
-} opt = {{20, 24}, 2, GPUSORT_TYPE_U32, 7, -1, 1, 1, 1, 0, 0, 0};
+    int bitonic, cpu, qsort_peer, csv, device_only, host_only, cuda;
+} opt = {{20, 24}, 2, GPUSORT_TYPE_U32, 7, -1, 1, 1, 1, 0, 0, 0, 1};
 
 static double now(void)
 {
@@ -352,11 +352,12 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: bench_opencl [--sizes 20,24] [--type u32|i32|f32|u64|i64|f64] [--runs 7]\n"
-            "                    [--device D] [--no-bitonic] [--no-cpu] [--no-qsort] [--device-only]\n"
-            "                    [--csv]\n"
+            "                    [--device D] [--no-bitonic] [--no-cpu] [--no-qsort] [--no-cuda]\n"
+            "                    [--device-only] [--host-only] [--csv]\n"
             "  --sizes    log2 of the sizes, comma-separated (default 20,24)\n"
             "  --device   OpenCL device index (default: the backend's default, a GPU if any)\n"
             "  --runs     timed runs per workload after one warm-up; the median is reported\n"
+            "  --no-cuda  no CUDA peer rows (e.g. when only OpenCL settings are compared)\n"
             "  --device-only  only the data-on-the-device workloads (OpenCL cl_mem, CUDA device\n"
             "             pointers): no host peers, no host round trips (for large sizes on a GPU)\n"
             "  --host-only    only host-array workloads (on a CPU device such as PoCL the cl_mem\n"
@@ -384,6 +385,7 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--no-bitonic")) opt.bitonic = 0;
         else if (!strcmp(a, "--no-cpu")) opt.cpu = 0;
         else if (!strcmp(a, "--no-qsort")) opt.qsort_peer = 0;
+        else if (!strcmp(a, "--no-cuda")) opt.cuda = 0;
         else if (!strcmp(a, "--csv")) opt.csv = 1;
         else if (!strcmp(a, "--device-only")) opt.device_only = 1;
         else if (!strcmp(a, "--host-only")) opt.host_only = 1;
@@ -419,7 +421,8 @@ int main(int argc, char **argv)
     }
     if (opt.cpu) gpusort_ctx_create(&cpu, GPUSORT_BACKEND_CPU, 0);
     int cuda_devices = 0;
-    if (gpusort_device_count(GPUSORT_BACKEND_CUDA, &cuda_devices) == GPUSORT_STATUS_SUCCESS &&
+    if (opt.cuda &&
+        gpusort_device_count(GPUSORT_BACKEND_CUDA, &cuda_devices) == GPUSORT_STATUS_SUCCESS &&
         cuda_devices > 0)
         gpusort_ctx_create(&cuda, GPUSORT_BACKEND_CUDA, 0);
 

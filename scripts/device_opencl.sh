@@ -1,29 +1,41 @@
 #!/bin/bash
 # device_opencl.sh -- run the OpenCL backend on the GPU machine: tests and benchmark vs CUDA.
 #
-#   scripts/device_opencl.sh [STEP...]      steps: icd bench test benchf32
-#                                           (default: all four, in order)
+#   scripts/device_opencl.sh [STEP...]      steps: icd test bench benchf32 tune
+#                                           (default: icd test bench benchf32)
 #
 # The NVIDIA driver there ships libnvidia-opencl.so.1 but no ICD file names it, so the loader
 # only sees PoCL. Step "icd" writes an nvidia.icd (plus the system's PoCL one) into a folder and
 # points OCL_ICD_VENDORS at it; the backend lists GPUs first, so device 0 is the H100/H200.
 #
-# Binaries: build-oclbin/ must hold test_backends and bench_opencl built on the dev machine with
-# -DGPUSORT_CUDA=ON -DGPUSORT_OPENCL=ON -DCMAKE_CUDA_ARCHITECTURES=90 (pass it in `carry`), and
-# lib/libOpenCL.so.1 in case the machine lacks the ICD loader: the device's time is then spent
-# running, not compiling. Logs go to $OUT; a summary is printed last.
+# Binaries (built on the dev machine with -DGPUSORT_CUDA=ON -DGPUSORT_OPENCL=ON
+# -DCMAKE_CUDA_ARCHITECTURES=90, so the device's time is spent running, not compiling):
+# test_backends and bench_opencl, plus lib/libOpenCL.so.1 in case the machine lacks the ICD
+# loader, either in .device-carry/opencl.tgz (unpacked to /tmp; pass .device-carry in `carry`)
+# or in build-oclbin/. Logs go to $OUT; a summary is printed last.
+#
+#   test      test_backends --backend opencl, AUTO (= radix) and reduce, 6 types in parallel,
+#             quick sizes to 2^16 + 1; the no-fp64 path (f32); radix with 1 work-group per
+#             compute unit at 2^20 (several tiles per work-group) for u32, f32 and u64
+#   bench     bench_opencl u32 at 2^24 and 2^28, data on the device, vs our CUDA backend
+#   benchf32  the same for f32
+#   tune      the OpenCL rows again with GPUSORT_OPENCL_RADIX_GROUPS_PER_CU = 2 and 8
 set -u
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 BIN=$ROOT/build-oclbin
-STEPS=${*:-icd bench test benchf32}
+if [ -f "$ROOT/.device-carry/opencl.tgz" ]; then
+  BIN=/tmp/gpusort-oclbin
+  mkdir -p "$BIN" && tar -xzf "$ROOT/.device-carry/opencl.tgz" -C "$BIN"
+fi
+STEPS=${*:-icd test bench benchf32}
 SUMMARY=$OUT/summary.txt
 : > "$SUMMARY"
 note() { echo "$*" | tee -a "$SUMMARY"; }
 
-# The ICD loader itself: the system's, else the copy carried in build-oclbin/lib.
+# The ICD loader itself: the system's, else the copy carried in $BIN/lib.
 ldconfig -p 2>/dev/null | grep -q libOpenCL.so.1 || export LD_LIBRARY_PATH=$BIN/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
 ICD_DIR=/tmp/gpusort-icd
@@ -44,32 +56,45 @@ for step in $STEPS; do
     ;;
   bench)
     t0=$(date +%s)
-    timeout 60 "$BIN/bench_opencl" --sizes 24,28 --device-only > "$OUT/bench_u32.md" 2>&1
+    timeout 60 "$BIN/bench_opencl" --sizes 24,28 --device-only --no-bitonic > "$OUT/bench.md" 2>&1
     note "bench_opencl u32 2^24,2^28: rc=$? ($(( $(date +%s) - t0 )) s)"
-    grep -E "^\||device:" "$OUT/bench_u32.md" >> "$SUMMARY"
+    grep -E "^\||device:" "$OUT/bench.md" >> "$SUMMARY"
     ;;
   benchf32)
     t0=$(date +%s)
-    timeout 25 "$BIN/bench_opencl" --type f32 --sizes 24,28 --device-only --no-bitonic \
-        > "$OUT/bench_f32.md" 2>&1
+    timeout 40 "$BIN/bench_opencl" --type f32 --sizes 24,28 --device-only --no-bitonic \
+        >> "$OUT/bench.md" 2>&1
     note "bench_opencl f32 2^24,2^28: rc=$? ($(( $(date +%s) - t0 )) s)"
-    grep -E "^\||device:" "$OUT/bench_f32.md" >> "$SUMMARY"
+    grep -E "^\| (opencl|cuda)" "$OUT/bench.md" | grep f32 >> "$SUMMARY"
+    ;;
+  tune)
+    for k in 2 8; do
+      t0=$(date +%s)
+      GPUSORT_OPENCL_RADIX_GROUPS_PER_CU=$k timeout 40 "$BIN/bench_opencl" --sizes 24,28 \
+          --device-only --no-bitonic --no-cuda --runs 5 >> "$OUT/bench.md" 2>&1
+      note "groups per CU $k: rc=$? ($(( $(date +%s) - t0 )) s)"
+      grep -E "^\| opencl radix" "$OUT/bench.md" | tail -2 >> "$SUMMARY"
+    done
     ;;
   test)
-    # One process per key type, in parallel (16 cores for the CPU reference); every algorithm
-    # (radix, bitonic; merge/rank must be refused), the quick size set up to 2^16 + 1.
     t0=$(date +%s)
     for t in u32 i32 f32 u64 i64 f64; do
-      timeout 35 stdbuf -oL "$BIN/test_backends" --backend opencl --algorithm all --quick -v \
-          --max-n 65537 --filter "$t/" \
-          > "$OUT/test_$t.log" 2>&1 &
+      timeout 45 stdbuf -oL "$BIN/test_backends" --backend opencl --quick -v \
+          --max-n 65537 --filter "$t/" > "$OUT/test_$t.log" 2>&1 &
+    done
+    GPUSORT_OPENCL_NO_FP64=1 timeout 45 stdbuf -oL "$BIN/test_backends" --backend opencl \
+        --quick -v --max-n 4097 --filter f32/ > "$OUT/test_nofp64.log" 2>&1 &
+    for t in u32 f32 u64; do
+      GPUSORT_OPENCL_RADIX_GROUPS_PER_CU=1 timeout 45 stdbuf -oL "$BIN/test_backends" \
+          --backend opencl -v --filter "$t/" > "$OUT/test_g1_$t.log" 2>&1 &
     done
     fails=0
     for j in $(jobs -p); do wait "$j" || fails=$((fails + 1)); done
     cat "$OUT"/test_*.log > "$OUT/test.log"
-    note "test_backends --backend opencl --algorithm all --quick --max-n 65537 (6 types): $fails failing processes in $(( $(date +%s) - t0 )) s"
+    rm -f "$OUT"/test_*.log
+    note "test_backends --backend opencl (6 types quick to 65537, no-fp64 f32, 1 group/CU u32 f32 u64 to 2^20+1): $fails failing processes in $(( $(date +%s) - t0 )) s"
     note "cases: $(grep -c ': ok' "$OUT/test.log") ok, $(grep -c 'FAILED' "$OUT/test.log") FAILED"
-    grep -E "^device|passed|FAIL|replay" "$OUT/test.log" | head -30 >> "$SUMMARY"
+    grep -E "^device|passed|FAIL|replay|rror" "$OUT/test.log" | head -40 >> "$SUMMARY"
     ;;
   *) note "unknown step $step" ;;
   esac

@@ -2,12 +2,15 @@
  * reduce.c -- OpenCL sum / min / max (host side) over the six key types.
  *
  * Exports gpusort__cl_reduce (opencl_internal.h). One launch of reduce_sum_<T> or
- * reduce_minmax_<T> (kernels/reduce.cl) with a fixed grid of G = 8 work-groups per compute unit (fewer for small n), then a blocking
- * read of the G partials and their combination here, in group order. The grid depends only on n
- * and the device, so results are the same on every run.
+ * reduce_minmax_<T> (kernels/reduce.cl) with a fixed grid of G = 8 work-groups per compute unit
+ * (fewer for small n) writing G partials, one launch of reduce_final_<kind> (one work-group)
+ * combining them on the device, then a blocking read of the final 32 bytes, decoded here. (The
+ * CUDA backend does the same; reading the G partials back instead costs a 32 KiB copy.) The
+ * grid depends only on n and the device, so results are the same on every run.
  *
  * Accuracy (the contract of include/gpusort.h): integer sums exact mod 2^64; f64 sums in double
- * (recursive per work-item, tree per group, then in order: error <= (n - 1) * eps * sum |x|,
+ * (recursive per work-item, tree per group, then a short run + tree over the partials: error
+ * <= (n - 1) * eps * sum |x|,
  * within the stated 2 * n * eps(double) * sum |x|); f32 sums in double on fp64 devices, else in
  * float-float (~2^-44 relative per addition; two magnitude ranges so nothing overflows float,
  * see reduce.cl), both within 1e-12 * n * sum |x|. min/max: NaN if
@@ -50,17 +53,28 @@ gpusort_status gpusort__cl_reduce(gpusort_ctx *ctx, gpusort_type type, cl_mem da
     if (type == GPUSORT_TYPE_F64 && !fp64)
         return gpusort__set_error(ctx, GPUSORT_STATUS_UNSUPPORTED,
                                   "f64 reduce needs cl_khr_fp64, which this OpenCL device lacks");
+    static const char *const final_minmax_names[GPUSORT_TYPE_COUNT_] = {
+        "reduce_final_minmax_uint", "reduce_final_minmax_int", "reduce_final_minmax_float",
+        "reduce_final_minmax_ulong", "reduce_final_minmax_long", "reduce_final_minmax_double"};
     size_t groups = (size_t)gpusort__cl_compute_units(ctx) * GROUPS_PER_CU;
-    size_t needed = (n + 4 * WG - 1) / (4 * WG);   /* at least one vload4 per work-item */
+    size_t needed = (n + 16 * WG - 1) / (16 * WG);  /* four vload4s per work-item */
     if (groups > needed) groups = needed;
     if (groups == 0) groups = 1;
     cl_mem partials;
-    cl_kernel k;
+    cl_kernel k, fk;
     gpusort_status s;
+    int is_float = type == GPUSORT_TYPE_F32 || type == GPUSORT_TYPE_F64;
     const char *name = op == GPUSORT_OP_SUM ? sum_names[type] : minmax_names[type];
+    const char *final_name = op != GPUSORT_OP_SUM ? final_minmax_names[type]
+                             : !is_float          ? "reduce_final_isum"
+                             : fp64               ? "reduce_final_dsum"
+                                                  : "reduce_final_ffsum";
     cl_ulong nn = n;
+    cl_uint G = (cl_uint)groups;
     cl_int is_min = op == GPUSORT_OP_MIN;
-    if ((s = gpusort__cl_scratch(ctx, GPUSORT_CL_SCRATCH_AUX2, groups * OUT * 8, &partials)) ||
+    /* G partials, then the final one. */
+    if ((s = gpusort__cl_scratch(ctx, GPUSORT_CL_SCRATCH_AUX2, (groups + 1) * OUT * 8,
+                                 &partials)) ||
         (s = gpusort__cl_kernel(ctx, GPUSORT_CL_PROG_REDUCE, name, &k)))
         return s;
     if (op == GPUSORT_OP_SUM)
@@ -69,19 +83,23 @@ gpusort_status gpusort__cl_reduce(gpusort_ctx *ctx, gpusort_type type, cl_mem da
     else
         s = gpusort__cl_args(ctx, k, name, sizeof(cl_mem), &data, sizeof nn, &nn,
                              sizeof is_min, &is_min, sizeof(cl_mem), &partials, (size_t)0);
-    if (s || (s = gpusort__cl_launch(ctx, k, name, groups, WG))) return s;
-    uint64_t *part = (uint64_t *)malloc(groups * OUT * 8);
-    if (!part)
-        return gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY, "reduce partials");
-    cl_int err = clEnqueueReadBuffer(gpusort__cl_queue(ctx), partials, CL_TRUE, 0, groups * OUT * 8,
-                                     part, 0, NULL, NULL);
-    if (err != CL_SUCCESS) {
-        free(part);
-        return gpusort__cl_fail(ctx, err, "clEnqueueReadBuffer(reduce partials)");
-    }
+    if (s || (s = gpusort__cl_launch(ctx, k, name, groups, WG)) ||
+        (s = gpusort__cl_kernel(ctx, GPUSORT_CL_PROG_REDUCE, final_name, &fk)))
+        return s;
+    if (op == GPUSORT_OP_SUM)
+        s = gpusort__cl_args(ctx, fk, final_name, sizeof(cl_mem), &partials, sizeof G, &G,
+                             (size_t)0);
+    else
+        s = gpusort__cl_args(ctx, fk, final_name, sizeof(cl_mem), &partials, sizeof G, &G,
+                             sizeof is_min, &is_min, (size_t)0);
+    if (s || (s = gpusort__cl_launch(ctx, fk, final_name, 1, WG))) return s;
+    uint64_t part[OUT];
+    cl_int err = clEnqueueReadBuffer(gpusort__cl_queue(ctx), partials, CL_TRUE,
+                                     groups * OUT * 8, sizeof part, part, 0, NULL, NULL);
+    if (err != CL_SUCCESS) return gpusort__cl_fail(ctx, err, "clEnqueueReadBuffer(reduce result)");
+    groups = 1;                            /* decode the one final partial below */
 
     memset(result, 0, sizeof *result);
-    int is_float = type == GPUSORT_TYPE_F32 || type == GPUSORT_TYPE_F64;
     if (op == GPUSORT_OP_SUM && !is_float) {
         uint64_t sum = 0;
         for (size_t g = 0; g < groups; g++) sum += part[OUT * g];
@@ -139,6 +157,5 @@ gpusort_status gpusort__cl_reduce(gpusort_ctx *ctx, gpusort_type type, cl_mem da
             }
         }
     }
-    free(part);
     return GPUSORT_STATUS_SUCCESS;
 }

@@ -1,61 +1,87 @@
 /*
- * radix.cl -- LSD radix sort kernels, 8-bit digits, with local-memory ranking.
+ * radix.cl -- LSD radix sort kernels: 8-bit digits, reduce-then-scan passes, warp-level
+ * stable ranking in local memory.
  *
  * Built (after keys.cl) with -DGS_KEY_BITS=32|64 (the raw key word) and -DGS_VAL_BYTES=0|4|8
- * (no values, u32 or u64 values). The host (src/opencl/radix.c) runs, for each 8-bit digit from
- * the least significant one up (4 passes for 32-bit keys, 8 for 64-bit):
+ * (no values, u32 or u64 values). The host (src/opencl/radix.c) splits the keys into tiles of
+ * TILE keys and the tiles into G contiguous runs of `tiles_per_group` tiles, one run per
+ * work-group (G is about the number of work-groups the device holds at once). For each 8-bit
+ * digit, from the least significant one up (4 passes for 32-bit keys, 8 for 64-bit), it runs:
  *
- *   radix_histogram  one work-group per tile of TILE keys: count the tile's digits (local
- *                    atomics) and write counts[digit * num_tiles + tile]  (digit-major)
- *   scan_reduce      \
- *   scan_spine        > exclusive prefix sum of counts -> offsets: offsets[d * num_tiles + t] is
- *   scan_down        /  where tile t's first key of digit d goes in the output
- *   radix_scatter    one work-group per tile: sort the tile stably by digit in local memory,
- *                    then write key (and value) at offsets[d, t] + (rank of the key among the
- *                    tile's keys of digit d)
+ *   radix_upsweep    G work-groups: group g counts the digits of its run of keys
+ *                    -> counts[d * G + g]                                   (digit-major)
+ *   radix_scan       256 work-groups: group d scans counts[d * G ..+ G) -> prefix[d * G + g]
+ *                    (keys of digit d in the runs before g) and totals[d] (all keys of digit d)
+ *   radix_downsweep  G work-groups: group g starts with run[d] = (keys of digits < d) +
+ *                    prefix[d * G + g] and walks its tiles in order: rank the tile stably by
+ *                    digit in local memory, write each key to run[d] + (its rank among the
+ *                    tile's keys of digit d), then run[d] += the tile's count of digit d.
  *
- * This is the "reduce, scan, scatter" structure of Satish, Harris and Garland, "Designing
- * efficient sorting algorithms for manycore GPUs" (IPDPS 2009), and of Merrill and Grimshaw's
- * radix sort. Stability: the tile is ranked stably (below) and tiles take their offsets in tile
- * order, so equal digits keep their input order in every pass; LSD over stable passes sorts.
+ * This is the reduce-then-scan structure of Merrill and Grimshaw, "High Performance and
+ * Scalable Radix Sorting" (Parallel Processing Letters, 2011): the per-group digit counts are
+ * all the scan needs (G * 256 numbers, not one set per tile), and a work-group carries its
+ * digits' running offsets from tile to tile in registers. Stability: tiles are ranked stably,
+ * a group's tiles are handled in order, and groups take their offsets in group order, so equal
+ * digits keep their input order in every pass; LSD over stable passes sorts.
  *
- * LOCAL RANKING (radix_scatter). The tile's keys are sorted by their 8-bit digit with two
- * stable counting rounds of 4 bits each (low nibble, then high nibble). One round: every
- * work-item holds ITEMS consecutive keys ("blocked": item j of thread t is tile position
- * t * ITEMS + j, so thread order is input order); it counts its keys per nibble in its own column
- * of a 16 x WG counter table (rank of a key = count before it in the same thread); an exclusive
- * scan of the table in (nibble, thread) order gives each (nibble, thread) its first position;
- * a key goes to counter + rank. Worked example, WG = 2, ITEMS = 2, nibbles of the tile
- * [3 1 | 1 3]: table (nibble 1: t0=1 t1=1; nibble 3: t0=1 t1=1) scans to (1: 0, 1; 3: 2, 3), so
- * t0's 3 -> 2, t0's 1 -> 0, t1's 1 -> 1, t1's 3 -> 3: [1 1 3 3], ties in input order.
- * After both rounds the tile is sorted by digit; the first position p of digit d in the tile is
- * where ld[p - 1] != d, so the key at tile position p goes to offsets[d, t] - first[d] + p.
- * Consecutive work-items then write consecutive addresses within a digit's run (coalesced).
+ * RANKING A TILE (radix_downsweep). The work-group's 8 warps of 32 work-items each own a
+ * contiguous 1/8 of the tile, "warp-striped": item j of lane l of warp w is tile position
+ * w * 32 * ITEMS + j * 32 + l, so (warp, item, lane) order is input order and the global loads
+ * are coalesced. Each warp has its own 256 digit counters in local memory. For item j, the
+ * lanes holding the same digit find each other (match_any: the mask of lanes with an equal
+ * value); the lowest of them adds the group's size to its warp's counter of that digit (one
+ * local atomic per distinct digit) and shuffles the old count to the others; a key's rank is
+ * that old count + the number of its peers in lower lanes. Then thread d turns the 8 warps'
+ * counters of digit d into positions: the tile's exclusive prefix over digits (a work-group
+ * scan) + the counts of digit d in the warps before. A key goes to position (its warp's
+ * position of its digit) + its rank: the tile is then sorted by digit, ties in input order.
+ * This is the warp-level multisplit of Ashkiani et al., "GPU Multisplit" (PPoPP 2016), as
+ * CUB's BlockRadixRankMatch does it (Adinets and Merrill, "Onesweep", 2022).
+ * Worked example (warp of 4 lanes, one item, digits [5 2 5 5], counters of 5 and 2 at 0):
+ * peers of lanes 0/2/3 = 1101b, lane 0 adds 3 to counter 5 (old 0); ranks 0, 1, 2 for lanes
+ * 0, 2, 3; lane 1 alone adds 1 to counter 2 (rank 0).
+ * The sorted tile is written out in striped order (position p = j * 256 + thread): the key at
+ * p with digit d goes to global position (run[d] - first tile position of d) + p, so
+ * consecutive work-items write consecutive addresses within each digit's run.
+ *
+ * WARP OPERATIONS. On NVIDIA's OpenCL (the compiler defines __NV_CL_C_VERSION) match_any and
+ * shuffles are one PTX instruction each (inline asm, sm_70 and later: the .sync forms, every
+ * lane of the warp taking part, which holds: all work-items run these steps together).
+ * Elsewhere (PoCL, other vendors: OpenCL 1.2 has no sub-groups) the first work-item of each
+ * warp computes the same ranks serially (its warp's 32 * ITEMS keys in input order, rank =
+ * the warp's count of the digit so far) and the warp scans likewise: cheap on a CPU, where the
+ * work-items of a group run one after another anyway; slow on other GPUs (sub-group ranking
+ * where cl_khr_subgroups exists would be the next step there). The ranks are the same by
+ * definition; the NVIDIA lines are checked by the tests on the GPU.
  *
  * The raw key bits are moved; the radix key (keys.cl) is recomputed from them when a digit is
- * needed, so -0.0 and NaN payloads survive. The last tile is padded with digit 255 items placed
- * after every real key; they sort to the tile's end and are never written.
+ * needed, so -0.0 and NaN payloads survive. The last tile is padded with digit-255 items after
+ * every real key; they rank last in the tile and are never written.
  *
- * Limits: positions are uint; the host keeps n <= 0xFFFF0000 (opencl_internal.h).
+ * Limits: positions are uint; the host keeps n <= 0xFFFF0000 (opencl_internal.h) and
+ * G <= RADIX_MAX_GROUPS.
  */
 
-/* 256 work-items = 256 digits: one histogram bin per work-item. Every kernel requires it. */
+/* Work-items per work-group; 256 = one digit per work-item in the per-digit steps. */
 #define WG 256
-/* Keys per work-item, -DGS_ITEMS from the host (GPUSORT_CL_RADIX_ITEMS): 16 when a key and its
- * value take at most 8 bytes, else 8, so the tile's local memory (TILE * (K + V + 1) bytes +
- * 8 KB counters + 2 KB) stays under 48 KB, the OpenCL/NVIDIA static limit: u64 keys + u64 values
- * use 2048 * 17 + 10 KB = 44 KB; u32 keys + u32 values 4096 * 9 + 10 KB = 46 KB. Larger tiles
- * mean fewer digit counts to scan and fewer barriers per key. */
-#ifndef GS_ITEMS
-#define GS_ITEMS 8
-#endif
-#define ITEMS GS_ITEMS
-#define TILE (WG * ITEMS)
+#define WARP 32
+#define WARPS (WG / WARP)
 #define DIGITS 256
-#define NIBBLES 16
-/* Counts per work-item in the scan kernels: a scan tile of 4096 counts per work-group. */
-#define SCAN_ITEMS 16
-#define SCAN_TILE (WG * SCAN_ITEMS)
+/* Keys per work-item in the downsweep: 16 when a key and its value take at most 8 bytes,
+ * else 8, so the tile (TILE * (K + V) bytes) + 8 KiB of warp counters + 2 KiB stay under
+ * 48 KiB of local memory (the static limit of NVIDIA's OpenCL): u64 keys or u32 pairs 4096 *
+ * 8 + 10 KiB = 42 KiB; u64 + u64 2048 * 16 + 10 KiB = 42 KiB. Must match radix.c. */
+#if GS_KEY_BITS / 8 + GS_VAL_BYTES <= 8
+#define ITEMS 16
+#else
+#define ITEMS 8
+#endif
+#define TILE (WG * ITEMS)
+/* Keys loaded per work-item per step of the upsweep: enough loads in flight to cover the
+ * memory latency with one work-group per compute unit slot. */
+#define UP_UNROLL 8
+/* Most work-groups per pass (radix_scan gives each work-item 4 of a digit's counts). */
+#define RADIX_MAX_GROUPS (4 * WG)
 
 #if GS_VAL_BYTES == 4
 typedef uint gs_val;
@@ -65,23 +91,82 @@ typedef ulong gs_val;
 
 #define WG_ATTR __attribute__((reqd_work_group_size(WG, 1, 1)))
 
-/* Exclusive prefix sum of x over the work-group (Hillis-Steele in local memory, buf holds WG
- * words); *total gets the sum of all x. Every work-item must call it. */
-uint gs_scan_exclusive(uint x, local uint *buf, uint *total)
+/* ---- warp level: lanes, inclusive scan; on NVIDIA also match_any, shuffles ----
+ * Every work-item of the work-group must call these together (they may hold barriers).
+ * `xs` is WG words of local scratch (unused on NVIDIA). */
+uint gs_lane(void) { return get_local_id(0) & (WARP - 1); }
+
+/* Lanes below this one. */
+uint gs_lanemask_lt(void) { return (1u << gs_lane()) - 1u; }
+
+#ifdef __NV_CL_C_VERSION
+#define GS_NATIVE_WARP 1
+
+/* Mask of the lanes of this warp whose x equals this lane's x. */
+uint gs_match_any(uint x)
+{
+    uint m;
+    asm volatile("match.any.sync.b32 %0, %1, 0xffffffff;" : "=r"(m) : "r"(x));
+    return m;
+}
+
+/* x of lane `src` of this warp. */
+uint gs_shfl(uint x, uint src)
+{
+    uint y;
+    asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(y) : "r"(x), "r"(src));
+    return y;
+}
+
+/* Inclusive prefix sum of x over the warp's lanes (Kogge-Stone with shfl.up). */
+uint gs_warp_scan(uint x, local uint *xs)
+{
+    uint lane = gs_lane();
+    for (uint off = 1; off < WARP; off <<= 1) {
+        uint y;
+        asm volatile("shfl.sync.up.b32 %0, %1, %2, 0x0, 0xffffffff;" : "=r"(y) : "r"(x), "r"(off));
+        if (lane >= off) x += y;
+    }
+    return x;
+}
+
+#else /* no warp instructions: serial steps by the first work-item of each warp */
+
+/* Inclusive prefix sum of x over the 32 work-items of this warp: the warp's first work-item
+ * adds them up in local memory (3 barriers; on a CPU the serial loop is the cheap part). */
+uint gs_warp_scan(uint x, local uint *xs)
 {
     uint lid = get_local_id(0);
-    buf[lid] = x;
+    xs[lid] = x;
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint off = 1; off < WG; off <<= 1) {
-        uint t = lid >= off ? buf[lid - off] : 0u;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        buf[lid] += t;
-        barrier(CLK_LOCAL_MEM_FENCE);
+    if (gs_lane() == 0)
+        for (uint l = 1; l < WARP; l++) xs[lid + l] += xs[lid + l - 1];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    x = xs[lid];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return x;
+}
+#endif
+
+/* ---- work-group level ---- */
+
+/* Exclusive prefix sum of x over the work-group (warp scans, then the 8 warp totals);
+ * *total gets the sum of all x. wsum: WARPS words of local memory. */
+uint gs_group_scan(uint x, local uint *wsum, local uint *xs, uint *total)
+{
+    uint lid = get_local_id(0), w = lid / WARP;
+    uint inc = gs_warp_scan(x, xs);
+    if (gs_lane() == WARP - 1) wsum[w] = inc;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint before = 0, all = 0;
+    for (uint q = 0; q < WARPS; q++) {
+        uint s = wsum[q];
+        before += q < w ? s : 0u;
+        all += s;
     }
-    uint inclusive = buf[lid];
-    *total = buf[WG - 1];
     barrier(CLK_LOCAL_MEM_FENCE);
-    return inclusive - x;
+    *total = all;
+    return before + inc - x;
 }
 
 uint gs_digit(gs_key k, int type, int desc, uint shift)
@@ -89,201 +174,214 @@ uint gs_digit(gs_key k, int type, int desc, uint shift)
     return (uint)(GS_RADIX(k, type, desc) >> shift) & (DIGITS - 1);
 }
 
-kernel WG_ATTR void radix_histogram(global const gs_key *keys, uint n, int type, int desc,
-                                    uint shift, uint num_tiles, global uint *counts)
+/* ---- kernels ---- */
+
+/* counts[d * G + g] = keys of digit d among keys [g * tiles_per_group * TILE, ...) of group g.
+ * Counting in per-warp tables, by runs of equal digits per work-item (few atomics on
+ * sorted or constant data). */
+kernel WG_ATTR void radix_upsweep(global const gs_key *keys, uint n, int type, int desc,
+                                  uint shift, uint num_tiles, uint tiles_per_group,
+                                  global uint *counts)
 {
-    local uint hist[DIGITS];
-    uint lid = get_local_id(0), tile = get_group_id(0);
-    hist[lid] = 0u;
+    local uint hist[WARPS * DIGITS];
+    uint lid = get_local_id(0), g = get_group_id(0), G = get_num_groups(0);
+    for (uint q = lid; q < WARPS * DIGITS; q += WG) hist[q] = 0u;
     barrier(CLK_LOCAL_MEM_FENCE);
-    uint start = tile * TILE;
-    for (uint j = 0; j < ITEMS; j++) {
-        uint i = start + j * WG + lid;
-        if (i < n) atomic_inc(&hist[gs_digit(keys[i], type, desc, shift)]);
+    local uint *h = hist + (lid / WARP) * DIGITS;
+    uint t_lo = g * tiles_per_group, t_hi = min(t_lo + tiles_per_group, num_tiles);
+    uint lo = t_lo * TILE, hi = min(t_hi * TILE, n);
+    uint cur = 0u, cnt = 0u;
+    uint i = lo + lid;
+    for (; i + (UP_UNROLL - 1) * WG < hi; i += UP_UNROLL * WG) {
+        gs_key k[UP_UNROLL];
+        for (uint u = 0; u < UP_UNROLL; u++) k[u] = keys[i + u * WG];
+        for (uint u = 0; u < UP_UNROLL; u++) {
+            uint d = gs_digit(k[u], type, desc, shift);
+            if (d == cur) {
+                cnt++;
+            } else {
+                if (cnt) atomic_add(&h[cur], cnt);
+                cur = d;
+                cnt = 1u;
+            }
+        }
     }
+    for (; i < hi; i += WG) {
+        uint d = gs_digit(keys[i], type, desc, shift);
+        if (d == cur) {
+            cnt++;
+        } else {
+            if (cnt) atomic_add(&h[cur], cnt);
+            cur = d;
+            cnt = 1u;
+        }
+    }
+    if (cnt) atomic_add(&h[cur], cnt);
     barrier(CLK_LOCAL_MEM_FENCE);
-    counts[lid * num_tiles + tile] = hist[lid];
+    uint s = 0u;
+    for (uint w = 0; w < WARPS; w++) s += hist[w * DIGITS + lid];
+    counts[lid * G + g] = s;
 }
 
-/* sums[g] = sum of in[g * SCAN_TILE .. + SCAN_TILE) (clipped to m). */
-kernel WG_ATTR void scan_reduce(global const uint *in, uint m, global uint *sums)
+/* Work-group d: prefix[d * G + g] = sum of counts[d * G + g'] for g' < g; totals[d] = all of
+ * them. G <= RADIX_MAX_GROUPS: each work-item takes 4 consecutive counts. */
+kernel WG_ATTR void radix_scan(global const uint *counts, uint G, global uint *prefix,
+                               global uint *totals)
 {
-    local uint buf[WG];
-    uint lid = get_local_id(0), base = get_group_id(0) * SCAN_TILE;
-    uint s = 0u;
-    for (uint j = 0; j < SCAN_ITEMS; j++) {
-        uint i = base + j * WG + lid;
-        if (i < m) s += in[i];
+    local uint wsum[WARPS];
+    local uint xs[WG];
+    uint lid = get_local_id(0), d = get_group_id(0);
+    global const uint *col = counts + (size_t)d * G;
+    uint c[4], s = 0u;
+    for (uint q = 0; q < 4; q++) {
+        uint i = 4 * lid + q;
+        c[q] = i < G ? col[i] : 0u;
+        s += c[q];
     }
     uint total;
-    gs_scan_exclusive(s, buf, &total);
-    if (lid == 0) sums[get_group_id(0)] = total;
+    uint run = gs_group_scan(s, wsum, xs, &total);
+    for (uint q = 0; q < 4; q++) {
+        uint i = 4 * lid + q;
+        if (i < G) prefix[(size_t)d * G + i] = run;
+        run += c[q];
+    }
+    if (lid == 0) totals[d] = total;
 }
 
-/* One work-group: exclusive prefix sum of sums[0 .. g) in place. */
-kernel WG_ATTR void scan_spine(global uint *sums, uint g)
-{
-    local uint buf[WG];
-    uint lid = get_local_id(0);
-    uint chunk = (g + WG - 1) / WG;
-    uint lo = min(lid * chunk, g), hi = min(lo + chunk, g);
-    uint s = 0u;
-    for (uint i = lo; i < hi; i++) s += sums[i];
-    uint total;
-    uint run = gs_scan_exclusive(s, buf, &total);
-    for (uint i = lo; i < hi; i++) {
-        uint v = sums[i];
-        sums[i] = run;
-        run += v;
-    }
-}
-
-/* out = exclusive prefix sum of in, given the scanned tile sums. */
-kernel WG_ATTR void scan_down(global const uint *in, uint m, global const uint *sums,
-                              global uint *out)
-{
-    local uint tile[SCAN_TILE];
-    local uint buf[WG];
-    uint lid = get_local_id(0), base = get_group_id(0) * SCAN_TILE;
-    for (uint j = 0; j < SCAN_ITEMS; j++) {
-        uint i = j * WG + lid;
-        tile[i] = base + i < m ? in[base + i] : 0u;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    uint v[SCAN_ITEMS];
-    uint s = 0u;
-    for (uint j = 0; j < SCAN_ITEMS; j++) {
-        v[j] = tile[lid * SCAN_ITEMS + j];
-        s += v[j];
-    }
-    uint total;
-    uint run = gs_scan_exclusive(s, buf, &total) + sums[get_group_id(0)];
-    for (uint j = 0; j < SCAN_ITEMS; j++) {
-        tile[lid * SCAN_ITEMS + j] = run;
-        run += v[j];
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint j = 0; j < SCAN_ITEMS; j++) {
-        uint i = j * WG + lid;
-        if (base + i < m) out[base + i] = tile[i];
-    }
-}
-
-/* One pass: stable scatter of the keys (and values) by the digit at `shift`.
- * gen_index != 0 (argsort, first pass): the values are the input positions, vals_in unused. */
-kernel WG_ATTR void radix_scatter(global const gs_key *keys_in, global gs_key *keys_out,
+/* One pass: stable scatter of the keys (and values) by the digit at `shift`, group g over its
+ * run of tiles. gen_index != 0 (argsort, first pass): the values are the input positions,
+ * vals_in unused. */
+kernel WG_ATTR void radix_downsweep(global const gs_key *keys_in, global gs_key *keys_out,
 #if GS_VAL_BYTES
-                                  global const gs_val *vals_in, global gs_val *vals_out,
-                                  int gen_index,
+                                    global const gs_val *vals_in, global gs_val *vals_out,
+                                    int gen_index,
 #endif
-                                  uint n, int type, int desc, uint shift, uint num_tiles,
-                                  global const uint *offsets)
+                                    uint n, int type, int desc, uint shift, uint num_tiles,
+                                    uint tiles_per_group, global const uint *prefix,
+                                    global const uint *totals)
 {
     local gs_key lk[TILE];
 #if GS_VAL_BYTES
     local gs_val lv[TILE];
 #endif
-    local uchar ld[TILE];
-    /* Counter table, (nibble, work-item) order. ushort: a count is at most TILE <= 4096. */
-    local ushort ctr[NIBBLES * WG];
-    local uint buf[WG];
-    local uint base[DIGITS];
+    /* Per-warp digit counters; after the per-digit step, each warp's first position of d. */
+    local uint whist[WARPS * DIGITS];
+    /* Global position of the tile's first key of digit d, minus d's first tile position. */
+    local uint gbase[DIGITS];
+    local uint wsum[WARPS];
+    local uint xs[WG];
 
-    uint lid = get_local_id(0), tile = get_group_id(0);
-    uint start = tile * TILE;
-    uint valid = min(n - start, (uint)TILE);
+    uint lid = get_local_id(0), g = get_group_id(0), G = get_num_groups(0);
+    uint w = lid / WARP, lane = gs_lane();
+    local uint *h = whist + w * DIGITS;
 
-    /* Coalesced load into local memory. */
-    for (uint j = 0; j < ITEMS; j++) {
-        uint i = j * WG + lid;
-        if (i < valid) {
-            lk[i] = keys_in[start + i];
+    /* Work-item lid owns digit lid: where this group's next key of that digit goes. */
+    uint total;
+    uint run = gs_group_scan(totals[lid], wsum, xs, &total) + prefix[(size_t)lid * G + g];
+
+    uint t_lo = g * tiles_per_group, t_hi = min(t_lo + tiles_per_group, num_tiles);
+    for (uint t = t_lo; t < t_hi; t++) {
+        uint start = t * TILE;
+        uint valid = min(n - start, (uint)TILE);
+        for (uint q = lid; q < WARPS * DIGITS; q += WG) whist[q] = 0u;
+
+        /* Warp-striped coalesced loads into registers. */
+        gs_key k[ITEMS];
 #if GS_VAL_BYTES
-            lv[i] = gen_index ? (gs_val)(start + i) : vals_in[start + i];
+        gs_val v[ITEMS];
 #endif
-        }
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-
-    /* Blocked into registers; padding items get digit 255 (they are last in the tile). */
-    gs_key k[ITEMS];
-#if GS_VAL_BYTES
-    gs_val v[ITEMS];
-#endif
-    uint d[ITEMS];
-    for (uint j = 0; j < ITEMS; j++) {
-        uint p = lid * ITEMS + j;
-        k[j] = p < valid ? lk[p] : (gs_key)0;
-#if GS_VAL_BYTES
-        v[j] = p < valid ? lv[p] : (gs_val)0;
-#endif
-        d[j] = p < valid ? gs_digit(k[j], type, desc, shift) : DIGITS - 1;
-    }
-
-    for (uint round = 0; round < 2; round++) {
-        uint sh = round * 4;
-        for (uint q = 0; q < NIBBLES; q++) ctr[q * WG + lid] = 0;
-        ushort rank[ITEMS];
+        uint pbase = w * (WARP * ITEMS) + lane;
         for (uint j = 0; j < ITEMS; j++) {
-            uint c = ((d[j] >> sh) & (NIBBLES - 1)) * WG + lid;
-            rank[j] = ctr[c];
-            ctr[c] = rank[j] + 1;
+            uint p = pbase + j * WARP;
+            k[j] = p < valid ? keys_in[start + p] : (gs_key)0;
+#if GS_VAL_BYTES
+            v[j] = p < valid ? (gen_index ? (gs_val)(start + p) : vals_in[start + p]) : (gs_val)0;
+#endif
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        /* Exclusive scan of the table as a flat array: work-item t owns entries
-         * t*16 .. t*16+15 (NIBBLES * WG / WG = 16 each). */
-        ushort mine[NIBBLES];
-        uint s = 0u;
-        for (uint q = 0; q < NIBBLES; q++) {
-            mine[q] = ctr[lid * NIBBLES + q];
-            s += mine[q];
+
+        /* Rank within the warp: dr[j] = digit << 16 | rank (rank < TILE <= 2^16). */
+        uint dr[ITEMS];
+#ifdef GS_NATIVE_WARP
+        uint lt = gs_lanemask_lt();
+        for (uint j = 0; j < ITEMS; j++) {
+            uint p = pbase + j * WARP;
+            uint d = p < valid ? gs_digit(k[j], type, desc, shift) : DIGITS - 1;
+            uint peers = gs_match_any(d);
+            uint below = popcount(peers & lt);
+            uint old = 0u;
+            if (below == 0) old = atomic_add(&h[d], popcount(peers));
+            uint leader = 31u - clz(peers & (0u - peers));
+            old = gs_shfl(old, leader);
+            dr[j] = d << 16 | (old + below);
         }
-        uint total;
-        uint run = gs_scan_exclusive(s, buf, &total);
-        for (uint q = 0; q < NIBBLES; q++) {
-            ctr[lid * NIBBLES + q] = (ushort)run;
-            run += mine[q];
+#else
+        /* The same ranks, serially: the warp's first work-item walks the warp's part of the
+         * tile in input order, rank = its warp's count of the digit so far. The tile's key
+         * buffer is free until the scatter below and holds the digits, then the ranks. */
+        {
+            local ushort *rk = (local ushort *)lk;
+            for (uint j = 0; j < ITEMS; j++) {
+                uint p = pbase + j * WARP;
+                dr[j] = p < valid ? gs_digit(k[j], type, desc, shift) : DIGITS - 1;
+                rk[p] = (ushort)dr[j];
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (lane == 0) {
+                for (uint p = w * WARP * ITEMS; p < (w + 1) * WARP * ITEMS; p++) {
+                    uint d = rk[p];
+                    rk[p] = (ushort)h[d];
+                    h[d] = h[d] + 1u;
+                }
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (uint j = 0; j < ITEMS; j++) dr[j] = dr[j] << 16 | rk[pbase + j * WARP];
+        }
+#endif
+        barrier(CLK_LOCAL_MEM_FENCE);
+
+        /* Per digit (work-item lid = digit): positions of the warps' keys of this digit. */
+        {
+            uint c[WARPS], s = 0u;
+            for (uint q = 0; q < WARPS; q++) {
+                c[q] = whist[q * DIGITS + lid];
+                s += c[q];
+            }
+            uint tile_total;
+            uint first = gs_group_scan(s, wsum, xs, &tile_total);
+            uint pos = first;
+            for (uint q = 0; q < WARPS; q++) {
+                whist[q * DIGITS + lid] = pos;
+                pos += c[q];
+            }
+            gbase[lid] = run - first;
+            run += s;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
+
+        /* Into local memory, sorted by digit. */
         for (uint j = 0; j < ITEMS; j++) {
-            uint pos = ctr[((d[j] >> sh) & (NIBBLES - 1)) * WG + lid] + rank[j];
+            uint pos = h[dr[j] >> 16] + (dr[j] & 0xffffu);
             lk[pos] = k[j];
 #if GS_VAL_BYTES
             lv[pos] = v[j];
 #endif
-            ld[pos] = (uchar)d[j];
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        /* Blocked reload for the next round (unused after the last one: a barrier under a
-         * condition, even a uniform one, trips some implementations such as PoCL). */
-        for (uint j = 0; j < ITEMS; j++) {
-            uint p = lid * ITEMS + j;
-            k[j] = lk[p];
-#if GS_VAL_BYTES
-            v[j] = lv[p];
-#endif
-            d[j] = ld[p];
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
 
-    /* base[d] = global offset of the tile's digit d minus its first tile position. */
-    for (uint j = 0; j < ITEMS; j++) {
-        uint p = j * WG + lid;
-        if (p < valid) {
-            uint dd = ld[p];
-            if (p == 0 || ld[p - 1] != dd) base[dd] = offsets[dd * num_tiles + tile] - p;
-        }
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint j = 0; j < ITEMS; j++) {
-        uint p = j * WG + lid;
-        if (p < valid) {
-            uint g = base[ld[p]] + p;
-            keys_out[g] = lk[p];
+        /* Striped write-out: consecutive work-items, consecutive addresses within a digit. */
+        for (uint j = 0; j < ITEMS; j++) {
+            uint p = j * WG + lid;
+            if (p < valid) {
+                gs_key key = lk[p];
+                uint o = gbase[gs_digit(key, type, desc, shift)] + p;
+                keys_out[o] = key;
 #if GS_VAL_BYTES
-            vals_out[g] = lv[p];
+                vals_out[o] = lv[p];
 #endif
+            }
         }
+        /* No barrier needed here: the next tile writes gbase and lk only after the barrier
+         * that follows its loads, which every work-item reaches after this write-out. */
     }
 }
