@@ -47,8 +47,11 @@
  *              thread-safe.
  *   Scratch    memory each call may allocate (n = element count, K/V = key/value bytes):
  *              CPU radix:          n*(K+V) bytes host (+ n*K when keys_out is NULL) + up to
- *                                  4.5 MiB per thread (in place or not).
+ *                                  8.5 MiB per thread (in place or not).
  *              CPU merge/others:   n*(K+V) bytes host (+ n*K when keys_out is NULL).
+ *                         Buffers of 4 MiB and more are kept by the context after the call
+ *                         (the 3 largest) and reused by the next one, so that repeated sorts
+ *                         do not pay for fresh pages; gpusort_ctx_trim gives them back.
  *              CUDA radix (device data): n*(K+V) bytes device (+ n*K for argsort, which has
  *                         no key output) + 64-bit digit histograms + look-back state of 1 KiB
  *                         per tile of one portion (< 2^27 keys); kept by the context and reused
@@ -213,6 +216,10 @@ GPUSORT_API int gpusort_ctx_threads(const gpusort_ctx *ctx);
 GPUSORT_API gpusort_status gpusort_ctx_set_stream(gpusort_ctx *ctx, void *stream);
 /* Wait for all work the context enqueued. */
 GPUSORT_API gpusort_status gpusort_ctx_synchronize(gpusort_ctx *ctx);
+/* Give back the scratch memory the context keeps between calls (see "Scratch" above): the
+ * CPU kernels' host buffers and, on CUDA, the device scratch and pinned staging. Waits for
+ * the context's work first. The next call allocates again. gpusort_ctx_free does this too. */
+GPUSORT_API gpusort_status gpusort_ctx_trim(gpusort_ctx *ctx);
 
 /* ---- Sorting ---- */
 

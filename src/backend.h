@@ -72,15 +72,28 @@ typedef struct gpusort_backend_ops {
     /* (optional) reduce of a cl_mem buffer (GPUSORT_FLAG_CL_MEM); NULL: UNSUPPORTED */
     gpusort_status (*reduce_cl_mem)(gpusort_ctx *ctx, gpusort_type type, const void *data,
                                     size_t n, gpusort_op op, gpusort_value *result);
+    /* (optional) free the scratch the backend keeps between calls (gpusort_ctx_trim); the
+     * core has synchronised first. NULL: the backend keeps none. */
+    gpusort_status (*trim)(gpusort_ctx *ctx);
 } gpusort_backend_ops;
+
+/* Host scratch buffers kept between calls (src/cpu/memory.c): the large buffers the CPU
+ * kernels free go here instead of back to the system, and the next call's allocations take
+ * them, so a repeated sort does not fault in (and the kernel does not zero) fresh pages each
+ * time. Any backend's context has them: the CUDA and OpenCL backends run CPU kernels too. */
+#define GPUSORT__KEPT_MAX 3
 
 struct gpusort_ctx {
     const gpusort_backend_ops *ops;
     void *impl;                         /* the backend's own state */
     int device;
     int threads;                        /* 0 = all online cores */
+    void *kept[GPUSORT__KEPT_MAX];      /* host scratch kept between calls, or NULL */
     char last_error[GPUSORT_ERROR_MAX];
 };
+
+/* Give the kept host scratch back to the system (memory.c). */
+void gpusort__host_scratch_release(gpusort_ctx *ctx);
 
 /* The registry (src/registry.c): NULL for a backend not built. Indexed by gpusort_backend. */
 const gpusort_backend_ops *gpusort__backend_ops(gpusort_backend backend);

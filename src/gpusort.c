@@ -204,7 +204,17 @@ void gpusort_ctx_free(gpusort_ctx *ctx)
     if (!ctx) return;
     if (ctx->ops->synchronize) (void)ctx->ops->synchronize(ctx);
     ctx->ops->destroy(ctx);
+    gpusort__host_scratch_release(ctx);
     free(ctx);
+}
+
+gpusort_status gpusort_ctx_trim(gpusort_ctx *ctx)
+{
+    if (!ctx) return GPUSORT_STATUS_INVALID_ARGUMENT;
+    gpusort_status s = GPUSORT_STATUS_SUCCESS;
+    if (ctx->ops->synchronize && (s = ctx->ops->synchronize(ctx))) return s;
+    gpusort__host_scratch_release(ctx);
+    return ctx->ops->trim ? ctx->ops->trim(ctx) : GPUSORT_STATUS_SUCCESS;
 }
 
 gpusort_backend gpusort_ctx_backend(const gpusort_ctx *ctx)

@@ -530,6 +530,58 @@ static void test_strings_records_arguments(gpusort_ctx *ctx)
     ASSERT_EQ(rout[2][5], 7); ASSERT_EQ(rout[3][5], 9);
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Scratch kept by the context between calls (src/cpu/memory.c) and gpusort_ctx_trim: sorts of
+ * sizes whose scratch is kept (>= 4 MiB), larger then smaller then larger again, keys and
+ * pairs, radix and merge, each checked against qsort; trim between them; trim(NULL). */
+static void test_kept_scratch(gpusort_ctx *ctx)
+{
+    const size_t sizes[] = {((size_t)1 << 22) + 77, ((size_t)1 << 21) + 5, ((size_t)1 << 22) + 99};
+    const size_t nmax = ((size_t)1 << 22) + 99;
+    uint32_t *k = (uint32_t *)malloc(nmax * 4), *ref = (uint32_t *)malloc(nmax * 4);
+    uint32_t *v = (uint32_t *)malloc(nmax * 4);
+    uint32_t *k0 = (uint32_t *)malloc(nmax * 4);
+    CHECK_(k && ref && v && k0, "out of memory for the kept-scratch test");
+    if (!k || !ref || !v || !k0) goto done;
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    for (int round = 0; round < 6; round++) {
+        size_t n = sizes[round % 3];
+        for (size_t i = 0; i < n; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            k0[i] = k[i] = (uint32_t)x, v[i] = (uint32_t)i;
+        }
+        memcpy(ref, k, n * 4);
+        qsort(ref, n, 4, cmp_u32);
+        gpusort_algorithm alg = round % 2 ? GPUSORT_ALGORITHM_MERGE : GPUSORT_ALGORITHM_RADIX;
+        if (round < 3) {
+            ASSERT_STATUS(gpusort_sort(ctx, GPUSORT_TYPE_U32, k, k, n, GPUSORT_ORDER_ASC, alg),
+                          GPUSORT_STATUS_SUCCESS);
+        } else {
+            ASSERT_STATUS(gpusort_sort_pairs(ctx, GPUSORT_TYPE_U32, k, k, GPUSORT_TYPE_U32, v, v,
+                                             n, GPUSORT_ORDER_ASC, alg),
+                          GPUSORT_STATUS_SUCCESS);
+        }
+        size_t bad = 0;
+        for (size_t i = 0; i < n; i++) {
+            bad += k[i] != ref[i];
+            if (round >= 3) bad += v[i] >= n || k0[v[i]] != k[i];   /* each value with its key */
+        }
+        CHECK_(bad == 0, "kept scratch, round %d, n=%zu (%s): %zu wrong elements", round, n,
+               gpusort_algorithm_name(alg), bad);
+        if (round == 2) ASSERT_STATUS(gpusort_ctx_trim(ctx), GPUSORT_STATUS_SUCCESS);
+    }
+    ASSERT_STATUS(gpusort_ctx_trim(ctx), GPUSORT_STATUS_SUCCESS);
+    ASSERT_STATUS(gpusort_ctx_trim(ctx), GPUSORT_STATUS_SUCCESS);   /* nothing kept: fine */
+    ASSERT_STATUS(gpusort_ctx_trim(NULL), GPUSORT_STATUS_INVALID_ARGUMENT);
+done:
+    free(k), free(ref), free(v), free(k0);
+}
+
 int main(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
@@ -555,6 +607,7 @@ int main(int argc, char **argv)
         test_reduce_arguments(ctx);
         test_segmented_arguments(ctx);
         test_strings_records_arguments(ctx);
+        test_kept_scratch(ctx);
         gpusort_ctx_free(ctx);
     }
     printf("%ld passed, %ld failed\n", passed, failed);

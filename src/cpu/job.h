@@ -35,9 +35,9 @@ void gpusort__cpu_job_from_desc(gpusort__cpu_job *job, const gpusort_sort_desc *
 gpusort_status gpusort__cpu_radix_job(gpusort_ctx *ctx, const gpusort__cpu_job *job);
 gpusort_status gpusort__cpu_merge_job(gpusort_ctx *ctx, const gpusort__cpu_job *job);
 
-/* Scratch buffers of n-element size (memory.c): huge pages where the system offers them.
- * Free with the size that was allocated. */
-void *gpusort__cpu_big_alloc(size_t bytes);
-void gpusort__cpu_big_free(void *p, size_t bytes);
+/* Scratch buffers of n-element size (memory.c): huge pages where the system offers them,
+ * kept by ctx between calls (ctx may be NULL: not kept). Free with the size allocated. */
+void *gpusort__cpu_big_alloc(gpusort_ctx *ctx, size_t bytes);
+void gpusort__cpu_big_free(gpusort_ctx *ctx, void *p, size_t bytes);
 
 #endif /* GPUSORT_CPU_JOB_H */

@@ -279,9 +279,9 @@ gpusort_status gpusort__cpu_merge_job(gpusort_ctx *ctx, const gpusort__cpu_job *
     void *own_k = NULL, *scratch = NULL;
     gpusort_status st = GPUSORT_STATUS_SUCCESS;
     p.ak = job->keys_out;
-    if (!p.ak) p.ak = own_k = gpusort__cpu_big_alloc(n * ks);
+    if (!p.ak) p.ak = own_k = gpusort__cpu_big_alloc(ctx, n * ks);
     p.av = vs ? job->values_out : NULL;
-    scratch = gpusort__cpu_big_alloc(ALIGN64(n * ks) + n * vs);
+    scratch = gpusort__cpu_big_alloc(ctx, ALIGN64(n * ks) + n * vs);
     p.runs = (size_t *)malloc((chunks + 1) * sizeof(size_t));
     if (!p.ak || !scratch || !p.runs || !alloc_tasks(&p)) {
         st = gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY,
@@ -302,8 +302,8 @@ gpusort_status gpusort__cpu_merge_job(gpusort_ctx *ctx, const gpusort__cpu_job *
 
 done:
     free_plan(&p);
-    gpusort__cpu_big_free(scratch, ALIGN64(n * ks) + n * vs);
-    gpusort__cpu_big_free(own_k, n * ks);
+    gpusort__cpu_big_free(ctx, scratch, ALIGN64(n * ks) + n * vs);
+    gpusort__cpu_big_free(ctx, own_k, n * ks);
     return st;
 }
 
@@ -341,10 +341,10 @@ gpusort_status gpusort__cpu_merge_runs(gpusort_ctx *ctx, const gpusort_sort_desc
     const char *in_v = vs && d->values_in ? (const char *)d->values_in + lo * vs : NULL;
     void *own_k = NULL, *own_v = NULL, *scratch = NULL;
     gpusort_status st = GPUSORT_STATUS_SUCCESS;
-    p.ak = d->keys_out ? (char *)d->keys_out + lo * ks : (own_k = gpusort__cpu_big_alloc(n * ks));
+    p.ak = d->keys_out ? (char *)d->keys_out + lo * ks : (own_k = gpusort__cpu_big_alloc(ctx, n * ks));
     p.av = vs ? (char *)d->values_out + lo * vs : NULL;
-    if (vs && !in_v) in_v = own_v = gpusort__cpu_big_alloc(n * vs);   /* no values given: positions */
-    scratch = num_runs > 2 ? gpusort__cpu_big_alloc(ALIGN64(n * ks) + n * vs) : NULL;
+    if (vs && !in_v) in_v = own_v = gpusort__cpu_big_alloc(ctx, n * vs);   /* no values given: positions */
+    scratch = num_runs > 2 ? gpusort__cpu_big_alloc(ctx, ALIGN64(n * ks) + n * vs) : NULL;
     p.runs = (size_t *)malloc((num_runs + 1) * sizeof(size_t));
     if (!p.ak || (vs && !in_v) || (num_runs > 2 && !scratch) || !p.runs || !alloc_tasks(&p)) {
         st = gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY,
@@ -365,8 +365,8 @@ gpusort_status gpusort__cpu_merge_runs(gpusort_ctx *ctx, const gpusort_sort_desc
 
 done:
     free_plan(&p);
-    gpusort__cpu_big_free(scratch, ALIGN64(n * ks) + n * vs);
-    gpusort__cpu_big_free(own_k, n * ks);
-    gpusort__cpu_big_free(own_v, n * vs);
+    gpusort__cpu_big_free(ctx, scratch, ALIGN64(n * ks) + n * vs);
+    gpusort__cpu_big_free(ctx, own_k, n * ks);
+    gpusort__cpu_big_free(ctx, own_v, n * vs);
     return st;
 }

@@ -241,6 +241,20 @@ static void cuda_destroy(gpusort_ctx *ctx)
     ctx->impl = NULL;
 }
 
+/* gpusort_ctx_trim (the core synchronised): device scratch and pinned staging go back. */
+static gpusort_status cuda_trim(gpusort_ctx *ctx)
+{
+    cuda_impl *im = impl_of(ctx);
+    gpusort_status s = gpusort__cuda_check(ctx, cudaSetDevice(im->device), "cudaSetDevice");
+    if (s) return s;
+    scratch_release(im);
+    for (int i = 0; i < 2; i++) {
+        if (im->stage[i]) cudaFreeHost(im->stage[i]);
+        im->stage[i] = NULL;
+    }
+    return gpusort__cuda_check(ctx, cudaGetLastError(), "cudaFree");
+}
+
 static gpusort_status cuda_set_stream(gpusort_ctx *ctx, void *stream)
 {
     cuda_impl *im = impl_of(ctx);
@@ -776,4 +790,6 @@ extern "C" const gpusort_backend_ops gpusort__cuda_ops = {
     gpusort__cuda_sort_records,
     cuda_set_stream,
     cuda_synchronize,
+    NULL, /* reduce_cl_mem */
+    cuda_trim,
 };
