@@ -29,6 +29,10 @@ extern "C" {
  * failure to create threads it runs the remaining tasks on the calling thread. */
 gpusort_status gpusort__cpu_parallel_for(int threads, size_t count,
                                          void (*fn)(void *arg, size_t i), void *arg);
+/* dst[0..n) = src[0..n) (elements of es bytes), or the indices base, base + 1, ... (es 4 or 8)
+ * when src is NULL, on up to `threads` threads. */
+void gpusort__cpu_parallel_copy(int threads, void *dst, const void *src, size_t n, size_t es,
+                                uint64_t base);
 
 gpusort_status gpusort__cpu_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d);
 gpusort_status gpusort__cpu_radix_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d);

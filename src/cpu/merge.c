@@ -226,37 +226,6 @@ static void free_plan(mplan *p)
     free(p->runs);
 }
 
-/* ---- copies ---- */
-
-typedef struct copy_task {
-    void *dst;
-    const void *src;               /* NULL: indices base + i */
-    size_t n, es, parts;
-    uint64_t base;
-} copy_task;
-
-static void copy_part(void *arg, size_t i)
-{
-    copy_task *c = (copy_task *)arg;
-    size_t lo = c->n / c->parts * i + c->n % c->parts * i / c->parts;
-    size_t hi = c->n / c->parts * (i + 1) + c->n % c->parts * (i + 1) / c->parts;
-    if (c->src)
-        memcpy((char *)c->dst + lo * c->es, (const char *)c->src + lo * c->es, (hi - lo) * c->es);
-    else if (c->es == 4)
-        for (size_t k = lo; k < hi; k++) ((uint32_t *)c->dst)[k] = (uint32_t)(c->base + k);
-    else
-        for (size_t k = lo; k < hi; k++) ((uint64_t *)c->dst)[k] = c->base + k;
-}
-
-static void parallel_copy(int threads, void *dst, const void *src, size_t n, size_t es,
-                          uint64_t base)
-{
-    if (dst == src || n == 0) return;
-    size_t parts = n / MIN_PER_THREAD + 1;
-    if (parts > (size_t)threads) parts = (size_t)threads;
-    copy_task c = {dst, src, n, es, parts, base};
-    gpusort__cpu_parallel_for((int)parts, parts, copy_part, &c);
-}
 
 /* ---- entry points ---- */
 
@@ -291,8 +260,9 @@ gpusort_status gpusort__cpu_merge_job(gpusort_ctx *ctx, const gpusort__cpu_job *
     }
     p.bk = scratch;
     p.bv = vs ? (char *)scratch + ALIGN64(n * ks) : NULL;   /* 8-byte values stay aligned */
-    parallel_copy(p.threads, p.ak, job->keys_in, n, ks, 0);
-    if (vs) parallel_copy(p.threads, p.av, job->values_in, n, vs, job->index_base);
+    gpusort__cpu_parallel_copy(p.threads, p.ak, job->keys_in, n, ks, 0);
+    if (vs)
+        gpusort__cpu_parallel_copy(p.threads, p.av, job->values_in, n, vs, job->index_base);
     for (size_t c = 0; c <= chunks; c++) p.runs[c] = n / chunks * c + n % chunks * c / chunks;
     int rounds = 0;
     for (size_t r = 1; r < chunks; r *= 2) rounds++;
@@ -352,13 +322,13 @@ gpusort_status gpusort__cpu_merge_runs(gpusort_ctx *ctx, const gpusort_sort_desc
                                 n * (ks + vs));
         goto done;
     }
-    if (own_v) parallel_copy(p.threads, own_v, NULL, n, vs, lo);
+    if (own_v) gpusort__cpu_parallel_copy(p.threads, own_v, NULL, n, vs, lo);
     p.bk = scratch;
     p.bv = scratch && vs ? (char *)scratch + ALIGN64(n * ks) : NULL;
     for (size_t r = 0; r <= num_runs; r++) p.runs[r] = (size_t)run_offsets[r] - lo;
     if (num_runs == 1) {
-        parallel_copy(p.threads, p.ak, in_k, n, ks, 0);
-        if (vs) parallel_copy(p.threads, p.av, in_v, n, vs, 0);
+        gpusort__cpu_parallel_copy(p.threads, p.ak, in_k, n, ks, 0);
+        if (vs) gpusort__cpu_parallel_copy(p.threads, p.av, in_v, n, vs, 0);
     } else {
         merge_rounds(&p, in_k, in_v);
     }

@@ -2,7 +2,8 @@
  * parallel.c -- a tiny pthread fork-join helper for the CPU backend.
  *
  * Exports gpusort__cpu_parallel_for(threads, count, fn, arg): runs fn(arg, i) for every i in
- * [0, count) and returns when all are done. It starts min(threads, count) - 1 pthreads; the
+ * [0, count) and returns when all are done; and on top of it gpusort__cpu_parallel_copy (a
+ * copy or an index fill of n elements, split over the threads). It starts min(threads, count) - 1 pthreads; the
  * calling thread is the last worker. Tasks are handed out by an atomic counter, so a slow task
  * does not hold back the others; the usual use is count == threads (one task per thread, each
  * task knowing its slice from i).
@@ -16,6 +17,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct pool {
     atomic_size_t next;                 /* next task index to hand out */
@@ -58,4 +60,38 @@ gpusort_status gpusort__cpu_parallel_for(int threads, size_t count,
     for (size_t t = 0; t < started; t++) pthread_join(ids[t], NULL);
     if (ids != stack_ids) free(ids);
     return GPUSORT_STATUS_SUCCESS;
+}
+
+/* ---- parallel copy and index fill ---- */
+
+enum { COPY_MIN_PER_THREAD = 1 << 16 };   /* below this, a thread start costs more than it saves */
+
+typedef struct copy_task {
+    void *dst;
+    const void *src;               /* NULL: fill dst with indices base + i (width es) */
+    size_t n, es, parts;
+    uint64_t base;
+} copy_task;
+
+static void copy_part(void *arg, size_t i)
+{
+    copy_task *c = (copy_task *)arg;
+    size_t lo = c->n / c->parts * i + c->n % c->parts * i / c->parts;
+    size_t hi = c->n / c->parts * (i + 1) + c->n % c->parts * (i + 1) / c->parts;
+    if (c->src)
+        memcpy((char *)c->dst + lo * c->es, (const char *)c->src + lo * c->es, (hi - lo) * c->es);
+    else if (c->es == 4)
+        for (size_t k = lo; k < hi; k++) ((uint32_t *)c->dst)[k] = (uint32_t)(c->base + k);
+    else
+        for (size_t k = lo; k < hi; k++) ((uint64_t *)c->dst)[k] = c->base + k;
+}
+
+void gpusort__cpu_parallel_copy(int threads, void *dst, const void *src, size_t n, size_t es,
+                                uint64_t base)
+{
+    if (dst == src || n == 0) return;
+    size_t parts = n / COPY_MIN_PER_THREAD + 1;
+    if (parts > (size_t)threads) parts = (size_t)threads;
+    copy_task c = {dst, src, n, es, parts, base};
+    gpusort__cpu_parallel_for((int)parts, parts, copy_part, &c);
 }

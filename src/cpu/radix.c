@@ -285,38 +285,6 @@ static int have_avx512(void)
 #endif
 }
 
-/* ---- parallel copy and index fill ---- */
-
-typedef struct copy_task {
-    void *dst;
-    const void *src;               /* NULL: fill dst with indices base + i (width es) */
-    size_t n, es, parts;
-    uint64_t base;
-} copy_task;
-
-static void copy_part(void *arg, size_t i)
-{
-    copy_task *c = (copy_task *)arg;
-    size_t lo = c->n * i / c->parts, hi = c->n * (i + 1) / c->parts;
-    if (c->src) {
-        memcpy((char *)c->dst + lo * c->es, (const char *)c->src + lo * c->es, (hi - lo) * c->es);
-    } else if (c->es == 4) {
-        for (size_t k = lo; k < hi; k++) ((uint32_t *)c->dst)[k] = (uint32_t)(c->base + k);
-    } else {
-        for (size_t k = lo; k < hi; k++) ((uint64_t *)c->dst)[k] = c->base + k;
-    }
-}
-
-/* dst[0..n) = src[0..n) (elements of es bytes), or indices base.. when src is NULL. */
-static void parallel_copy(int threads, void *dst, const void *src, size_t n, size_t es,
-                          uint64_t base)
-{
-    if (dst == src || n == 0) return;
-    size_t parts = n / MIN_PER_THREAD + 1;
-    if (parts > (size_t)threads) parts = (size_t)threads;
-    copy_task c = {dst, src, n, es, parts, base};
-    gpusort__cpu_parallel_for((int)parts, parts, copy_part, &c);
-}
 
 /* ---- the driver ---- */
 
@@ -384,7 +352,9 @@ static gpusort_status sort_tiny(const gpusort__cpu_job *job, const rkernels *kr)
     size_t ks = (size_t)job->key_bytes, vs = (size_t)job->value_bytes;
     void *k = job->keys_out ? job->keys_out : (void *)kbuf;
     if (k != job->keys_in) memcpy(k, job->keys_in, job->n * ks);
-    if (vs) parallel_copy(1, job->values_out, job->values_in, job->n, vs, job->index_base);
+    if (vs)
+        gpusort__cpu_parallel_copy(1, job->values_out, job->values_in, job->n, vs,
+                                   job->index_base);
     kr->insertion(k, vs ? job->values_out : NULL, job->n, xor_mask_for(job));
     return GPUSORT_STATUS_SUCCESS;
 }
@@ -463,8 +433,8 @@ gpusort_status gpusort__cpu_radix_job(gpusort_ctx *ctx, const gpusort__cpu_job *
         }
     }
     if (m == 0) {                  /* every key equal: the input order is the sorted order */
-        parallel_copy(p->T, out_k, job->keys_in, n, ks, 0);
-        if (vs) parallel_copy(p->T, job->values_out, job->values_in, n, vs, job->index_base);
+        gpusort__cpu_parallel_copy(p->T, out_k, job->keys_in, n, ks, 0);
+        if (vs) gpusort__cpu_parallel_copy(p->T, job->values_out, job->values_in, n, vs, job->index_base);
         goto done;
     }
 
@@ -540,8 +510,8 @@ gpusort_status gpusort__cpu_radix_job(gpusort_ctx *ctx, const gpusort__cpu_job *
         src_v = dst_v;
     }
     if (src_k != out_k) {          /* in place with an odd number of passes */
-        parallel_copy(p->T, out_k, src_k, n, ks, 0);
-        if (vs) parallel_copy(p->T, job->values_out, src_v, n, vs, 0);
+        gpusort__cpu_parallel_copy(p->T, out_k, src_k, n, ks, 0);
+        if (vs) gpusort__cpu_parallel_copy(p->T, job->values_out, src_v, n, vs, 0);
     }
 
 done:

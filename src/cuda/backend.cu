@@ -644,17 +644,28 @@ done:
     return s;
 }
 
-static gpusort_status cuda_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d)
+/* The start of every sort entry point: the context's device, and where the four arrays of d
+ * live (one kind for all, *k; pinned[i] for each host array). */
+static gpusort_status enter_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d, enum mem_kind *k,
+                                 int pinned[4])
 {
-    cuda_impl *im = impl_of(ctx);
-    gpusort_status s;
-    if ((s = gpusort__cuda_check(ctx, cudaSetDevice(im->device), "cudaSetDevice"))) return s;
+    gpusort_status s = gpusort__cuda_check(ctx, cudaSetDevice(impl_of(ctx)->device),
+                                           "cudaSetDevice");
+    if (s) return s;
     const void *ptrs[4] = {d->keys_in, d->keys_out, d->values_in, d->values_out};
-    int pinned[4];
-    enum mem_kind k = common_kind(ptrs, 4, pinned);
-    if (k == MEM_NONE)
+    *k = common_kind(ptrs, 4, pinned);
+    if (*k == MEM_NONE)
         return gpusort__set_error(ctx, GPUSORT_STATUS_INVALID_ARGUMENT,
                                   "device and host pointers mixed in one call");
+    return GPUSORT_STATUS_SUCCESS;
+}
+
+static gpusort_status cuda_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d)
+{
+    int pinned[4];
+    enum mem_kind k;
+    gpusort_status s = enter_sort(ctx, d, &k, pinned);
+    if (s) return s;
     if (k == MEM_DEVICE) return sort_device(ctx, d);
     if (d->algorithm == GPUSORT_ALGORITHM_AUTO && d->n < GPUSORT_CUDA_HOST_CPU_CROSSOVER)
         return gpusort__cpu_sort(ctx, d);
@@ -704,15 +715,10 @@ static gpusort_status segmented_common(gpusort_ctx *ctx, const gpusort_sort_desc
                                        const uint64_t *offsets, size_t num_segments,
                                        int offsets_on_device)
 {
-    cuda_impl *im = impl_of(ctx);
-    gpusort_status s;
-    if ((s = gpusort__cuda_check(ctx, cudaSetDevice(im->device), "cudaSetDevice"))) return s;
-    const void *ptrs[4] = {d->keys_in, d->keys_out, d->values_in, d->values_out};
     int pinned[4];
-    enum mem_kind k = common_kind(ptrs, 4, pinned);
-    if (k == MEM_NONE)
-        return gpusort__set_error(ctx, GPUSORT_STATUS_INVALID_ARGUMENT,
-                                  "device and host pointers mixed in one call");
+    enum mem_kind k;
+    gpusort_status s = enter_sort(ctx, d, &k, pinned);
+    if (s) return s;
     const uint64_t *doffs = offsets;
     if (!offsets_on_device &&
         (s = to_device(ctx, offsets, (num_segments + 1) * sizeof *offsets,
