@@ -37,6 +37,7 @@
  */
 #include "block_sort.h"
 #include "block_sort.cuh"
+#include "block_radix_rank.cuh"
 
 #include <stdlib.h>
 #include <string.h>
@@ -48,29 +49,36 @@ using namespace gpusort_bs;
 #define M_ITEMS (MT / M_THREADS)    /* 16 outputs per thread */
 #define MPAD(p) ((p) + ((p) >> 3))
 
+#define MT_LOG 12                   /* MT = 1 << MT_LOG */
+static_assert(MT == 1 << MT_LOG, "merge tile");
+
 struct merge_pass {
     const void *kin;
     void *kout;
     const void *vin;   /* NULL: keys only */
     void *vout;
-    int type, desc, vbytes;
-    int gather_keys;   /* float keys: copy original bits from the source position */
-    int is_float;      /* else the radix key is bits ^ xmask (src/keys.h for integers) */
-    uint64_t xmask;
+    uint64_t mask;     /* radix key = transform(bits) ^ mask (thread_radix_key.cuh) */
     const uint64_t *t_lo, *t_hi, *t_start;
     uint32_t t_count;
-    uint64_t w;
+    int plog;          /* a run pair spans 1 << plog output tiles: run width w = MT << (plog-1) */
     uint64_t *part;
 };
 
-/* Radix key and back: one XOR for the integer types, the full transform for floats. */
-template <typename K> __device__ __forceinline__ K mp_to_rk(const merge_pass &p, K bits)
+/* Radix key (src/keys.h, compile-time type class) and back. The inverse is exact for integers
+ * and for floats other than NaN and -0.0 (float keys that may hold those are gathered from their
+ * source position instead: GATHER). */
+template <bool FLOAT, typename K> __device__ __forceinline__ K rk_of(K bits, K mask)
 {
-    return p.is_float ? to_rk(bits, p.type, p.desc) : (K)(bits ^ (K)p.xmask);
+    return gpusort_cuda::radix_key<FLOAT>(bits, mask);
 }
-template <typename K> __device__ __forceinline__ K mp_from_rk(const merge_pass &p, K rk)
+template <bool FLOAT, typename K> __device__ __forceinline__ K bits_of(K rk, K mask)
 {
-    return p.is_float ? from_rk(rk, p.type, p.desc) : (K)(rk ^ (K)p.xmask);
+    K r = rk ^ mask;
+    if (FLOAT) {
+        const K top = (K)1 << (sizeof(K) * 8 - 1);
+        r = (r & top) ? r ^ top : ~r;
+    }
+    return r;
 }
 
 /* Where output tile b of a pass lies. */
@@ -81,151 +89,347 @@ struct merge_tile {
     uint64_t d;       /* first output of the tile, relative to base */
 };
 
+/* Shifts only (run widths are MT times powers of two; a 64-bit division cost ~8 instructions
+ * per key in the merge kernel). */
 __device__ __forceinline__ merge_tile find_tile(const merge_pass &p, uint64_t b)
 {
-    uint32_t l = 0, h = p.t_count;
-    while (h - l > 1) {
-        uint32_t m = (l + h) / 2;
-        if (p.t_start[m] <= b) l = m;
-        else h = m;
+    uint32_t l = 0;
+    if (p.t_count > 1) {
+        uint32_t h = p.t_count;
+        while (h - l > 1) {
+            uint32_t m = (l + h) / 2;
+            if (p.t_start[m] <= b) l = m;
+            else h = m;
+        }
     }
     merge_tile t;
     t.lo = p.t_lo[l];
-    uint64_t len = p.t_hi[l] - t.lo;
-    uint64_t d0 = (b - p.t_start[l]) * (uint64_t)MT;
-    t.base = d0 / (2 * p.w) * (2 * p.w);
+    const uint64_t len = p.t_hi[l] - t.lo;
+    const uint64_t bl = b - p.t_start[l];
+    t.base = (bl >> p.plog) << (p.plog + MT_LOG);
+    t.d = (bl & ((1ull << p.plog) - 1)) << MT_LOG;
+    const uint64_t w = (uint64_t)MT << (p.plog - 1);
     uint64_t rest = len - t.base;
-    t.na = rest < p.w ? rest : p.w;
+    t.na = rest < w ? rest : w;
     rest -= t.na;
-    t.nb = rest < p.w ? rest : p.w;
-    t.d = d0 - t.base;
+    t.nb = rest < w ? rest : w;
     return t;
 }
 
-/* Number of A keys among the first d outputs of merging A and B stably (ties: A first). */
-template <typename K>
-__device__ __forceinline__ uint64_t merge_path_global(const merge_pass &p, const K *a, uint64_t na,
-                                                      const K *b, uint64_t nb, uint64_t d)
-{
-    uint64_t lo = d > nb ? d - nb : 0, hi = d < na ? d : na;
-    while (lo < hi) {
-        uint64_t mid = (lo + hi) / 2;
-        if (mp_to_rk(p, a[mid]) <= mp_to_rk(p, b[d - 1 - mid])) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
-
-template <typename K>
+/* One warp per output tile: the merge-path split of the tile's first output, found by a 32-ary
+ * search (each round the 32 lanes test 32 evenly spaced candidates, one ballot narrows the range
+ * 32-fold): about 5 rounds of dependent loads for runs of 2^23 keys instead of 23 for a binary
+ * search by one thread. */
+template <typename K, bool FLOAT>
 __global__ void k_merge_partition(merge_pass p, uint64_t tiles)
 {
-    uint64_t b = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
-    if (b >= tiles) return;
+    const uint64_t b = (blockIdx.x * (uint64_t)blockDim.x + threadIdx.x) >> 5;
+    const int lane = threadIdx.x & 31;
+    if (b >= tiles) return;  /* whole warps leave together */
     merge_tile t = find_tile(p, b);
-    const K *src = (const K *)p.kin + t.lo + t.base;
-    p.part[b] = merge_path_global<K>(p, src, t.na, src + t.na, t.nb, t.d);
+    const K *a = (const K *)p.kin + t.lo + t.base;
+    const K *bb = a + t.na;
+    const uint64_t d = t.d;
+    const K mask = (K)p.mask;
+    /* The answer x (A keys among the first d outputs) lies in [lo, hi]; for lo <= y < hi,
+     * "a[y] <= b[d-1-y]" (ties take A: stable) holds exactly for y < x. */
+    uint64_t lo = d > t.nb ? d - t.nb : 0, hi = d < t.na ? d : t.na;
+    while (lo < hi) {
+        const uint64_t s = (hi - lo + 31) / 32;
+        const uint64_t y = lo + (lane + 1) * s - 1;
+        const bool pr = y < hi && rk_of<FLOAT>(a[y], mask) <= rk_of<FLOAT>(bb[d - 1 - y], mask);
+        const uint64_t c = __popc(__ballot_sync(0xffffffffu, pr));
+        const uint64_t nlo = lo + c * s, nhi = lo + (c + 1) * s - 1;
+        lo = nlo;
+        if (nhi < hi) hi = nhi;
+    }
+    if (lane == 0) p.part[b] = lo;
 }
 
-template <typename K, int VB, bool GATHER>
-__global__ void __launch_bounds__(M_THREADS, sizeof(K) == 4 ? 4 : 2) k_merge(merge_pass p, uint64_t tiles)
+template <int VB> struct tr_val { typedef uint32_t T; };
+template <> struct tr_val<8> { typedef uint64_t T; };
+
+/*
+ * One block merges one output tile (MT outputs) of a run pair. The A and B slices the partition
+ * gave it are loaded coalesced into shared memory as radix keys (padded slots MPAD(p): thread
+ * t's merge starts near p = 8t in A and in B on random data; one spare slot per 8 makes that
+ * stride 9, prime to the 32 banks); each thread finds its own 16-output split by a merge-path
+ * search in shared memory and merges serially with the two heads in registers (one shared load
+ * per output: the next key of the side just taken); the outputs (and their source slots, for
+ * values and gathered float keys) are staged in shared memory and written coalesced.
+ * Templated on everything the inner loops test (key width, value width, float or integer
+ * transform, gather): a run-time type switch per key cost about as much as the merge itself.
+ */
+template <typename K, int VB, bool FLOAT, bool GATHER>
+__global__ void __launch_bounds__(M_THREADS, sizeof(K) == 4 ? (VB == 0 ? 5 : VB == 4 ? 4 : 3)
+                                                                : (VB == 0 ? 3 : 2))
+    k_merge(merge_pass p)
 {
-    /* Radix keys of the tile's A and B slices at padded slots MPAD(p): thread t's merge starts
-     * near p = 8t in A and in B (random data), and one spare slot per 8 makes that stride 9,
-     * prime to the 32 banks (the bank conflicts of a 16-item merge otherwise cost ~8x). */
-    __shared__ K s_key[MT + MT / 8];
-    __shared__ uint16_t s_src[MT + MT / 32];
+    typedef typename tr_val<VB>::T V;
+    constexpr bool SRC = VB != 0 || GATHER;
+    __shared__ K s_key[MPAD(MT) + 1];  /* + 1: the look-ahead load past the last key */
+    __shared__ uint16_t s_src[SRC ? MT + MT / 32 : 1];
     const int tid = threadIdx.x;
     const uint64_t b = blockIdx.x;
-    merge_tile t = find_tile(p, b);
-    uint64_t dend = t.d + MT < t.na + t.nb ? t.d + MT : t.na + t.nb;
-    uint64_t i0 = p.part[b];
-    uint64_t i1 = dend == t.na + t.nb ? t.na : p.part[b + 1];
-    uint64_t j0 = t.d - i0, j1 = dend - i1;
-    const int ca = (int)(i1 - i0), cb = (int)(j1 - j0), total = ca + cb;
-    const uint64_t ga = t.lo + t.base + i0;          /* first A key of the tile */
-    const uint64_t gb = t.lo + t.base + t.na + j0;   /* first B key */
-    const K *kin = (const K *)p.kin;
+    const merge_tile t = find_tile(p, b);
+    const uint64_t tot = t.na + t.nb;
+    const uint64_t dend = t.d + MT < tot ? t.d + MT : tot;
+    const uint64_t i0 = p.part[b];
+    const uint64_t i1 = dend == tot ? t.na : p.part[b + 1];
+    const int ca = (int)(i1 - i0), total = (int)(dend - t.d), cb = total - ca;
+    const K mask = (K)p.mask;
+    const uint64_t ga = t.lo + t.base + i0;                 /* first A key of the tile */
+    const uint64_t gb = t.lo + t.base + t.na + (t.d - i0);  /* first B key */
+    const K *ka = (const K *)p.kin + ga, *kb = (const K *)p.kin + gb;
+    const bool full = total == MT;
     {
-        /* All 16 loads in flight before the first use (a rolled loop waits for each). */
+        /* All 16 loads in flight before the first use. */
         K kv[M_ITEMS];
+        if (full) {
 #pragma unroll
-        for (int q = 0; q < M_ITEMS; q++) {
-            int o = q * M_THREADS + tid;
-            if (o < total) kv[q] = kin[o < ca ? ga + o : gb + (o - ca)];
-        }
+            for (int q = 0; q < M_ITEMS; q++) {
+                const int o = q * M_THREADS + tid;
+                kv[q] = o < ca ? ka[o] : kb[o - ca];
+            }
 #pragma unroll
-        for (int q = 0; q < M_ITEMS; q++) {
-            int o = q * M_THREADS + tid;
-            if (o < total) s_key[MPAD(o)] = mp_to_rk(p, kv[q]);
+            for (int q = 0; q < M_ITEMS; q++) {
+                const int o = q * M_THREADS + tid;
+                s_key[MPAD(o)] = rk_of<FLOAT>(kv[q], mask);
+            }
+        } else {
+#pragma unroll
+            for (int q = 0; q < M_ITEMS; q++) {
+                const int o = q * M_THREADS + tid;
+                if (o < total) kv[q] = o < ca ? ka[o] : kb[o - ca];
+            }
+#pragma unroll
+            for (int q = 0; q < M_ITEMS; q++) {
+                const int o = q * M_THREADS + tid;
+                if (o < total) s_key[MPAD(o)] = rk_of<FLOAT>(kv[q], mask);
+            }
         }
     }
     __syncthreads();
-    /* This thread's outputs: [diag, diag + M_ITEMS) of the tile. */
-    int diag = tid * M_ITEMS < total ? tid * M_ITEMS : total;
+    /* This thread's outputs: [diag, diag + M_ITEMS) of the tile; A at slots [0, ca), B at
+     * [ca, total). */
+    const int diag = tid * M_ITEMS < total ? tid * M_ITEMS : total;
     int lo = diag > cb ? diag - cb : 0, hi = diag < ca ? diag : ca;
     while (lo < hi) {
-        int mid = (lo + hi) / 2;
+        const int mid = (lo + hi) >> 1;
         if (s_key[MPAD(mid)] <= s_key[MPAD(ca + diag - 1 - mid)]) lo = mid + 1;
         else hi = mid;
     }
-    int i = lo, j = diag - lo;
+    int i = lo, j = ca + diag - lo;
+    K av = s_key[MPAD(i)], bv = s_key[MPAD(j)];  /* past-the-end reads are never taken */
     K ok[M_ITEMS];
-    uint16_t os[M_ITEMS];
-    /* The two heads stay in registers: one shared load per output. */
-    K av = i < ca ? s_key[MPAD(i)] : (K)0, bv = j < cb ? s_key[MPAD(ca + j)] : (K)0;
+    uint16_t os[SRC ? M_ITEMS : 1];
 #pragma unroll
     for (int q = 0; q < M_ITEMS; q++) {
-        bool take_a = j >= cb || (i < ca && av <= bv);
+        const bool take_a = j >= total || (i < ca && av <= bv);
         ok[q] = take_a ? av : bv;
-        os[q] = (uint16_t)(take_a ? i : ca + j);
+        if constexpr (SRC) os[q] = (uint16_t)(take_a ? i : j);
+        const int nx = (take_a ? i : j) + 1;
+        const K v = s_key[MPAD(nx)];
         if (take_a) {
-            i++;
-            if (i < ca) av = s_key[MPAD(i)];
+            i = nx;
+            av = v;
         } else {
-            j++;
-            if (j < cb) bv = s_key[MPAD(ca + j)];
+            j = nx;
+            bv = v;
         }
     }
     __syncthreads();
 #pragma unroll
     for (int q = 0; q < M_ITEMS; q++) {
-        int o = tid * M_ITEMS + q;
-        if (o < total) {
-            s_key[o + o / 32] = ok[q];
-            s_src[o + o / 32] = os[q];
+        const int o = tid * M_ITEMS + q;
+        if (full || o < total) {
+            s_key[o + (o >> 5)] = ok[q];
+            if constexpr (SRC) s_src[o + (o >> 5)] = os[q];
         }
     }
     __syncthreads();
-    K *kout = (K *)p.kout + (t.lo + t.base + t.d);
-    const K *ka = kin + ga, *kb = kin + gb;
-    K okey[M_ITEMS];
-    uint64_t oval[M_ITEMS];
-#pragma unroll
-    for (int q = 0; q < M_ITEMS; q++) {
-        int o = q * M_THREADS + tid;
-        oval[q] = 0;
-        if (o < total) {
-            int src = s_src[o + o / 32];
-            if constexpr (GATHER) okey[q] = src < ca ? ka[src] : kb[src - ca];
-            else okey[q] = mp_from_rk(p, s_key[o + o / 32]);
-            if constexpr (VB == 4)
-                oval[q] = src < ca ? ((const uint32_t *)p.vin)[ga + src]
-                                   : ((const uint32_t *)p.vin)[gb + (src - ca)];
-            if constexpr (VB == 8)
-                oval[q] = src < ca ? ((const uint64_t *)p.vin)[ga + src]
-                                   : ((const uint64_t *)p.vin)[gb + (src - ca)];
-        }
-    }
     const uint64_t out = t.lo + t.base + t.d;
+    K *kout = (K *)p.kout + out;
+    const V *va = (const V *)p.vin + ga, *vb = (const V *)p.vin + gb;
+    K okey[M_ITEMS];
+    V oval[VB ? M_ITEMS : 1];
 #pragma unroll
     for (int q = 0; q < M_ITEMS; q++) {
-        int o = q * M_THREADS + tid;
-        if (o < total) {
-            kout[o] = okey[q];
-            if constexpr (VB == 4) ((uint32_t *)p.vout)[out + o] = (uint32_t)oval[q];
-            if constexpr (VB == 8) ((uint64_t *)p.vout)[out + o] = oval[q];
+        const int o = q * M_THREADS + tid;
+        if (full || o < total) {
+            int src = 0;
+            if constexpr (SRC) src = s_src[o + (o >> 5)];
+            if constexpr (GATHER) okey[q] = src < ca ? ka[src] : kb[src - ca];
+            else okey[q] = bits_of<FLOAT>(s_key[o + (o >> 5)], mask);
+            if constexpr (VB != 0) oval[q] = src < ca ? va[src] : vb[src - ca];
         }
     }
+#pragma unroll
+    for (int q = 0; q < M_ITEMS; q++) {
+        const int o = q * M_THREADS + tid;
+        if (full || o < total) {
+            kout[o] = okey[q];
+            if constexpr (VB != 0) ((V *)p.vout)[out + o] = oval[q];
+        }
+    }
+}
+
+/* ---- tile phase: block radix sort of every T-key tile ----
+ * LSD radix sort of the tile in shared memory, 8 bits per pass (4 passes for 32-bit keys, 8 for
+ * 64-bit ones; a pass whose digit is the same for every key of the tile is skipped), with the
+ * stable warp-level ranking of block_radix_rank.cuh (match ranking, Adinets & Merrill 2022).
+ * The items are "warp-striped" (warp w, item i, lane l holds tile position w*32*KPT + i*32 + l),
+ * so (warp, item, lane) order is input order and every pass is stable: keys with equal radix
+ * keys (-0.0/+0.0, NaN payloads, equal integers) keep their input order, which is the stable
+ * order, with no index. The original key bits travel (the digit is computed from them on the
+ * fly), so floats come out bit-exact. Measured (H200, 2^24 u32): the bitonic tile network of
+ * block_sort.cuh took 256 us for keys and 909 us for pairs (its indexed items go through
+ * shared memory for every stride), ~330 instructions per key. */
+#define TR_THREADS 256
+#define TR_WARPS (TR_THREADS / 32)
+#define TR_KPT (MT / TR_THREADS)  /* 16 keys per thread: a tile is one merge tile */
+
+struct tile_args {
+    const void *kin;
+    void *kout;
+    const void *vin;  /* NULL with VB != 0: argsort, value = global position */
+    void *vout;
+    uint64_t mask;    /* thread_radix_key.cuh: sign bit for signed types, ~ for descending */
+    const uint64_t *t_lo, *t_hi, *t_start;
+    uint32_t t_count;
+};
+
+template <typename K, int VB> static size_t tile_smem()
+{
+    return (size_t)MT * (sizeof(K) + VB) + (2 * TR_WARPS * gpusort_cuda::RADIX_DIGITS +
+                                            gpusort_cuda::RADIX_DIGITS + 64) * sizeof(uint32_t);
+}
+
+template <typename K, bool FLOAT, int VB>
+__global__ void __launch_bounds__(TR_THREADS, sizeof(K) + VB <= 4 ? 3 : 2) k_tile_radix(tile_args a)
+{
+    using namespace gpusort_cuda;
+    typedef typename tr_val<VB>::T V;
+    constexpr int KPT = TR_KPT;
+    extern __shared__ __align__(16) unsigned char tr_smem[];
+    K *s_keys = (K *)tr_smem;
+    V *s_vals = (V *)(tr_smem + (size_t)MT * sizeof(K));
+    uint32_t *s_counter = (uint32_t *)(tr_smem + (size_t)MT * (sizeof(K) + VB));
+    uint32_t *s_match = s_counter + TR_WARPS * RADIX_DIGITS;
+    uint32_t *s_excl = s_match + TR_WARPS * RADIX_DIGITS;
+    uint32_t *s_misc = s_excl + RADIX_DIGITS;
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int warp_first = warp * 32 * KPT;
+    /* This block's tile [lo, lo + cnt): segment l holds tiles t_start[l] .. t_start[l+1]-1. */
+    uint64_t lo;
+    int cnt;
+    {
+        const uint64_t b = blockIdx.x;
+        uint32_t l = 0, h = a.t_count;
+        while (h - l > 1) {
+            uint32_t m = (l + h) / 2;
+            if (a.t_start[m] <= b) l = m;
+            else h = m;
+        }
+        lo = a.t_lo[l] + (b - a.t_start[l]) * (uint64_t)MT;
+        uint64_t e = a.t_hi[l] - lo;
+        cnt = e < (uint64_t)MT ? (int)e : MT;
+    }
+    const K mask = (K)a.mask;
+    const K *kin = (const K *)a.kin + lo;
+    const V *vin = (const V *)a.vin;
+    for (int i = tid; i < TR_WARPS * RADIX_DIGITS; i += TR_THREADS) s_match[i] = 0;
+    K keys[KPT];
+    V vals[VB ? KPT : 1];
+#pragma unroll
+    for (int i = 0; i < KPT; i++) {
+        const int idx = warp_first + i * 32 + lane;
+        keys[i] = idx < cnt ? kin[idx] : (K)0;
+        if constexpr (VB != 0) vals[i] = idx < cnt ? (vin ? vin[lo + idx] : (V)(lo + idx)) : (V)0;
+    }
+#pragma unroll 1
+    for (int shift = 0; shift < (int)sizeof(K) * 8; shift += RADIX_BITS) {
+        uint32_t local[KPT];
+        __syncthreads(); /* the previous pass is done with s_counter, s_misc and the tile */
+        for (int i = tid; i < TR_WARPS * RADIX_DIGITS; i += TR_THREADS) s_counter[i] = 0;
+        if (tid == 0) s_misc[40] = 0;
+        __syncthreads();
+        auto digit_of = [&](int i) -> uint32_t {
+            return warp_first + i * 32 + lane < cnt ? radix_digit<FLOAT>(keys[i], mask, shift)
+                                                    : (uint32_t)RADIX_DIGITS;
+        };
+        warp_match_rank<KPT>(digit_of, local, s_counter + warp * RADIX_DIGITS,
+                             s_match + warp * RADIX_DIGITS);
+        __syncthreads();
+        const uint32_t total = block_digit_scan<TR_WARPS>(s_counter, s_excl, s_misc);
+        if (tid < RADIX_DIGITS && total == (uint32_t)cnt) s_misc[40] = 1;
+        __syncthreads();
+        if (s_misc[40]) continue; /* one digit for the whole tile: the order stays */
+#pragma unroll
+        for (int i = 0; i < KPT; i++) {
+            const uint32_t dg = digit_of(i);
+            if (dg < RADIX_DIGITS) {
+                const uint32_t r = local[i] + s_excl[dg] + s_counter[warp * RADIX_DIGITS + dg];
+                s_keys[r] = keys[i];
+                if constexpr (VB != 0) s_vals[r] = vals[i];
+            }
+        }
+        __syncthreads();
+#pragma unroll
+        for (int i = 0; i < KPT; i++) {
+            const int idx = warp_first + i * 32 + lane;
+            if (idx < cnt) {
+                keys[i] = s_keys[idx];
+                if constexpr (VB != 0) vals[i] = s_vals[idx];
+            }
+        }
+    }
+    K *kout = (K *)a.kout + lo;
+#pragma unroll
+    for (int i = 0; i < KPT; i++) {
+        const int idx = warp_first + i * 32 + lane;
+        if (idx < cnt) {
+            kout[idx] = keys[i];
+            if constexpr (VB != 0) ((V *)a.vout)[lo + idx] = vals[i];
+        }
+    }
+}
+
+template <typename K, bool FLOAT, int VB>
+static gpusort_status tile_launch(gpusort_ctx *ctx, const tile_args &a, uint64_t tiles)
+{
+    const size_t sm = tile_smem<K, VB>();
+    void (*kern)(tile_args) = k_tile_radix<K, FLOAT, VB>;
+    if (sm > 48 * 1024) {
+        gpusort_status s = gpusort__cuda_check(
+            ctx, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm),
+            "cudaFuncSetAttribute (merge tiles)");
+        if (s) return s;
+    }
+    kern<<<(unsigned)tiles, TR_THREADS, sm, gpusort__cuda_stream(ctx)>>>(a);
+    return gpusort__cuda_check(ctx, cudaGetLastError(), "merge tile kernel");
+}
+
+template <typename K, int VB>
+static gpusort_status tile_launch_f(gpusort_ctx *ctx, const tile_args &a, uint64_t tiles, bool flt)
+{
+    return flt ? tile_launch<K, true, VB>(ctx, a, tiles) : tile_launch<K, false, VB>(ctx, a, tiles);
+}
+
+/* Sort every MT-key tile of every segment (tile table t_*), original keys and values to
+ * kout/vout. */
+static gpusort_status tile_sort(gpusort_ctx *ctx, const tile_args &a, uint64_t tiles, int ks,
+                                int vs, bool flt)
+{
+    if (tiles == 0) return GPUSORT_STATUS_SUCCESS;
+    if (ks == 8) {
+        if (vs == 8) return tile_launch_f<uint64_t, 8>(ctx, a, tiles, flt);
+        if (vs == 4) return tile_launch_f<uint64_t, 4>(ctx, a, tiles, flt);
+        return tile_launch_f<uint64_t, 0>(ctx, a, tiles, flt);
+    }
+    if (vs == 8) return tile_launch_f<uint32_t, 8>(ctx, a, tiles, flt);
+    if (vs == 4) return tile_launch_f<uint32_t, 4>(ctx, a, tiles, flt);
+    return tile_launch_f<uint32_t, 0>(ctx, a, tiles, flt);
 }
 
 static unsigned blocks_for(uint64_t work, unsigned threads)
@@ -233,22 +437,35 @@ static unsigned blocks_for(uint64_t work, unsigned threads)
     return (unsigned)((work + threads - 1) / threads);
 }
 
-template <typename K>
-static gpusort_status run_pass(gpusort_ctx *ctx, const merge_pass &p, uint64_t tiles)
+template <typename K, int VB, bool FLOAT, bool GATHER>
+static gpusort_status run_pass_t(gpusort_ctx *ctx, const merge_pass &p, uint64_t tiles)
 {
     cudaStream_t st = gpusort__cuda_stream(ctx);
-    k_merge_partition<K><<<blocks_for(tiles, 256), 256, 0, st>>>(p, tiles);
-    const unsigned g = (unsigned)tiles;
-    if (p.gather_keys) {
-        if (p.vbytes == 4) k_merge<K, 4, true><<<g, M_THREADS, 0, st>>>(p, tiles);
-        else if (p.vbytes == 8) k_merge<K, 8, true><<<g, M_THREADS, 0, st>>>(p, tiles);
-        else k_merge<K, 0, true><<<g, M_THREADS, 0, st>>>(p, tiles);
-    } else {
-        if (p.vbytes == 4) k_merge<K, 4, false><<<g, M_THREADS, 0, st>>>(p, tiles);
-        else if (p.vbytes == 8) k_merge<K, 8, false><<<g, M_THREADS, 0, st>>>(p, tiles);
-        else k_merge<K, 0, false><<<g, M_THREADS, 0, st>>>(p, tiles);
-    }
+    k_merge_partition<K, FLOAT><<<blocks_for(tiles * 32, 256), 256, 0, st>>>(p, tiles);
+    k_merge<K, VB, FLOAT, GATHER><<<(unsigned)tiles, M_THREADS, 0, st>>>(p);
     return gpusort__cuda_check(ctx, cudaGetLastError(), "merge kernels");
+}
+
+template <typename K, int VB>
+static gpusort_status run_pass_v(gpusort_ctx *ctx, const merge_pass &p, uint64_t tiles,
+                                 bool flt, bool gather)
+{
+    if (!flt) return run_pass_t<K, VB, false, false>(ctx, p, tiles);
+    return gather ? run_pass_t<K, VB, true, true>(ctx, p, tiles)
+                  : run_pass_t<K, VB, true, false>(ctx, p, tiles);
+}
+
+static gpusort_status run_pass(gpusort_ctx *ctx, const merge_pass &p, uint64_t tiles, int ks,
+                               int vs, bool flt, bool gather)
+{
+    if (ks == 8) {
+        if (vs == 8) return run_pass_v<uint64_t, 8>(ctx, p, tiles, flt, gather);
+        if (vs == 4) return run_pass_v<uint64_t, 4>(ctx, p, tiles, flt, gather);
+        return run_pass_v<uint64_t, 0>(ctx, p, tiles, flt, gather);
+    }
+    if (vs == 8) return run_pass_v<uint32_t, 8>(ctx, p, tiles, flt, gather);
+    if (vs == 4) return run_pass_v<uint32_t, 4>(ctx, p, tiles, flt, gather);
+    return run_pass_v<uint32_t, 0>(ctx, p, tiles, flt, gather);
 }
 
 gpusort_status gpusort__cuda_merge_segments(gpusort_ctx *ctx, const gpusort_sort_desc *d,
@@ -306,51 +523,39 @@ gpusort_status gpusort__cuda_merge_segments(gpusort_ctx *ctx, const gpusort_sort
     void *bv[2] = {vs ? d->values_out : NULL, sv};
     int cur = passes & 1;
 
-    gpusort_bs_args a;
-    memset(&a, 0, sizeof a);
-    a.keys_in = d->keys_in;
-    a.keys_out = bk[cur];
-    a.values_in = d->values_in;
-    a.values_out = bv[cur];
-    a.type = d->key_type;
-    a.desc = d->order == GPUSORT_ORDER_DESC;
-    a.vbytes = (int)vs;
-    a.float_exact = float_exact;
-    a.tiling = 2;
-    a.t_lo = t_lo;
-    a.t_hi = t_hi;
-    a.t_start = t_start;
-    a.t_count = (uint32_t)count;
-    if ((s = gpusort__cuda_block_sort_launch(ctx, &a, maxlen < MT ? maxlen : MT, tiles))) return s;
+    const bool is_float = d->key_type == GPUSORT_TYPE_F32 || d->key_type == GPUSORT_TYPE_F64;
+    {
+        tile_args a;
+        a.kin = d->keys_in;
+        a.kout = bk[cur];
+        a.vin = d->values_in;
+        a.vout = bv[cur];
+        a.mask = gpusort_cuda::radix_mask(d->key_type, d->order);
+        a.t_lo = t_lo;
+        a.t_hi = t_hi;
+        a.t_start = t_start;
+        a.t_count = (uint32_t)count;
+        if ((s = tile_sort(ctx, a, tiles, (int)ks, (int)vs, is_float))) return s;
+    }
 
     merge_pass p;
     memset(&p, 0, sizeof p);
-    p.type = d->key_type;
-    p.desc = a.desc;
-    p.vbytes = (int)vs;
-    p.is_float = d->key_type == GPUSORT_TYPE_F32 || d->key_type == GPUSORT_TYPE_F64;
-    p.gather_keys = p.is_float && !float_exact;
-    {
-        uint64_t top = ks == 8 ? 0x8000000000000000ull : 0x80000000ull;
-        uint64_t all = ks == 8 ? ~0ull : 0xffffffffull;
-        p.xmask = (d->key_type == GPUSORT_TYPE_I32 || d->key_type == GPUSORT_TYPE_I64 ? top : 0) ^
-                  (a.desc ? all : 0);
-    }
+    p.mask = gpusort_cuda::radix_mask(d->key_type, d->order);
     p.t_lo = t_lo;
     p.t_hi = t_hi;
     p.t_start = t_start;
     p.t_count = (uint32_t)count;
     p.part = part;
+    const bool gather = is_float && !float_exact;
     if (tiles > 0x7fffffffull)
         return gpusort__set_error(ctx, GPUSORT_STATUS_UNSUPPORTED, "too many merge tiles");
-    for (uint64_t w = MT; w < maxlen; w *= 2) {
-        p.w = w;
+    p.plog = 1;
+    for (uint64_t w = MT; w < maxlen; w *= 2, p.plog++) {
         p.kin = bk[cur];
         p.vin = bv[cur];
         p.kout = bk[cur ^ 1];
         p.vout = bv[cur ^ 1];
-        s = ks == 8 ? run_pass<uint64_t>(ctx, p, tiles) : run_pass<uint32_t>(ctx, p, tiles);
-        if (s) return s;
+        if ((s = run_pass(ctx, p, tiles, (int)ks, (int)vs, is_float, gather))) return s;
         cur ^= 1;
     }
     return GPUSORT_STATUS_SUCCESS;
