@@ -264,12 +264,20 @@ static void release_caches(cl_state *st)
     st->kernel_count = 0;
     for (int i = 0; i < GPUSORT_CL_PROG_COUNT; i++)
         if (st->programs[i]) { clReleaseProgram(st->programs[i]); st->programs[i] = NULL; }
+}
+
+/* gpusort_ctx_trim (the core has synchronised): the scratch buffers go back; the compiled
+ * programs stay (they are small and costly to build again). */
+static gpusort_status ocl_trim(gpusort_ctx *ctx)
+{
+    cl_state *st = state(ctx);
     for (int i = 0; i < GPUSORT_CL_SCRATCH_COUNT; i++)
         if (st->scratch[i]) {
             clReleaseMemObject(st->scratch[i]);
             st->scratch[i] = NULL;
             st->scratch_bytes[i] = 0;
         }
+    return GPUSORT_STATUS_SUCCESS;
 }
 
 static void ocl_destroy(gpusort_ctx *ctx)
@@ -277,6 +285,7 @@ static void ocl_destroy(gpusort_ctx *ctx)
     cl_state *st = state(ctx);
     if (!st) return;
     if (st->queue) clFinish(st->queue);
+    (void)ocl_trim(ctx);
     release_caches(st);
     if (st->user_queue) {
         clReleaseCommandQueue(st->queue);
@@ -345,7 +354,10 @@ static gpusort_status ocl_set_stream(gpusort_ctx *ctx, void *stream)
     }
     clFinish(st->queue);   /* the previous queue's work is done before we switch */
     cl_context next = q ? qctx : st->own_context;
-    if (next != st->context) release_caches(st);   /* programs/buffers belong to a context */
+    if (next != st->context) {   /* programs and buffers belong to a context */
+        (void)ocl_trim(ctx);
+        release_caches(st);
+    }
     if (st->user_queue) {
         clReleaseCommandQueue(st->queue);
         clReleaseContext(st->context);
@@ -780,4 +792,5 @@ const gpusort_backend_ops gpusort__opencl_ops = {
     ocl_set_stream,
     ocl_synchronize,
     ocl_reduce_cl_mem,
+    ocl_trim,
 };
