@@ -85,6 +85,63 @@ __device__ __forceinline__ void warp_match_rank(DigitOf digit_of, uint32_t (&loc
     }
 }
 
+/* ---- Early-counts ranking (the onesweep kernel; Adinets & Merrill 2022 section 4, and CUB's
+ * RADIX_RANK_MATCH_EARLY_COUNTS_ANY, read for the idea, not copied). The tile's counts are known
+ * BEFORE any rank is computed, so the onesweep kernel publishes them to the look-back at once,
+ * and ranking then yields final tile ranks in a single pass:
+ *   1. every warp counts its items' digits into its own row count[w][256] (shared atomics that
+ *      return nothing: no dependency chain between items);
+ *   2. threads 0..255 (digit d): count[w][d] becomes the exclusive prefix over warps, the tile's
+ *      total of d is published, a block scan over digits gives excl[d], and excl[d] is added to
+ *      every count[w][d]: count[w][d] = first tile position of warp w's d-items;
+ *   3. every warp ranks its items again in (item, lane) order: the peers of a lane (lanes of
+ *      this item with the same digit) come from 8 ballots, one per digit bit (no shared memory,
+ *      no __syncwarp); the highest peer adds the peer count to count[w][d] with one atomicAdd
+ *      that returns the old value, which a shuffle hands to the peers; rank = old + (peers at or
+ *      below this lane) - 1.
+ * Worked example (1 warp of 4 lanes, 1 item, digits 2 0 2 1): counts d0=1 d1=1 d2=2, excl 0 1 2;
+ * lane 0's peers {0,2}, leader lane 2 adds 2 to count[2] (old 2): ranks 2+1-1=2, 0, 2+2-1=3, 1. */
+
+/* Lanes of the warp whose digit equals mine (8-bit digits): AND over the digit bits of the
+ * ballot of lanes that share that bit's value. */
+__device__ __forceinline__ uint32_t warp_match_digit(uint32_t d)
+{
+    uint32_t peers = 0xffffffffu;
+#pragma unroll
+    for (int b = 0; b < RADIX_BITS; b++) {
+        const bool set = (d >> b) & 1u;
+        const uint32_t m = __ballot_sync(0xffffffffu, set);
+        peers &= set ? m : ~m;
+    }
+    return peers;
+}
+
+__device__ __forceinline__ uint32_t lanemask_le()
+{
+    uint32_t m;
+    asm("mov.u32 %0, %%lanemask_le;" : "=r"(m));
+    return m;
+}
+
+/* Step 3 for one item: rank of this lane's item among the tile, given warp_count = this warp's
+ * row after step 2. All 32 lanes must call it; lanes with valid == false get garbage and leave
+ * the counters alone (FULL: every lane is valid, no extra ballot). */
+template <bool FULL>
+__device__ __forceinline__ uint32_t warp_rank_item(uint32_t d, bool valid, uint32_t *warp_count)
+{
+    uint32_t peers = warp_match_digit(d);
+    if (!FULL) {
+        const uint32_t v = __ballot_sync(0xffffffffu, valid);
+        peers &= valid ? v : ~v;
+    }
+    const int lane = threadIdx.x & 31;
+    const int leader = 31 - __clz(peers);
+    uint32_t old = 0;
+    if (lane == leader && (FULL || valid)) old = atomicAdd(&warp_count[d], (uint32_t)__popc(peers));
+    old = __shfl_sync(0xffffffffu, old, leader);
+    return old + __popc(peers & lanemask_le()) - 1;
+}
+
 /* Step 2. Call after a __syncthreads() that follows warp_match_rank in every warp. Threads
  * 0..255 return total[d = threadIdx.x]; others return 0. Ends with __syncthreads(), after which
  * excl[] and the (now exclusive) counters are valid. Needs blockDim.x >= 256. */

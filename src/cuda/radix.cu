@@ -19,12 +19,16 @@
  *      asynchronous on the caller's stream.
  *   3. onesweep_kernel, once per (non-trivial) digit position: each block takes the next tile
  *      (an atomic ticket, so tiles start in order and the look-back cannot deadlock), loads
- *      THREADS*KPT keys, ranks them stably in shared memory (block_radix_rank.cuh), publishes its
- *      per-digit counts to the look-back state, finds the count of each digit in all earlier
- *      tiles by decoupled look-back (thread d walks back over tile t-1, t-2, ... adding their
- *      counts until it meets an inclusive prefix), then writes the tile, sorted by digit, through
- *      shared memory, so that consecutive threads write consecutive addresses of one bucket.
- *      Values follow the same ranks in a second round through shared memory.
+ *      THREADS*KPT keys (and computes their digits once), counts the digits per warp and
+ *      PUBLISHES the tile's per-digit counts to the look-back state at once, before ranking
+ *      ("early counts", block_radix_rank.cuh); then ranks the keys stably (8 ballots find the
+ *      lanes sharing a digit; the highest such lane takes the slots with one atomicAdd) straight
+ *      into their sorted place in shared memory; then finds the count of each digit in all
+ *      earlier tiles by decoupled look-back (thread d walks back over tile t-1, t-2, ... adding
+ *      their counts until it meets an inclusive prefix), and writes the tile, sorted by digit,
+ *      so that consecutive threads write consecutive addresses of one bucket. Values are loaded
+ *      right after ranking (their latency hides behind the look-back), placed in shared memory
+ *      with the same ranks and written in the same loop as the keys. 5 __syncthreads per tile.
  *   One read of the keys plus one read and one write of keys (and values) per pass: ~2(K+V)n
  *   bytes per pass, the minimum for LSD radix.
  *
@@ -44,8 +48,9 @@
  * before = 7) or, if tile 1 is still looking back, AGGREGATE|2, then tile 0's INCLUSIVE|5
  * (before = 2 + 5 = 7). Either way its d-keys go to base[d] + 7 .. + 10.
  *
- * Measured against CUB on an H200 (bench/results/cuda-2026-11-22.md): 0.75x CUB for 32-bit
- * keys, 0.84-0.89x for 64-bit keys at 2^28; the per-pass kernel is the gap (see that file).
+ * Measured against CUB on an H200: see bench/results/cuda-2026-11-22b.md (what was tried, what
+ * helped: early counts + ballot matching + values loaded before the look-back took u32 pairs
+ * from 0.63x to ~1.0x CUB; larger tiles (KPT) helped keys).
  *
  * Small inputs (n <= one tile) take tile_sort_kernel: one block ranks and permutes the tile in
  * shared memory for every digit position (skipping positions where the tile's keys agree) and
@@ -79,19 +84,30 @@ namespace {
 constexpr int THREADS = GPUSORT_RADIX_THREADS;
 constexpr int WARPS = THREADS / 32;
 #ifndef GPUSORT_RADIX_KPT32
-#define GPUSORT_RADIX_KPT32 16
+#define GPUSORT_RADIX_KPT32 20
 #endif
 #ifndef GPUSORT_RADIX_KPT64
-#define GPUSORT_RADIX_KPT64 12
+#define GPUSORT_RADIX_KPT64 16
 #endif
-template <typename K> struct Tune;
-template <> struct Tune<uint32_t> { static constexpr int KPT = GPUSORT_RADIX_KPT32; };
-template <> struct Tune<uint64_t> { static constexpr int KPT = GPUSORT_RADIX_KPT64; };
+#ifndef GPUSORT_RADIX_KPT32P
+#define GPUSORT_RADIX_KPT32P 20
+#endif
+#ifndef GPUSORT_RADIX_KPT64P
+#define GPUSORT_RADIX_KPT64P 12
+#endif
+#ifndef GPUSORT_RADIX_MIN_BLOCKS_P
+#define GPUSORT_RADIX_MIN_BLOCKS_P GPUSORT_RADIX_MIN_BLOCKS
+#endif
+/* Keys per thread and resident blocks per SM (launch bounds) by key width and value bytes. */
+template <typename K, int VB> struct Tune {
+    static constexpr int KPT = sizeof(K) == 4 ? (VB ? GPUSORT_RADIX_KPT32P : GPUSORT_RADIX_KPT32)
+                                              : (VB ? GPUSORT_RADIX_KPT64P : GPUSORT_RADIX_KPT64);
+    static constexpr int MIN_BLOCKS = VB ? GPUSORT_RADIX_MIN_BLOCKS_P : GPUSORT_RADIX_MIN_BLOCKS;
+};
 
-/* Histogram blocks: 256 threads, each block a chunk of HIST_TILES onesweep tiles (so chunks never
- * straddle a portion). */
+/* Histogram blocks: 256 threads. Portions are multiples of PORTION_TILES tiles. */
 constexpr int HIST_THREADS = 256;
-constexpr int HIST_TILES = 4;
+constexpr int PORTION_TILES = 4;
 /* Keys per portion: below 2^27, the look-back count field. (Tests build with a small value to
  * run the multi-portion path at small n.) */
 #ifndef GPUSORT_RADIX_PORTION_LOG2
@@ -144,11 +160,13 @@ struct SweepArgs {
     uint32_t epoch;           /* launch number mod EPOCHS, pre-shifted to EPOCH_SHIFT */
 };
 
-template <typename K>
+/* Shared memory of onesweep_kernel: the tile's keys (and values) in sorted order, the per-warp
+ * digit counters, excl[256], the 64-bit output delta per digit, 64 words for the scan and ticket. */
+template <typename K, bool FLOAT>
 constexpr size_t sweep_smem(int kpt, int vb)
 {
-    return (size_t)THREADS * kpt * (sizeof(K) > (size_t)vb ? sizeof(K) : (size_t)vb) +
-           (size_t)2 * WARPS * RADIX_DIGITS * 4 + RADIX_DIGITS * 4 + RADIX_DIGITS * 8 + 64 * 4;
+    return (size_t)THREADS * kpt * (sizeof(K) + (size_t)vb + (FLOAT ? 1 : 0)) +
+           (size_t)WARPS * RADIX_DIGITS * 4 + RADIX_DIGITS * 4 + RADIX_DIGITS * 8 + 64 * 4;
 }
 
 __device__ __forceinline__ uint32_t load_state(const uint32_t *p)
@@ -161,31 +179,33 @@ __device__ __forceinline__ void store_state(uint32_t *p, uint32_t v)
 }
 
 template <typename K, bool FLOAT, int VB, int KPT>
-__global__ void __launch_bounds__(THREADS, GPUSORT_RADIX_MIN_BLOCKS) onesweep_kernel(SweepArgs a)
+__global__ void __launch_bounds__(THREADS, (Tune<K, VB>::MIN_BLOCKS)) onesweep_kernel(SweepArgs a)
 {
     typedef typename ValueOf<VB>::T V;
     constexpr int TILE = THREADS * KPT;
-    constexpr size_t ITEM = sizeof(K) > (size_t)VB ? sizeof(K) : (size_t)VB;
     extern __shared__ __align__(16) unsigned char smem[];
     K *s_keys = (K *)smem;
-    V *s_vals = (V *)smem;
-    uint32_t *s_counter = (uint32_t *)(smem + (size_t)TILE * ITEM);
-    uint32_t *s_match = s_counter + WARPS * RADIX_DIGITS;
-    uint32_t *s_excl = s_match + WARPS * RADIX_DIGITS;
+    V *s_vals = (V *)(smem + (size_t)TILE * sizeof(K));
+    uint32_t *s_count = (uint32_t *)(smem + (size_t)TILE * (sizeof(K) + VB));
+    uint32_t *s_excl = s_count + WARPS * RADIX_DIGITS;
     long long *s_delta = (long long *)(s_excl + RADIX_DIGITS);
     uint32_t *s_misc = (uint32_t *)(s_delta + RADIX_DIGITS);
+    uint8_t *s_digit = (uint8_t *)(s_misc + 64); /* FLOAT: digit of sorted item j */
 
     const Plan *plan = a.plan;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const K mask = (K)a.mask;
     const int shift = a.pass * RADIX_BITS;
+    uint32_t *warp_count = s_count + warp * RADIX_DIGITS;
     /* The ticket, the plan and this thread's bin base are independent loads: issue them all
-     * before waiting (each is a round trip to L2 that every tile pays). */
+     * before waiting (each is a round trip to L2 that every tile pays). Each warp zeroes its own
+     * counter row meanwhile. */
     if (tid == 0) s_misc[40] = atomicAdd(a.ticket, 1u);
     const int active = plan->active[a.pass];
     const K *ksrc = (const K *)plan->ksrc[a.pass];
     const unsigned long long base = tid < RADIX_DIGITS ? a.bin_base[tid] : 0;
-    for (int i = tid; i < 2 * WARPS * RADIX_DIGITS; i += THREADS) s_counter[i] = 0;
+#pragma unroll
+    for (int i = lane; i < RADIX_DIGITS; i += 32) warp_count[i] = 0;
     __syncthreads();
     if (!active) return; /* a trivial digit position: nothing to do (uniform over the grid) */
     const uint32_t tile = s_misc[40];
@@ -197,37 +217,80 @@ __global__ void __launch_bounds__(THREADS, GPUSORT_RADIX_MIN_BLOCKS) onesweep_ke
         constexpr bool FULL = decltype(full)::value;
         const int nv = FULL ? TILE : tile_n;
 
-        /* Load (warp-striped) and rank. */
+        /* Load (warp-striped: warp w holds keys [w*32*KPT, (w+1)*32*KPT), lane l of item i key
+         * w*32*KPT + 32i + l, so (warp, item, lane) order is input order: stable ranks). */
         const int warp_first = warp * 32 * KPT;
         const K *kin = ksrc + tile_first;
         K keys[KPT];
-        uint32_t local[KPT];
     #pragma unroll
         for (int i = 0; i < KPT; i++) {
             const int idx = warp_first + i * 32 + lane;
-            keys[i] = idx < nv ? kin[idx] : (K)0;
+            keys[i] = (FULL || idx < nv) ? kin[idx] : (K)0;
         }
-        auto digit_of = [&](int i) -> uint32_t {
-            return warp_first + i * 32 + lane < nv ? radix_digit<FLOAT>(keys[i], mask, shift)
-                                                       : (uint32_t)RADIX_DIGITS;
-        };
-        warp_match_rank<KPT>(digit_of, local, s_counter + warp * RADIX_DIGITS,
-                             s_match + warp * RADIX_DIGITS);
-        __syncthreads();
-        /* Publish this tile's counts as early as possible (successors may be waiting): as soon
-         * as each digit's total is known, before the block scan. */
-        uint32_t *state = a.state + (size_t)tile * RADIX_DIGITS;
-        const uint32_t total = block_digit_scan<WARPS>(s_counter, s_excl, s_misc, [&](uint32_t t) {
-            store_state(state + tid, (tile == 0 ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | a.epoch | t);
-        });
-
-        /* Place the keys in shared memory, sorted by digit (stable). */
+        auto valid = [&](int i) -> bool { return FULL || warp_first + i * 32 + lane < nv; };
+        /* Digits are computed once (the float transform is not free) and kept 4 to a register. */
+        uint32_t dpk[(KPT + 3) / 4];
     #pragma unroll
         for (int i = 0; i < KPT; i++) {
-            const uint32_t dg = digit_of(i);
-            if (dg < RADIX_DIGITS) {
-                local[i] += s_excl[dg] + s_counter[warp * RADIX_DIGITS + dg];
-                s_keys[local[i]] = keys[i];
+            const uint32_t d = radix_digit<FLOAT>(keys[i], mask, shift);
+            dpk[i / 4] = (i % 4) ? dpk[i / 4] | d << (8 * (i % 4)) : d;
+        }
+        auto digit_of = [&](int i) -> uint32_t { return (dpk[i / 4] >> (8 * (i % 4))) & 0xffu; };
+
+        /* 1. Per-warp digit counts. */
+    #pragma unroll
+        for (int i = 0; i < KPT; i++)
+            if (valid(i)) atomicAdd(&warp_count[digit_of(i)], 1u);
+        __syncthreads();
+
+        /* 2. Thread d: counts over warps -> exclusive prefixes; publish the tile's count of d at
+         * once (successors may be waiting), then the block scan over digits. */
+        uint32_t *state = a.state + (size_t)tile * RADIX_DIGITS;
+        uint32_t total = 0, incl = 0;
+        if (tid < RADIX_DIGITS) {
+    #pragma unroll
+            for (int w = 0; w < WARPS; w++) {
+                const uint32_t c = s_count[w * RADIX_DIGITS + tid];
+                s_count[w * RADIX_DIGITS + tid] = total;
+                total += c;
+            }
+            store_state(state + tid, (tile == 0 ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | a.epoch | total);
+            incl = warp_inclusive_scan(total);
+            if (lane == 31) s_misc[warp] = incl;
+        }
+        __syncthreads();
+        uint32_t excl = 0;
+        if (tid < RADIX_DIGITS) {
+            for (int w = 0; w < warp; w++) excl += s_misc[w];
+            excl += incl - total;
+            s_excl[tid] = excl;
+    #pragma unroll
+            for (int w = 0; w < WARPS; w++) s_count[w * RADIX_DIGITS + tid] += excl;
+        }
+        __syncthreads();
+
+        /* 3. Final tile ranks; keys go straight to their sorted place in shared memory. */
+        uint32_t rank[VB ? KPT : 1];
+    #pragma unroll
+        for (int i = 0; i < KPT; i++) {
+            const bool ok = valid(i);
+            const uint32_t d = digit_of(i);
+            const uint32_t r = warp_rank_item<FULL>(d, ok, warp_count);
+            if (ok) {
+                s_keys[r] = keys[i];
+                if (FLOAT) s_digit[r] = (uint8_t)d;
+            }
+            if (VB) rank[VB ? i : 0] = r;
+        }
+        /* Values: issue the loads now, their latency hides behind the look-back. */
+        V vals[VB ? KPT : 1];
+        if (VB) {
+            const V *vin = (const V *)plan->vsrc[a.pass];
+    #pragma unroll
+            for (int i = 0; i < KPT; i++) {
+                const int idx = warp_first + i * 32 + lane;
+                const size_t g = tile_first + idx;
+                if (FULL || idx < nv) vals[VB ? i : 0] = vin ? vin[g] : (V)g;
             }
         }
 
@@ -246,44 +309,33 @@ __global__ void __launch_bounds__(THREADS, GPUSORT_RADIX_MIN_BLOCKS) onesweep_ke
                 }
                 store_state(state + tid, FLAG_INCLUSIVE | a.epoch | (before + total));
             }
-            s_delta[tid] = (long long)base + before - s_excl[tid];
+            s_delta[tid] = (long long)base + before - excl;
             /* The last tile knows the portion's count of each digit: the next portion of this
              * pass starts there (its keys are not the next portion of the ORIGINAL input, so
              * bases cannot come from the upfront histograms). */
             if (a.bin_base_next && tile == gridDim.x - 1)
                 a.bin_base_next[tid] = base + before + total;
         }
+        if (VB) {
+    #pragma unroll
+            for (int i = 0; i < KPT; i++)
+                if (valid(i)) s_vals[rank[VB ? i : 0]] = vals[VB ? i : 0];
+        }
         __syncthreads();
 
-        /* Write the tile: item j of the sorted tile goes to delta[digit] + j. */
+        /* Write the tile: item j of the sorted tile goes to delta[digit] + j (consecutive threads,
+         * consecutive addresses within a bucket). */
         K *kout = (K *)plan->kdst[a.pass];
-        uint32_t digit[KPT]; /* digit of sorted item tid + i*THREADS, for the values */
+        V *vout = (V *)plan->vdst[a.pass];
     #pragma unroll
         for (int i = 0; i < KPT; i++) {
             const int j = tid + i * THREADS;
-            if (j < nv) {
+            if (FULL || j < nv) {
                 const K k = s_keys[j];
-                digit[i] = radix_digit<FLOAT>(k, mask, shift);
-                kout[s_delta[digit[i]] + j] = k;
-            }
-        }
-        if (VB) {
-            __syncthreads(); /* every key has left s_keys: its space holds the values now */
-            const V *vin = (const V *)plan->vsrc[a.pass];
-    #pragma unroll
-            for (int i = 0; i < KPT; i++) {
-                const int idx = warp_first + i * 32 + lane;
-                if (idx < nv) {
-                    const size_t g = tile_first + idx;
-                    s_vals[local[i]] = vin ? vin[g] : (V)g;
-                }
-            }
-            __syncthreads();
-            V *vout = (V *)plan->vdst[a.pass];
-    #pragma unroll
-            for (int i = 0; i < KPT; i++) {
-                const int j = tid + i * THREADS;
-                if (j < nv) vout[s_delta[digit[i]] + j] = s_vals[j];
+                const uint32_t d = FLOAT ? s_digit[j] : radix_digit<FLOAT>(k, mask, shift);
+                const long long o = s_delta[d] + j;
+                kout[o] = k;
+                if (VB) vout[o] = s_vals[j];
             }
         }
     };
@@ -291,43 +343,55 @@ __global__ void __launch_bounds__(THREADS, GPUSORT_RADIX_MIN_BLOCKS) onesweep_ke
     else sweep(BoolC<false>());
 }
 
-/* Histograms of every digit position of the keys of one chunk. 16-byte loads, 4 in flight per
- * thread (when keys is 16-byte aligned; else plain loads). To keep the shared-memory atomics
- * cheap on skewed inputs (most keys sharing a digit: heavy same-address conflicts), each thread
- * counts runs of equal digits in registers and adds a run's length once. */
+/* Histograms of every digit position of all keys: a grid-stride loop (a few blocks per SM, so
+ * few global atomics at the end), 16-byte loads with 4 in flight per thread (when keys is
+ * 16-byte aligned; else plain loads), one shared atomic per key and digit position into one of
+ * HIST_COPIES block histograms (warps alternate between copies: fewer collisions). With
+ * GPUSORT_RADIX_HIST_RUNS each thread instead merges runs of equal digits in registers and adds
+ * a run once (cheaper on skewed inputs, dearer on uniform ones). */
+#ifndef GPUSORT_RADIX_HIST_RUNS
+#define GPUSORT_RADIX_HIST_RUNS 0
+#endif
+constexpr int HIST_COPIES = 2;
 template <typename K, bool FLOAT>
 __global__ void __launch_bounds__(HIST_THREADS) hist_kernel(const K *keys, size_t n, K mask,
-                                                            size_t chunk, unsigned long long *hist)
+                                                            unsigned long long *hist)
 {
     constexpr int P = sizeof(K);
     constexpr int VEC = 16 / sizeof(K);
     constexpr int U = 4; /* vectors in flight per thread */
-    __shared__ uint32_t s_hist[P * RADIX_DIGITS];
-    for (int i = threadIdx.x; i < P * RADIX_DIGITS; i += HIST_THREADS) s_hist[i] = 0;
+    __shared__ uint32_t s_hist[HIST_COPIES * P * RADIX_DIGITS];
+    for (int i = threadIdx.x; i < HIST_COPIES * P * RADIX_DIGITS; i += HIST_THREADS) s_hist[i] = 0;
     __syncthreads();
-    const size_t first = (size_t)blockIdx.x * chunk;
-    const size_t last = first + chunk < n ? first + chunk : n;
+    uint32_t *h = s_hist + ((threadIdx.x >> 5) % HIST_COPIES) * P * RADIX_DIGITS;
+#if GPUSORT_RADIX_HIST_RUNS
     uint32_t run_digit[P], run_len[P];
 #pragma unroll
     for (int p = 0; p < P; p++) { run_digit[p] = 0; run_len[p] = 0; }
+#endif
     auto count = [&](K k) {
         const K r = radix_key<FLOAT>(k, mask);
 #pragma unroll
         for (int p = 0; p < P; p++) {
             const uint32_t d = (uint32_t)(r >> (p * RADIX_BITS)) & (RADIX_DIGITS - 1);
+#if GPUSORT_RADIX_HIST_RUNS
             if (d != run_digit[p]) {
-                if (run_len[p]) atomicAdd(&s_hist[p * RADIX_DIGITS + run_digit[p]], run_len[p]);
+                if (run_len[p]) atomicAdd(&h[p * RADIX_DIGITS + run_digit[p]], run_len[p]);
                 run_digit[p] = d;
                 run_len[p] = 0;
             }
             run_len[p]++;
+#else
+            atomicAdd(&h[p * RADIX_DIGITS + d], 1u);
+#endif
         }
     };
-    size_t scalar_from = first;
+    size_t scalar_from = 0;
     if (((uintptr_t)keys & 15) == 0) {
-        const uint4 *v = (const uint4 *)(keys + first);
-        const size_t nvec = (last - first) / VEC;
-        for (size_t b = threadIdx.x; b < nvec; b += (size_t)U * HIST_THREADS) {
+        const uint4 *v = (const uint4 *)keys;
+        const size_t nvec = n / VEC;
+        const size_t step = (size_t)gridDim.x * U * HIST_THREADS;
+        for (size_t b = (size_t)blockIdx.x * U * HIST_THREADS + threadIdx.x; b < nvec; b += step) {
             uint4 r[U];
 #pragma unroll
             for (int u = 0; u < U; u++)
@@ -340,15 +404,23 @@ __global__ void __launch_bounds__(HIST_THREADS) hist_kernel(const K *keys, size_
                 for (int c = 0; c < VEC; c++) count(k[c]);
             }
         }
-        scalar_from = first + nvec * VEC;
+        scalar_from = nvec * VEC;
     }
-    for (size_t i = scalar_from + threadIdx.x; i < last; i += HIST_THREADS) count(keys[i]);
+    for (size_t i = scalar_from + (size_t)blockIdx.x * HIST_THREADS + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * HIST_THREADS)
+        count(keys[i]);
+#if GPUSORT_RADIX_HIST_RUNS
 #pragma unroll
     for (int p = 0; p < P; p++)
-        if (run_len[p]) atomicAdd(&s_hist[p * RADIX_DIGITS + run_digit[p]], run_len[p]);
+        if (run_len[p]) atomicAdd(&h[p * RADIX_DIGITS + run_digit[p]], run_len[p]);
+#endif
     __syncthreads();
-    for (int i = threadIdx.x; i < P * RADIX_DIGITS; i += HIST_THREADS)
-        if (s_hist[i]) atomicAdd(&hist[i], (unsigned long long)s_hist[i]);
+    for (int i = threadIdx.x; i < P * RADIX_DIGITS; i += HIST_THREADS) {
+        uint32_t c = 0;
+#pragma unroll
+        for (int q = 0; q < HIST_COPIES; q++) c += s_hist[q * P * RADIX_DIGITS + i];
+        if (c) atomicAdd(&hist[i], (unsigned long long)c);
+    }
 }
 
 /* One block of 256 threads: the bin bases of portion 0 of every pass, then the plan (thread 0). */
@@ -526,7 +598,7 @@ template <typename K, bool FLOAT, int VB>
 gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d)
 {
     typedef typename ValueOf<VB>::T V;
-    constexpr int KPT = Tune<K>::KPT;
+    constexpr int KPT = Tune<K, VB>::KPT;
     constexpr int TILE = THREADS * KPT;
     constexpr int P = sizeof(K);
     cudaStream_t st = gpusort__cuda_stream(ctx);
@@ -545,8 +617,8 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d)
         return gpusort__cuda_check(ctx, cudaGetLastError(), "radix tile_sort_kernel");
     }
 
-    /* Portions: a multiple of HIST_TILES tiles, below 2^28 keys. */
-    const size_t chunk = (size_t)TILE * HIST_TILES;
+    /* Portions: a multiple of PORTION_TILES tiles, below 2^27 keys. */
+    const size_t chunk = (size_t)TILE * PORTION_TILES;
     const size_t portion = PORTION_LIMIT / chunk * chunk;
     const size_t portions = (n + portion - 1) / portion;
     const size_t max_tiles = ((n < portion ? n : portion) + TILE - 1) / TILE;
@@ -586,12 +658,18 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d)
     if ((s = gpusort__cuda_check(ctx, cudaMemsetAsync(aux, 0, off_state + state_bytes, st),
                                  "cudaMemsetAsync")))
         return s;
-    hist_kernel<K, FLOAT><<<(unsigned)((n + chunk - 1) / chunk), HIST_THREADS, 0, st>>>(
-        (const K *)d->keys_in, n, mask, chunk, hist);
+    {
+        /* Enough blocks to fill the device (8 of 256 threads per SM), fewer for small n. */
+        const size_t per_block = (size_t)4 * HIST_THREADS * (16 / sizeof(K));
+        const size_t want = (n + per_block - 1) / per_block;
+        const size_t cap = (size_t)8 * gpusort__cuda_props(ctx)->multiProcessorCount;
+        hist_kernel<K, FLOAT><<<(unsigned)(want < cap ? want : cap), HIST_THREADS, 0, st>>>(
+            (const K *)d->keys_in, n, mask, hist);
+    }
     scan_kernel<<<1, RADIX_DIGITS, 0, st>>>(hist, P, n, bin_base, in, plan);
     if ((s = gpusort__cuda_check(ctx, cudaGetLastError(), "radix histogram"))) return s;
 
-    const size_t smem = sweep_smem<K>(KPT, VB);
+    const size_t smem = sweep_smem<K, FLOAT>(KPT, VB);
     auto kern = onesweep_kernel<K, FLOAT, VB, KPT>;
     if ((s = allow_smem(ctx, (const void *)kern, smem, &SmemOnce<K, FLOAT, VB, 0>::devices)))
         return s;
