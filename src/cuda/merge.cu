@@ -432,6 +432,209 @@ static gpusort_status tile_sort(gpusort_ctx *ctx, const tile_args &a, uint64_t t
     return tile_launch_f<uint32_t, 0>(ctx, a, tiles, flt);
 }
 
+/* ---- tile phase, merge form: stable block merge sort of 2*MT-key tiles ----
+ * 512 threads x 16 keys = 8192 keys per tile, i.e. every tile is a run of 2*MT and the device
+ * passes start one level higher (one pass less than with MT-key tiles: an on-chip merge level
+ * costs ~1/3 of a device pass). Each thread sorts its 16 consecutive keys in registers (a
+ * min/max network for bare keys, where stability is unobservable; stable odd-even
+ * transposition when a source slot travels), then log2(512) rounds merge pairs of sorted lists
+ * in shared memory with the same per-thread merge path as k_merge (ties take the left list:
+ * stable). Positions past the end of a short tile hold the largest radix key and come after
+ * every real key with that key (stability), so the first cnt outputs are the tile.
+ * The source slot (position in the tile) travels with the key when values or original float bits
+ * must be gathered at the end. */
+#define TM_THREADS 512
+#define TM_E 16
+#define TM_T (TM_THREADS * TM_E)
+#define SPAD(p) ((p) + ((p) >> 4))  /* thread t's 16 keys at 17t..17t+15: no bank conflicts */
+static_assert(TM_T == 2 * MT, "tile = two merge tiles");
+
+template <typename K, bool SLOT> static size_t tm_smem()
+{
+    return (size_t)(SPAD(TM_T) + 1) * sizeof(K) + (SLOT ? (size_t)(SPAD(TM_T) + 1) * 2 : 0);
+}
+
+template <typename K, int VB, bool FLOAT, bool GATHER>
+__global__ void __launch_bounds__(TM_THREADS, sizeof(K) == 4 ? (VB != 0 || GATHER ? 2 : 3) : 1)
+    k_tile_merge(tile_args a)
+{
+    typedef typename tr_val<VB>::T V;
+    constexpr bool SLOT = VB != 0 || GATHER;
+    extern __shared__ __align__(16) unsigned char tm_sm[];
+    K *s_key = (K *)tm_sm;
+    uint16_t *s_slot = (uint16_t *)(tm_sm + (size_t)(SPAD(TM_T) + 1) * sizeof(K));
+    const int tid = threadIdx.x;
+    uint64_t lo;
+    int cnt;
+    {
+        /* Blocks are launched per MT tile; the even ones sort 2*MT keys, the odd ones leave. */
+        const uint64_t b = blockIdx.x;
+        uint32_t l = 0, h = a.t_count;
+        while (h - l > 1) {
+            uint32_t m = (l + h) / 2;
+            if (a.t_start[m] <= b) l = m;
+            else h = m;
+        }
+        const uint64_t bl = b - a.t_start[l];
+        if (bl & 1) return;
+        lo = a.t_lo[l] + bl * (uint64_t)MT;
+        const uint64_t e = a.t_hi[l] - lo;
+        cnt = e < (uint64_t)TM_T ? (int)e : TM_T;
+    }
+    const K mask = (K)a.mask;
+    const K *kin = (const K *)a.kin + lo;
+    {
+        K kv[TM_E];
+#pragma unroll
+        for (int q = 0; q < TM_E; q++) {
+            const int o = q * TM_THREADS + tid;
+            kv[q] = o < cnt ? kin[o] : (K)0;
+        }
+#pragma unroll
+        for (int q = 0; q < TM_E; q++) {
+            const int o = q * TM_THREADS + tid;
+            s_key[SPAD(o)] = o < cnt ? rk_of<FLOAT>(kv[q], mask) : ~(K)0;
+            if constexpr (SLOT) s_slot[SPAD(o)] = (uint16_t)o;
+        }
+    }
+    __syncthreads();
+    K r[TM_E];
+    uint16_t sl[SLOT ? TM_E : 1];
+#pragma unroll
+    for (int q = 0; q < TM_E; q++) {
+        r[q] = s_key[SPAD(tid * TM_E + q)];
+        if constexpr (SLOT) sl[q] = s_slot[SPAD(tid * TM_E + q)];
+    }
+    if constexpr (!SLOT) {
+        Item<K, false> it[TM_E];
+#pragma unroll
+        for (int q = 0; q < TM_E; q++) it[q].k = r[q];
+        thread_sort<Item<K, false>, TM_E>(it);
+#pragma unroll
+        for (int q = 0; q < TM_E; q++) r[q] = it[q].k;
+    } else {
+        /* Odd-even transposition: only adjacent keys swap, and only when strictly out of order. */
+#pragma unroll
+        for (int round = 0; round < TM_E; round++)
+#pragma unroll
+            for (int q = round & 1; q + 1 < TM_E; q += 2) {
+                const bool sw = r[q + 1] < r[q];
+                const K k0 = r[q], k1 = r[q + 1];
+                const uint16_t s0 = sl[q], s1 = sl[q + 1];
+                r[q] = sw ? k1 : k0;
+                r[q + 1] = sw ? k0 : k1;
+                sl[q] = sw ? s1 : s0;
+                sl[q + 1] = sw ? s0 : s1;
+            }
+    }
+#pragma unroll
+    for (int q = 0; q < TM_E; q++) {
+        s_key[SPAD(tid * TM_E + q)] = r[q];
+        if constexpr (SLOT) s_slot[SPAD(tid * TM_E + q)] = sl[q];
+    }
+    __syncthreads();
+#pragma unroll 1
+    for (int L = TM_E; L < TM_T; L *= 2) {
+        const int d0 = tid * TM_E;
+        const int A = d0 & ~(2 * L - 1), B = A + L, diag = d0 - A;
+        int l0 = diag > L ? diag - L : 0, h0 = diag < L ? diag : L;
+        while (l0 < h0) {
+            const int mid = (l0 + h0) >> 1;
+            if (s_key[SPAD(A + mid)] <= s_key[SPAD(B + diag - 1 - mid)]) l0 = mid + 1;
+            else h0 = mid;
+        }
+        int i = A + l0, j = B + diag - l0;
+        const int jend = B + L;
+        K av = s_key[SPAD(i)], bv = s_key[SPAD(j)];
+#pragma unroll
+        for (int q = 0; q < TM_E; q++) {
+            const bool take_a = j >= jend || (i < B && av <= bv);
+            r[q] = take_a ? av : bv;
+            const int src = take_a ? i : j;
+            if constexpr (SLOT) sl[q] = s_slot[SPAD(src)];
+            const K v = s_key[SPAD(src + 1)];
+            if (take_a) {
+                i = src + 1;
+                av = v;
+            } else {
+                j = src + 1;
+                bv = v;
+            }
+        }
+        __syncthreads();
+#pragma unroll
+        for (int q = 0; q < TM_E; q++) {
+            s_key[SPAD(d0 + q)] = r[q];
+            if constexpr (SLOT) s_slot[SPAD(d0 + q)] = sl[q];
+        }
+        __syncthreads();
+    }
+    K okey[TM_E];
+    V oval[VB ? TM_E : 1];
+    const V *vin = (const V *)a.vin;
+#pragma unroll
+    for (int q = 0; q < TM_E; q++) {
+        const int o = q * TM_THREADS + tid;
+        if (o < cnt) {
+            int src = 0;
+            if constexpr (SLOT) src = s_slot[SPAD(o)];
+            if constexpr (GATHER) okey[q] = kin[src];
+            else okey[q] = bits_of<FLOAT>(s_key[SPAD(o)], mask);
+            if constexpr (VB != 0) oval[q] = vin ? vin[lo + src] : (V)(lo + src);
+        }
+    }
+    if constexpr (SLOT) __syncthreads(); /* in place: every gather is done before any store */
+    K *kout = (K *)a.kout + lo;
+#pragma unroll
+    for (int q = 0; q < TM_E; q++) {
+        const int o = q * TM_THREADS + tid;
+        if (o < cnt) {
+            kout[o] = okey[q];
+            if constexpr (VB != 0) ((V *)a.vout)[lo + o] = oval[q];
+        }
+    }
+}
+
+template <typename K, int VB, bool FLOAT, bool GATHER>
+static gpusort_status tm_launch(gpusort_ctx *ctx, const tile_args &a, uint64_t tiles)
+{
+    const size_t sm = tm_smem<K, VB != 0 || GATHER>();
+    void (*kern)(tile_args) = k_tile_merge<K, VB, FLOAT, GATHER>;
+    if (sm > 48 * 1024) {
+        gpusort_status s = gpusort__cuda_check(
+            ctx, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm),
+            "cudaFuncSetAttribute (merge tiles)");
+        if (s) return s;
+    }
+    kern<<<(unsigned)tiles, TM_THREADS, sm, gpusort__cuda_stream(ctx)>>>(a);
+    return gpusort__cuda_check(ctx, cudaGetLastError(), "merge tile kernel");
+}
+
+template <typename K, int VB>
+static gpusort_status tm_launch_f(gpusort_ctx *ctx, const tile_args &a, uint64_t tiles, bool flt,
+                                  bool gather)
+{
+    if (!flt) return tm_launch<K, VB, false, false>(ctx, a, tiles);
+    return gather ? tm_launch<K, VB, true, true>(ctx, a, tiles)
+                  : tm_launch<K, VB, true, false>(ctx, a, tiles);
+}
+
+/* Sort every 2*MT-key tile (tiles = the count of MT tiles in the table), original keys and
+ * values to kout/vout. */
+static gpusort_status tile_sort2(gpusort_ctx *ctx, const tile_args &a, uint64_t tiles, int ks,
+                                 int vs, bool flt, bool gather)
+{
+    if (tiles == 0) return GPUSORT_STATUS_SUCCESS;
+    if (ks == 8) {
+        if (vs == 8) return tm_launch_f<uint64_t, 8>(ctx, a, tiles, flt, gather);
+        if (vs == 4) return tm_launch_f<uint64_t, 4>(ctx, a, tiles, flt, gather);
+        return tm_launch_f<uint64_t, 0>(ctx, a, tiles, flt, gather);
+    }
+    if (vs == 8) return tm_launch_f<uint32_t, 8>(ctx, a, tiles, flt, gather);
+    if (vs == 4) return tm_launch_f<uint32_t, 4>(ctx, a, tiles, flt, gather);
+    return tm_launch_f<uint32_t, 0>(ctx, a, tiles, flt, gather);
+}
+
 static unsigned blocks_for(uint64_t work, unsigned threads)
 {
     return (unsigned)((work + threads - 1) / threads);
@@ -493,8 +696,14 @@ gpusort_status gpusort__cuda_merge_segments(gpusort_ctx *ctx, const gpusort_sort
     }
     tab[count] = tab[count + 1 + count] = 0;
     tab[2 * (count + 1) + count] = tiles;
+    /* Tile phase: the merge form (2*MT-key runs) unless GPUSORT_MERGE_TILE_RADIX selects the
+     * radix form (MT-key runs). */
+#ifndef GPUSORT_MERGE_TILE_RADIX
+#define GPUSORT_MERGE_TILE_RADIX 0
+#endif
+    const uint64_t w0 = GPUSORT_MERGE_TILE_RADIX ? MT : 2 * MT;
     int passes = 0;
-    for (uint64_t w = MT; w < maxlen; w *= 2) passes++;
+    for (uint64_t w = w0; w < maxlen; w *= 2) passes++;
 
     size_t tab_bytes = 3 * (count + 1) * sizeof(uint64_t);
     char *aux = (char *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_AUX2,
@@ -535,7 +744,10 @@ gpusort_status gpusort__cuda_merge_segments(gpusort_ctx *ctx, const gpusort_sort
         a.t_hi = t_hi;
         a.t_start = t_start;
         a.t_count = (uint32_t)count;
-        if ((s = tile_sort(ctx, a, tiles, (int)ks, (int)vs, is_float))) return s;
+        s = GPUSORT_MERGE_TILE_RADIX
+                ? tile_sort(ctx, a, tiles, (int)ks, (int)vs, is_float)
+                : tile_sort2(ctx, a, tiles, (int)ks, (int)vs, is_float, is_float && !float_exact);
+        if (s) return s;
     }
 
     merge_pass p;
@@ -549,8 +761,8 @@ gpusort_status gpusort__cuda_merge_segments(gpusort_ctx *ctx, const gpusort_sort
     const bool gather = is_float && !float_exact;
     if (tiles > 0x7fffffffull)
         return gpusort__set_error(ctx, GPUSORT_STATUS_UNSUPPORTED, "too many merge tiles");
-    p.plog = 1;
-    for (uint64_t w = MT; w < maxlen; w *= 2, p.plog++) {
+    p.plog = w0 == MT ? 1 : 2;
+    for (uint64_t w = w0; w < maxlen; w *= 2, p.plog++) {
         p.kin = bk[cur];
         p.vin = bv[cur];
         p.kout = bk[cur ^ 1];
