@@ -4,6 +4,7 @@
  *
  *   bench_opencl [--sizes 20,24] [--type u32] [--runs 7] [--device D] [--no-bitonic]
  *                [--no-cpu] [--no-qsort] [--no-cuda] [--device-only] [--host-only] [--csv]
+ *                [--breakdown]
  *
  * WORKLOADS, for each size 2^k (uniform random keys of --type, a fixed seed):
  *   opencl radix  host      gpusort_sort on host arrays: copy in, sort, copy out
@@ -22,6 +23,12 @@
  * two input buffers used in turn (rotation), so every run sorts unsorted data and the input is
  * never a cache-warm copy of the last output. After the timed runs the output is checked
  * (sorted ascending, same sum of keys as the input): a wrong result is reported as FAILED.
+ *
+ * --breakdown adds, per size, the three kernels of one radix pass (pass 0 of a keys-only sort:
+ * radix_upsweep, radix_scan, radix_downsweep) timed one by one: 20 back-to-back launches,
+ * median of 5 such batches, reported per launch. (The grid repeats radix.c's choice: 4
+ * work-groups per compute unit or GPUSORT_OPENCL_RADIX_GROUPS_PER_CU, at most 1024 and one per
+ * 4096-key tile.)
  *
  * Output: a Markdown table (or CSV with --csv) on stdout, with the device and the command.
  */
@@ -57,8 +64,8 @@ static struct {
     gpusort_type type;
     int runs;
     int device;
-    int bitonic, cpu, qsort_peer, csv, device_only, host_only, cuda;
-} opt = {{20, 24}, 2, GPUSORT_TYPE_U32, 7, -1, 1, 1, 1, 0, 0, 0, 1};
+    int bitonic, cpu, qsort_peer, csv, device_only, host_only, cuda, breakdown;
+} opt = {{20, 24}, 2, GPUSORT_TYPE_U32, 7, -1, 1, 1, 1, 0, 0, 0, 1, 0};
 
 static double now(void)
 {
@@ -348,6 +355,84 @@ static int opencl_device_buffers(job *j, cl_context c, cl_command_queue q)
     return err != CL_SUCCESS;
 }
 
+/* --breakdown: pass 0 of a keys-only radix sort of din[0] into dout, kernel by kernel. */
+static int radix_breakdown(job *j, cl_context c, cl_command_queue q, int compute_units)
+{
+    const size_t tile = 256 * 16;                 /* radix.c: WG * ITEMS for keys only */
+    size_t tiles = (j->n + tile - 1) / tile;
+    const char *e = getenv("GPUSORT_OPENCL_RADIX_GROUPS_PER_CU");
+    size_t per_cu = e && atoi(e) >= 1 && atoi(e) <= 32 ? (size_t)atoi(e) : 4;
+    size_t groups = (size_t)compute_units * per_cu;
+    if (groups > 1024) groups = 1024;
+    if (groups > tiles) groups = tiles;
+    cl_uint tpg = (cl_uint)((tiles + groups - 1) / groups);
+    groups = (tiles + tpg - 1) / tpg;
+    cl_uint n = (cl_uint)j->n, num_tiles = (cl_uint)tiles, G = (cl_uint)groups, shift = 0;
+    cl_int type = (cl_int)opt.type, desc = 0, err = CL_SUCCESS;
+    cl_mem counts = clCreateBuffer(c, CL_MEM_READ_WRITE, groups * 256 * 4, NULL, &err);
+    cl_mem prefix = clCreateBuffer(c, CL_MEM_READ_WRITE, groups * 256 * 4, NULL, &err);
+    cl_mem totals = clCreateBuffer(c, CL_MEM_READ_WRITE, 256 * 4, NULL, &err);
+    gpusort__cl_program_id prog = j->ks == 8 ? GPUSORT_CL_PROG_RADIX_K32_V0 + 3
+                                             : GPUSORT_CL_PROG_RADIX_K32_V0;
+    cl_kernel k[3];
+    const char *names[3] = {"radix_upsweep", "radix_scan", "radix_downsweep"};
+    size_t grid[3] = {groups, 256, groups};
+    for (int i = 0; i < 3; i++)
+        if (!counts || !prefix || !totals || gpusort__cl_kernel(j->ctx, prog, names[i], &k[i])) {
+            fprintf(stderr, "bench_opencl: breakdown setup failed: %s\n",
+                    gpusort_ctx_last_error(j->ctx));
+            return 1;
+        }
+    /* Arguments as radix.c sets them (keys only). */
+    clSetKernelArg(k[0], 0, sizeof(cl_mem), &j->din[0]);
+    clSetKernelArg(k[0], 1, sizeof n, &n);
+    clSetKernelArg(k[0], 2, sizeof type, &type);
+    clSetKernelArg(k[0], 3, sizeof desc, &desc);
+    clSetKernelArg(k[0], 4, sizeof shift, &shift);
+    clSetKernelArg(k[0], 5, sizeof num_tiles, &num_tiles);
+    clSetKernelArg(k[0], 6, sizeof tpg, &tpg);
+    clSetKernelArg(k[0], 7, sizeof(cl_mem), &counts);
+    clSetKernelArg(k[1], 0, sizeof(cl_mem), &counts);
+    clSetKernelArg(k[1], 1, sizeof G, &G);
+    clSetKernelArg(k[1], 2, sizeof(cl_mem), &prefix);
+    clSetKernelArg(k[1], 3, sizeof(cl_mem), &totals);
+    cl_mem dargs[2] = {j->din[0], j->dout};
+    for (int a = 0; a < 2; a++) clSetKernelArg(k[2], (cl_uint)a, sizeof(cl_mem), &dargs[a]);
+    clSetKernelArg(k[2], 2, sizeof n, &n);
+    clSetKernelArg(k[2], 3, sizeof type, &type);
+    clSetKernelArg(k[2], 4, sizeof desc, &desc);
+    clSetKernelArg(k[2], 5, sizeof shift, &shift);
+    clSetKernelArg(k[2], 6, sizeof num_tiles, &num_tiles);
+    clSetKernelArg(k[2], 7, sizeof tpg, &tpg);
+    clSetKernelArg(k[2], 8, sizeof(cl_mem), &prefix);
+    clSetKernelArg(k[2], 9, sizeof(cl_mem), &totals);
+    for (int i = 0; i < 3; i++) {
+        double t[5];
+        size_t local = 256;
+        for (int b = -1; b < 5 && err == CL_SUCCESS; b++) {
+            int reps = b < 0 ? 1 : 20;
+            double t0 = now();
+            for (int r = 0; r < reps && err == CL_SUCCESS; r++)
+                err = clEnqueueNDRangeKernel(q, k[i], 1, NULL, &(size_t){grid[i] * local}, &local,
+                                             0, NULL, NULL);
+            if (err == CL_SUCCESS) err = clFinish(q);
+            if (b >= 0) t[b] = (now() - t0) / reps;
+        }
+        if (err != CL_SUCCESS) {
+            fprintf(stderr, "bench_opencl: breakdown %s: %d\n", names[i], (int)err);
+            break;
+        }
+        qsort(t, 5, sizeof t[0], cmp_double);
+        char what[40];
+        snprintf(what, sizeof what, "  %s", names[i] + 6);   /* "  upsweep" ... */
+        report(what, "device", j->n, t[2], t[0], "1 pass", 0);
+    }
+    clReleaseMemObject(counts);
+    clReleaseMemObject(prefix);
+    clReleaseMemObject(totals);
+    return err != CL_SUCCESS;
+}
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -358,6 +443,7 @@ static void usage(FILE *f)
             "  --device   OpenCL device index (default: the backend's default, a GPU if any)\n"
             "  --runs     timed runs per workload after one warm-up; the median is reported\n"
             "  --no-cuda  no CUDA peer rows (e.g. when only OpenCL settings are compared)\n"
+            "  --breakdown  also time the kernels of one radix pass one by one\n"
             "  --device-only  only the data-on-the-device workloads (OpenCL cl_mem, CUDA device\n"
             "             pointers): no host peers, no host round trips (for large sizes on a GPU)\n"
             "  --host-only    only host-array workloads (on a CPU device such as PoCL the cl_mem\n"
@@ -386,6 +472,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--no-cpu")) opt.cpu = 0;
         else if (!strcmp(a, "--no-qsort")) opt.qsort_peer = 0;
         else if (!strcmp(a, "--no-cuda")) opt.cuda = 0;
+        else if (!strcmp(a, "--breakdown")) opt.breakdown = 1;
         else if (!strcmp(a, "--csv")) opt.csv = 1;
         else if (!strcmp(a, "--device-only")) opt.device_only = 1;
         else if (!strcmp(a, "--host-only")) opt.host_only = 1;
@@ -515,6 +602,10 @@ int main(int argc, char **argv)
         if (!opt.device_only &&
             bench("opencl radix", "host", run_host_sort, &j, 1, t_cpu > 0 ? t_cpu : t_intro) < 0)
             failed = 1;
+        if (opt.breakdown && !opt.host_only) {
+            j.ctx = ocl;
+            if (radix_breakdown(&j, my_ctx, my_q, info.compute_units)) failed = 1;
+        }
         if (opt.bitonic) {
             j.alg = GPUSORT_ALGORITHM_BITONIC;
             if (!opt.host_only && bench("opencl bitonic", "device", run_cl_sort, &j, 0, peer) < 0)

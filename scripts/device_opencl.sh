@@ -17,9 +17,11 @@
 #   test      test_backends --backend opencl, AUTO (= radix) and reduce, 6 types in parallel,
 #             quick sizes to 2^16 + 1; the no-fp64 path (f32); radix with 1 work-group per
 #             compute unit at 2^20 (several tiles per work-group) for u32, f32 and u64
-#   bench     bench_opencl u32 at 2^24 and 2^28, data on the device, vs our CUDA backend
+#   bench     bench_opencl u32 at 2^24 and 2^28, data on the device, vs our CUDA backend, with
+#             the radix pass's kernels timed one by one (--breakdown)
 #   benchf32  the same for f32
-#   tune      the OpenCL rows again with GPUSORT_OPENCL_RADIX_GROUPS_PER_CU = 2 and 8
+#   tune      the OpenCL rows again with 8 radix groups per compute unit, and 4 or 16 reduce
+#             groups per compute unit
 set -u
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
@@ -56,7 +58,8 @@ for step in $STEPS; do
     ;;
   bench)
     t0=$(date +%s)
-    timeout 60 "$BIN/bench_opencl" --sizes 24,28 --device-only --no-bitonic > "$OUT/bench.md" 2>&1
+    timeout 60 "$BIN/bench_opencl" --sizes 24,28 --device-only --no-bitonic --breakdown \
+        > "$OUT/bench.md" 2>&1
     note "bench_opencl u32 2^24,2^28: rc=$? ($(( $(date +%s) - t0 )) s)"
     grep -E "^\||device:" "$OUT/bench.md" >> "$SUMMARY"
     ;;
@@ -68,12 +71,18 @@ for step in $STEPS; do
     grep -E "^\| (opencl|cuda)" "$OUT/bench.md" | grep f32 >> "$SUMMARY"
     ;;
   tune)
-    for k in 2 8; do
+    # One setting per run, OpenCL rows only: radix work-groups per compute unit (2^24, 2^28),
+    # reduce waiting and grid (2^24, where the fixed costs decide).
+    for cfg in GPUSORT_OPENCL_RADIX_GROUPS_PER_CU=8 GPUSORT_OPENCL_REDUCE_GROUPS_PER_CU=4 \
+               GPUSORT_OPENCL_REDUCE_GROUPS_PER_CU=16; do
+      sizes=24,28
+      case $cfg in *REDUCE*) sizes=24 ;; esac
       t0=$(date +%s)
-      GPUSORT_OPENCL_RADIX_GROUPS_PER_CU=$k timeout 40 "$BIN/bench_opencl" --sizes 24,28 \
-          --device-only --no-bitonic --no-cuda --runs 5 >> "$OUT/bench.md" 2>&1
-      note "groups per CU $k: rc=$? ($(( $(date +%s) - t0 )) s)"
-      grep -E "^\| opencl radix" "$OUT/bench.md" | tail -2 >> "$SUMMARY"
+      echo "## $cfg" >> "$OUT/bench.md"
+      env "$cfg" timeout 40 "$BIN/bench_opencl" --sizes $sizes --device-only --no-bitonic \
+          --no-cuda >> "$OUT/bench.md" 2>&1
+      note "$cfg: rc=$? ($(( $(date +%s) - t0 )) s)"
+      grep -E "^\| opencl" "$OUT/bench.md" | tail -$(( ${#sizes} > 2 ? 4 : 2 )) >> "$SUMMARY"
     done
     ;;
   test)

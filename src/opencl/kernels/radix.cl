@@ -28,8 +28,8 @@
  * contiguous 1/8 of the tile, "warp-striped": item j of lane l of warp w is tile position
  * w * 32 * ITEMS + j * 32 + l, so (warp, item, lane) order is input order and the global loads
  * are coalesced. Each warp has its own 256 digit counters in local memory. For item j, the
- * lanes holding the same digit find each other (match_any: the mask of lanes with an equal
- * value); the lowest of them adds the group's size to its warp's counter of that digit (one
+ * lanes holding the same digit find each other (the mask of lanes with an equal digit, from 8
+ * ballots); the lowest of them adds the group's size to its warp's counter of that digit (one
  * local atomic per distinct digit) and shuffles the old count to the others; a key's rank is
  * that old count + the number of its peers in lower lanes. Then thread d turns the 8 warps'
  * counters of digit d into positions: the tile's exclusive prefix over digits (a work-group
@@ -44,7 +44,7 @@
  * p with digit d goes to global position (run[d] - first tile position of d) + p, so
  * consecutive work-items write consecutive addresses within each digit's run.
  *
- * WARP OPERATIONS. On NVIDIA's OpenCL (the compiler defines __NV_CL_C_VERSION) match_any and
+ * WARP OPERATIONS. On NVIDIA's OpenCL (the compiler defines __NV_CL_C_VERSION) ballots and
  * shuffles are one PTX instruction each (inline asm, sm_70 and later: the .sync forms, every
  * lane of the warp taking part, which holds: all work-items run these steps together).
  * Elsewhere (PoCL, other vendors: OpenCL 1.2 has no sub-groups) the first work-item of each
@@ -61,6 +61,12 @@
  * Limits: positions are uint; the host keeps n <= 0xFFFF0000 (opencl_internal.h) and
  * G <= RADIX_MAX_GROUPS.
  */
+
+/* Every loop over a work-item's keys is unrolled (#pragma unroll): its arrays then live in
+ * registers. NVIDIA's compiler takes the pragma as the cl_nv_pragma_unroll extension. */
+#ifdef cl_nv_pragma_unroll
+#pragma OPENCL EXTENSION cl_nv_pragma_unroll : enable
+#endif
 
 /* Work-items per work-group; 256 = one digit per work-item in the per-digit steps. */
 #define WG 256
@@ -91,7 +97,7 @@ typedef ulong gs_val;
 
 #define WG_ATTR __attribute__((reqd_work_group_size(WG, 1, 1)))
 
-/* ---- warp level: lanes, inclusive scan; on NVIDIA also match_any, shuffles ----
+/* ---- warp level: lanes, inclusive scan; on NVIDIA also ballots, shuffles ----
  * Every work-item of the work-group must call these together (they may hold barriers).
  * `xs` is WG words of local scratch (unused on NVIDIA). */
 uint gs_lane(void) { return get_local_id(0) & (WARP - 1); }
@@ -102,12 +108,29 @@ uint gs_lanemask_lt(void) { return (1u << gs_lane()) - 1u; }
 #ifdef __NV_CL_C_VERSION
 #define GS_NATIVE_WARP 1
 
-/* Mask of the lanes of this warp whose x equals this lane's x. */
-uint gs_match_any(uint x)
+/* Lanes of this warp whose bit is set (vote.ballot). */
+uint gs_ballot(uint bit)
 {
     uint m;
-    asm volatile("match.any.sync.b32 %0, %1, 0xffffffff;" : "=r"(m) : "r"(x));
+    asm volatile("{ .reg .pred p; setp.ne.u32 p, %1, 0; vote.sync.ballot.b32 %0, p, 0xffffffff; }"
+                 : "=r"(m) : "r"(bit));
     return m;
+}
+
+/* Lanes of this warp whose 8-bit digit equals this lane's: AND over the digit's bits of the
+ * ballot of the lanes that share that bit. (match.any.sync does it in one instruction, but its
+ * throughput on sm_90 is far lower when the 32 lanes hold many distinct values; CUB's onesweep
+ * and our CUDA backend avoid it too.) */
+uint gs_match_digit(uint d)
+{
+    uint peers = 0xffffffffu;
+#pragma unroll
+    for (uint b = 0; b < 8; b++) {
+        uint set = (d >> b) & 1u;
+        uint m = gs_ballot(set);
+        peers &= set ? m : ~m;
+    }
+    return peers;
 }
 
 /* x of lane `src` of this warp. */
@@ -122,6 +145,7 @@ uint gs_shfl(uint x, uint src)
 uint gs_warp_scan(uint x, local uint *xs)
 {
     uint lane = gs_lane();
+    #pragma unroll
     for (uint off = 1; off < WARP; off <<= 1) {
         uint y;
         asm volatile("shfl.sync.up.b32 %0, %1, %2, 0x0, 0xffffffff;" : "=r"(y) : "r"(x), "r"(off));
@@ -159,6 +183,7 @@ uint gs_group_scan(uint x, local uint *wsum, local uint *xs, uint *total)
     if (gs_lane() == WARP - 1) wsum[w] = inc;
     barrier(CLK_LOCAL_MEM_FENCE);
     uint before = 0, all = 0;
+    #pragma unroll
     for (uint q = 0; q < WARPS; q++) {
         uint s = wsum[q];
         before += q < w ? s : 0u;
@@ -194,7 +219,9 @@ kernel WG_ATTR void radix_upsweep(global const gs_key *keys, uint n, int type, i
     uint i = lo + lid;
     for (; i + (UP_UNROLL - 1) * WG < hi; i += UP_UNROLL * WG) {
         gs_key k[UP_UNROLL];
+        #pragma unroll
         for (uint u = 0; u < UP_UNROLL; u++) k[u] = keys[i + u * WG];
+        #pragma unroll
         for (uint u = 0; u < UP_UNROLL; u++) {
             uint d = gs_digit(k[u], type, desc, shift);
             if (d == cur) {
@@ -219,6 +246,7 @@ kernel WG_ATTR void radix_upsweep(global const gs_key *keys, uint n, int type, i
     if (cnt) atomic_add(&h[cur], cnt);
     barrier(CLK_LOCAL_MEM_FENCE);
     uint s = 0u;
+    #pragma unroll
     for (uint w = 0; w < WARPS; w++) s += hist[w * DIGITS + lid];
     counts[lid * G + g] = s;
 }
@@ -233,6 +261,7 @@ kernel WG_ATTR void radix_scan(global const uint *counts, uint G, global uint *p
     uint lid = get_local_id(0), d = get_group_id(0);
     global const uint *col = counts + (size_t)d * G;
     uint c[4], s = 0u;
+    #pragma unroll
     for (uint q = 0; q < 4; q++) {
         uint i = 4 * lid + q;
         c[q] = i < G ? col[i] : 0u;
@@ -240,6 +269,7 @@ kernel WG_ATTR void radix_scan(global const uint *counts, uint G, global uint *p
     }
     uint total;
     uint run = gs_group_scan(s, wsum, xs, &total);
+    #pragma unroll
     for (uint q = 0; q < 4; q++) {
         uint i = 4 * lid + q;
         if (i < G) prefix[(size_t)d * G + i] = run;
@@ -291,6 +321,7 @@ kernel WG_ATTR void radix_downsweep(global const gs_key *keys_in, global gs_key 
         gs_val v[ITEMS];
 #endif
         uint pbase = w * (WARP * ITEMS) + lane;
+        #pragma unroll
         for (uint j = 0; j < ITEMS; j++) {
             uint p = pbase + j * WARP;
             k[j] = p < valid ? keys_in[start + p] : (gs_key)0;
@@ -304,10 +335,11 @@ kernel WG_ATTR void radix_downsweep(global const gs_key *keys_in, global gs_key 
         uint dr[ITEMS];
 #ifdef GS_NATIVE_WARP
         uint lt = gs_lanemask_lt();
+        #pragma unroll
         for (uint j = 0; j < ITEMS; j++) {
             uint p = pbase + j * WARP;
             uint d = p < valid ? gs_digit(k[j], type, desc, shift) : DIGITS - 1;
-            uint peers = gs_match_any(d);
+            uint peers = gs_match_digit(d);
             uint below = popcount(peers & lt);
             uint old = 0u;
             if (below == 0) old = atomic_add(&h[d], popcount(peers));
@@ -321,6 +353,7 @@ kernel WG_ATTR void radix_downsweep(global const gs_key *keys_in, global gs_key 
          * buffer is free until the scatter below and holds the digits, then the ranks. */
         {
             local ushort *rk = (local ushort *)lk;
+            #pragma unroll
             for (uint j = 0; j < ITEMS; j++) {
                 uint p = pbase + j * WARP;
                 dr[j] = p < valid ? gs_digit(k[j], type, desc, shift) : DIGITS - 1;
@@ -335,6 +368,7 @@ kernel WG_ATTR void radix_downsweep(global const gs_key *keys_in, global gs_key 
                 }
             }
             barrier(CLK_LOCAL_MEM_FENCE);
+            #pragma unroll
             for (uint j = 0; j < ITEMS; j++) dr[j] = dr[j] << 16 | rk[pbase + j * WARP];
         }
 #endif
@@ -343,6 +377,7 @@ kernel WG_ATTR void radix_downsweep(global const gs_key *keys_in, global gs_key 
         /* Per digit (work-item lid = digit): positions of the warps' keys of this digit. */
         {
             uint c[WARPS], s = 0u;
+            #pragma unroll
             for (uint q = 0; q < WARPS; q++) {
                 c[q] = whist[q * DIGITS + lid];
                 s += c[q];
@@ -350,6 +385,7 @@ kernel WG_ATTR void radix_downsweep(global const gs_key *keys_in, global gs_key 
             uint tile_total;
             uint first = gs_group_scan(s, wsum, xs, &tile_total);
             uint pos = first;
+            #pragma unroll
             for (uint q = 0; q < WARPS; q++) {
                 whist[q * DIGITS + lid] = pos;
                 pos += c[q];
@@ -360,6 +396,7 @@ kernel WG_ATTR void radix_downsweep(global const gs_key *keys_in, global gs_key 
         barrier(CLK_LOCAL_MEM_FENCE);
 
         /* Into local memory, sorted by digit. */
+        #pragma unroll
         for (uint j = 0; j < ITEMS; j++) {
             uint pos = h[dr[j] >> 16] + (dr[j] & 0xffffu);
             lk[pos] = k[j];
@@ -370,6 +407,7 @@ kernel WG_ATTR void radix_downsweep(global const gs_key *keys_in, global gs_key 
         barrier(CLK_LOCAL_MEM_FENCE);
 
         /* Striped write-out: consecutive work-items, consecutive addresses within a digit. */
+        #pragma unroll
         for (uint j = 0; j < ITEMS; j++) {
             uint p = j * WG + lid;
             if (p < valid) {
