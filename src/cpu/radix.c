@@ -19,7 +19,8 @@
  *      digits: 3 for 32-bit keys, 6 for 64-bit; 8-bit digits below 2^17 keys, where a
  *      2048-entry prefix sum per pass would show). A digit whose histogram has a single
  *      non-empty bucket is the same for every key: it is never sorted on (small integers,
- *      floats of one sign and exponent range, ... cost fewer passes).
+ *      floats of one sign and exponent range, ... cost fewer passes). Inputs for the hybrid
+ *      (4b) count only the highest digit first, and all digits only if that one is constant.
  *   3. A pass is a stable parallel scatter over fixed chunks [bounds[c], bounds[c+1]) of the
  *      source (8 per thread for large n, handed out dynamically); chunk c's offset for digit d
  *      is  (keys with digit < d)  +  (keys with digit d in chunks < c),
@@ -395,10 +396,33 @@ gpusort_status gpusort__cpu_radix_job(gpusort_ctx *ctx, const gpusort__cpu_job *
         goto done;
     }
 
-    /* Step 2: all histograms in one read; keep the digits that vary. */
-    gpusort__cpu_parallel_for(p->T, C, kr->hist_all, p);
-    int passes[64], m = 0;
-    for (int d = 0; d < p->ndigits; d++) {
+    /* Step 2: all histograms in one read; keep the digits that vary. Large inputs (the
+     * hybrid, step 4b) first count only the highest digit -- one counter update per key instead
+     * of one per digit (a third of the updates for 32-bit keys, a sixth for 64-bit ones): if it
+     * varies, the hybrid sorts on it and needs no other histogram (the buckets count their own
+     * digits). If every key agrees there (small integers, ...), all histograms follow. */
+    int passes[64], m = 0, top_only = 0;
+    if (n >= HYBRID_MIN) {
+        const int top = p->ndigits - 1;
+        p->src_k = job->keys_in;
+        p->shift = top * p->bits;
+        gpusort__cpu_parallel_for(p->T, C, kr->count, p);
+        for (size_t b = 0; b < p->radix && !top_only; b++) {
+            size_t c = 0;
+            for (size_t t = 0; t < C; t++) c += p->offs[t * p->radix + b];
+            if (c == n) break;     /* one bucket holds every key: the digit is constant */
+            top_only = c != 0;     /* a first non-empty bucket short of n: it varies */
+        }
+        if (top_only) {
+            for (size_t t = 0; t < C; t++)
+                memcpy(p->hist + (t * p->ndigits + top) * p->radix, p->offs + t * p->radix,
+                       p->radix * sizeof(size_t));
+            passes[0] = top;       /* the hybrid below reads the highest varying digit only */
+            m = 1;
+        }
+    }
+    if (!top_only) gpusort__cpu_parallel_for(p->T, C, kr->hist_all, p);
+    for (int d = 0; d < p->ndigits && !top_only; d++) {
         int varies = 1;
         for (size_t b = 0; b < p->radix; b++) {
             size_t c = 0;
@@ -414,11 +438,13 @@ gpusort_status gpusort__cpu_radix_job(gpusort_ctx *ctx, const gpusort__cpu_job *
     if (!out_k) out_k = own_out_k = gpusort__cpu_big_alloc(ctx, n * ks);
     int in_place = (job->keys_out && job->keys_out == job->keys_in) ||
                    (vs && job->values_in && job->values_out == job->values_in);
-    if (m >= 2 || (m == 1 && in_place)) {
+    const int hybrid = (m >= 2 && n >= HYBRID_MIN) || top_only;
+    const int need_scratch = hybrid || m >= 2 || (m == 1 && in_place);
+    if (need_scratch) {
         scr_k = gpusort__cpu_big_alloc(ctx, n * ks);
         if (vs) scr_v = gpusort__cpu_big_alloc(ctx, n * vs);
     }
-    if (!out_k || ((m >= 2 || (m == 1 && in_place)) && (!scr_k || (vs && !scr_v)))) {
+    if (!out_k || (need_scratch && (!scr_k || (vs && !scr_v)))) {
         st = gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY,
                                 "radix sort: %zu bytes of scratch for %zu keys",
                                 n * (ks + vs) + (job->keys_out ? 0 : n * ks), n);
@@ -438,7 +464,7 @@ gpusort_status gpusort__cpu_radix_job(gpusort_ctx *ctx, const gpusort__cpu_job *
         goto done;
     }
 
-    if (m >= 2 && n >= HYBRID_MIN) {
+    if (hybrid) {
         /* Hybrid: one MSD pass on the highest digit that varies (input -> B), then every
          * bucket sorted on the bits below it while it sits in cache (B -> A). */
         p->kr = kr;
