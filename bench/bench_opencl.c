@@ -26,7 +26,7 @@
  *
  * --breakdown adds, per size, the three kernels of one radix pass (pass 0 of a keys-only sort:
  * radix_upsweep, radix_scan, radix_downsweep) timed one by one: 20 back-to-back launches,
- * median of 5 such batches, reported per launch. (The grid repeats radix.c's choice: 4
+ * median of 5 such batches, reported per launch. (The grid repeats radix.c's choice: 8
  * work-groups per compute unit or GPUSORT_OPENCL_RADIX_GROUPS_PER_CU, at most 1024 and one per
  * 4096-key tile.)
  *
@@ -361,7 +361,7 @@ static int radix_breakdown(job *j, cl_context c, cl_command_queue q, int compute
     const size_t tile = 256 * 16;                 /* radix.c: WG * ITEMS for keys only */
     size_t tiles = (j->n + tile - 1) / tile;
     const char *e = getenv("GPUSORT_OPENCL_RADIX_GROUPS_PER_CU");
-    size_t per_cu = e && atoi(e) >= 1 && atoi(e) <= 32 ? (size_t)atoi(e) : 4;
+    size_t per_cu = e && atoi(e) >= 1 && atoi(e) <= 32 ? (size_t)atoi(e) : 8;
     size_t groups = (size_t)compute_units * per_cu;
     if (groups > 1024) groups = 1024;
     if (groups > tiles) groups = tiles;

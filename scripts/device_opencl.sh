@@ -20,8 +20,8 @@
 #   bench     bench_opencl u32 at 2^24 and 2^28, data on the device, vs our CUDA backend, with
 #             the radix pass's kernels timed one by one (--breakdown)
 #   benchf32  the same for f32
-#   tune      the OpenCL rows again with 8 radix groups per compute unit, and 4 or 16 reduce
-#             groups per compute unit
+#   tune      the OpenCL rows again with each setting of $TUNE (default: 4 radix, 4 reduce
+#             work-groups per compute unit instead of 8)
 set -u
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
@@ -73,8 +73,7 @@ for step in $STEPS; do
   tune)
     # One setting per run, OpenCL rows only: radix work-groups per compute unit (2^24, 2^28),
     # reduce waiting and grid (2^24, where the fixed costs decide).
-    for cfg in GPUSORT_OPENCL_RADIX_GROUPS_PER_CU=8 GPUSORT_OPENCL_REDUCE_GROUPS_PER_CU=4 \
-               GPUSORT_OPENCL_REDUCE_GROUPS_PER_CU=16; do
+    for cfg in ${TUNE:-GPUSORT_OPENCL_RADIX_GROUPS_PER_CU=4 GPUSORT_OPENCL_REDUCE_GROUPS_PER_CU=4}; do
       sizes=24,28
       case $cfg in *REDUCE*) sizes=24 ;; esac
       t0=$(date +%s)

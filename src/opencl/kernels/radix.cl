@@ -334,18 +334,25 @@ kernel WG_ATTR void radix_downsweep(global const gs_key *keys_in, global gs_key 
         /* Rank within the warp: dr[j] = digit << 16 | rank (rank < TILE <= 2^16). */
         uint dr[ITEMS];
 #ifdef GS_NATIVE_WARP
+        /* Two loops, so that no item waits for the last one's atomic: the first issues every
+         * item's ballots and leader atomic (dr[j] = digit << 16 | below << 8 | leader lane),
+         * the second hands the old counts to the peers. */
         uint lt = gs_lanemask_lt();
+        uint old[ITEMS];
         #pragma unroll
         for (uint j = 0; j < ITEMS; j++) {
             uint p = pbase + j * WARP;
             uint d = p < valid ? gs_digit(k[j], type, desc, shift) : DIGITS - 1;
             uint peers = gs_match_digit(d);
             uint below = popcount(peers & lt);
-            uint old = 0u;
-            if (below == 0) old = atomic_add(&h[d], popcount(peers));
-            uint leader = 31u - clz(peers & (0u - peers));
-            old = gs_shfl(old, leader);
-            dr[j] = d << 16 | (old + below);
+            old[j] = 0u;
+            if (below == 0) old[j] = atomic_add(&h[d], popcount(peers));
+            dr[j] = d << 16 | below << 8 | (31u - clz(peers & (0u - peers)));
+        }
+        #pragma unroll
+        for (uint j = 0; j < ITEMS; j++) {
+            uint o = gs_shfl(old[j], dr[j] & (WARP - 1));
+            dr[j] = (dr[j] >> 16) << 16 | (o + ((dr[j] >> 8) & 0xffu));
         }
 #else
         /* The same ranks, serially: the warp's first work-item walks the warp's part of the
