@@ -20,8 +20,9 @@
  *              (stage, stride), float compare, power-of-two n);
  *   merge      u32 keys and u32/u32 pairs at 2^24 and 2^28 vs cub::DeviceMergeSort with a
  *              comparator (SortKeysCopy / SortPairsCopy);
- *   rank       u32 keys 2^12 and 2^16 vs the seed 003 kernel (one thread per key, each scanning
- *              all keys in device memory; ties broken by index so that it is a correct sort);
+ *   rank       u32 keys 2^12 and 2^16 (plus 2^5, the floor of one call, and 2^13) vs the seed 003
+ *              kernel (one thread per key, each scanning all keys in device memory; ties broken
+ *              by index so that it is a correct sort);
  *   segmented  2^26 u32 keys in segments of 32, 1024, 65536 and of mixed lengths (log-uniform in
  *              [1, 2^17]) vs cub::DeviceSegmentedSort::SortKeys;
  *   table      seed 000: 4096 unique u32 keys, 8..128 lists: the four multi-way merge variants,
@@ -363,7 +364,9 @@ __global__ void seed_rank(const uint32_t *in, uint32_t *out, unsigned n)
 void bench_rank()
 {
     header("rank: gpusort rank sort vs the seed's one-thread-per-key kernel");
-    for (int lg : {12, 16}) {
+    /* 2^12 and 2^16 are the issue's rows; 2^5 shows the floor of one call (launch and API),
+     * 2^13 the largest n of the one-launch path (rank.cu). */
+    for (int lg : {5, 12, 13, 16}) {
         size_t n = (size_t)1 << lg;
         Inputs in(n, 0, 300 + lg);
         uint32_t *out, *out2;

@@ -22,22 +22,26 @@
  *
  * LEVELS. T = 32 KiB of items per tile: 8192 items of 4 bytes (u32/i32 keys, floats without
  * NaN/-0.0), 4096 of 8 (u64/i64 keys, or 32-bit keys + index), 2048 of 16 (64-bit keys +
- * index); T/16 threads of 16 items each (two blocks per SM; inside a block, strides below 16
- * run in registers, 16..256 as warp shuffles, larger ones in shared memory: block_sort.cuh).
+ * index); T/16 threads of 16 items each.
  *   n <= 2T     one block (or one warp for n <= 32) sorts everything on chip and writes the
- *               output: one kernel.
- *   n >  T      1. tile phase: every T-tile sorted on chip (block_sort, segmented.cu's kernel),
- *                  items (radix key, global index) written to scratch.
+ *               output: one kernel (block_sort.cuh via segmented.cu's launcher).
+ *   n >  2T     1. k_tile_sort: every T-tile sorted on chip, items (radix key, global index)
+ *                  written to scratch. Register ROUNDS (see the comment above k_tile_merge):
+ *                  a thread holds 16 items whose positions differ in 4 consecutive stride bits
+ *                  and runs those 4 strides in registers; rounds regroup through shared memory.
  *               2. for each span 2^k > T: the strides >= T run in device memory, several
  *                  strides per launch: a thread holds the items that those strides connect and
  *                  runs the comparators in registers (k_flip: the flip plus RF-1 half-cleaner
  *                  strides over 2 x 2^RF items; k_half: RH half-cleaner strides over 2^RH items;
  *                  RF = 4, RH = 5 for items of up to 8 bytes, 3 and 4 for 16-byte items),
- *                  then ONE shared-memory kernel (k_smem_merge) runs strides T/2 .. 1 on each
- *                  T-tile. The last one gathers the output keys/values.
+ *                  then ONE on-chip kernel (k_tile_merge, two rounds + registers) runs strides
+ *                  T/2 .. 1 on each T-tile. The last one gathers the output keys/values.
  *   Device-memory passes per span 2^k: 1 + ceil((k - log2 T - RF) / RH), plus the on-chip
  *   pass: 32 passes in all for 2^24 u32 keys, where the seed's naive version (one launch per
- *   (span, stride), seed 001) makes 300.
+ *   (span, stride), seed 001) makes 300. The kernels after the first are launched with
+ *   programmatic dependent launch (sm_90), so each one's launch overlaps the previous one's end.
+ *   Measured (H200, u32 2^24, ncu): tile sort 220 us, device passes ~33 us each (~3.9 TB/s),
+ *   tile merges ~45 us each; bench/results/bitonic-rank-2026-11-22b.md.
  *
  * Scratch: KEYS n * item (item = 4, 8 or 16 bytes: radix key [+ index]); AUX/AUX2 copies of the
  * input keys/values when sorting in place with indices (the final gather reads the input).
@@ -45,25 +49,39 @@
 #include "block_sort.h"
 #include "block_sort.cuh"
 
+#include <stdlib.h>
 #include <string.h>
 
 using namespace gpusort_bs;
 
 #define B_ITEMS 16  /* items per thread on chip */
 
-/* Tile and pass widths per item type (see LEVELS above). */
+/* Pass widths per item type (see LEVELS above). */
 template <typename It> struct bitonic_cfg {
-    static constexpr int T = 32768 / (int)sizeof(It);
-    static constexpr int LOG_T = T == 8192 ? 13 : T == 4096 ? 12 : 11;
-    static constexpr int THREADS = T / B_ITEMS;
+    static constexpr int THREADS = 32768 / (int)sizeof(It) / B_ITEMS;  /* tile: 32 KiB */
     static constexpr int RF = sizeof(It) <= 8 ? 4 : 3;
     static constexpr int RH = sizeof(It) <= 8 ? 5 : 4;
 };
+
+constexpr int log2_of(int x) { return x <= 1 ? 0 : 1 + log2_of(x / 2); }
+
+/* Programmatic dependent launch (sm_90): a kernel launched with the PDL attribute may start
+ * while the previous one finishes; it waits here before touching memory (a no-op when it was
+ * launched without), and lets its own successor be scheduled once all its blocks run. Hides
+ * the launch gap between the 20-40 dependent kernels of a large sort. */
+__device__ __forceinline__ void pdl_wait_and_release()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    asm volatile("griddepcontrol.launch_dependents;" :::);
+#endif
+}
 
 /* Strides 2^j .. 2^(j-R+1): thread t holds the 2^R positions that differ in those bits. */
 template <typename It, int R>
 __global__ void __launch_bounds__(256, 2) k_half(It *a, uint64_t n, int j, uint64_t nthreads)
 {
+    pdl_wait_and_release();
     uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
     if (t >= nthreads) return;
     const int low = j - R + 1;
@@ -95,6 +113,7 @@ __global__ void __launch_bounds__(256, 2) k_half(It *a, uint64_t n, int j, uint6
 template <typename It, int R>
 __global__ void __launch_bounds__(256, 2) k_flip(It *a, uint64_t n, int k, uint64_t nthreads)
 {
+    pdl_wait_and_release();
     uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
     if (t >= nthreads) return;
     const uint64_t s = 1ull << (k - R);
@@ -130,33 +149,77 @@ __global__ void __launch_bounds__(256, 2) k_flip(It *a, uint64_t n, int k, uint6
     }
 }
 
-/* Strides T/2 .. 1 of one T-tile on chip; the last span writes the output (gather by index
- * from a.keys_in / a.values_in, or keys rebuilt from radix keys). */
-template <typename K, bool IDX, int B_THREADS>
-__global__ void __launch_bounds__(B_THREADS) k_smem_merge(Item<K, IDX> *items, gpusort_bs_args a,
-                                                          int final_span)
+/* ---- on-chip merge by register rounds ----
+ * The half-cleaners with strides T/2 .. 1 of one T-tile (T = THREADS * E), in few rounds: in a
+ * round with row stride S a thread holds the E positions g*S*E + o + m*S (m < E; o = tid % S,
+ * g = tid / S) in registers and runs the log2(E) strides S*E/2 .. S among them without any
+ * exchange; the next round regroups through shared memory (one barrier). Round 1 (S = THREADS:
+ * strides T/2 .. T/E) loads its positions straight from device memory (consecutive threads,
+ * consecutive positions), round 2 has S = THREADS/E; what is left (strides below S2) runs in
+ * the blocked layout (position tid*E + q): warp shuffles for strides E .. S2/2, registers for
+ * the strides below E. For 8192 u32 keys: 4 + 4 strides in two rounds, one shuffle stride and 4
+ * register strides, i.e. 2 barriers, where one shared-memory step per stride took 5. */
+
+/* Register strides TOP .. 1 of E blocked/strided registers (TOP < E, a power of two, or 0). */
+template <typename It, int E, int TOP> __device__ __forceinline__ void reg_merge(It (&r)[E])
 {
+#pragma unroll
+    for (int b = TOP; b >= 1; b /= 2)
+#pragma unroll
+        for (int m = 0; m < E; m++)
+            if ((m & b) == 0) cmpx(r[m], r[m + b]);
+}
+
+template <typename It, int E, int S> __device__ __forceinline__ int round_pos(int tid, int m)
+{
+    return (tid / S) * (S * E) + (tid % S) + m * S;
+}
+
+template <typename K, bool IDX, int THREADS>
+__global__ void __launch_bounds__(THREADS) k_tile_merge(Item<K, IDX> *items, gpusort_bs_args a,
+                                                        int final_span)
+{
+    pdl_wait_and_release();
     typedef Item<K, IDX> It;
-    constexpr int BT = B_THREADS * B_ITEMS;
+    constexpr int E = B_ITEMS, T = THREADS * E;
+    constexpr int S1 = THREADS, S2 = THREADS / E;
+    static_assert(S2 >= 1 && S2 <= 32 * E, "tile shape");
     extern __shared__ uint4 bm_smem[];
     It *sm = (It *)bm_smem;
     const int tid = threadIdx.x;
-    const uint64_t lo = (uint64_t)blockIdx.x * BT;
-    const uint64_t cnt = a.n - lo < BT ? a.n - lo : BT;
+    const uint64_t lo = (uint64_t)blockIdx.x * T;
+    const uint64_t cnt = a.n - lo < T ? a.n - lo : T;
+    It r[E];
+    /* round 1: strides T/2 .. S1, positions tid + m*S1 */
 #pragma unroll
-    for (int q = 0; q < B_ITEMS; q++) {
-        int p = q * B_THREADS + tid;
-        sm[padi<It>(p)] = (uint64_t)p < cnt ? items[lo + p] : It::sentinel();
+    for (int m = 0; m < E; m++) {
+        int p = tid + m * S1;
+        r[m] = (uint64_t)p < cnt ? items[lo + p] : It::sentinel();
     }
-    __syncthreads();
-    It r[B_ITEMS];
-    block_merge_smem<It, B_THREADS, B_ITEMS>(r, sm);
+    reg_merge<It, E, E / 2>(r);
 #pragma unroll
-    for (int q = 0; q < B_ITEMS; q++) sm[padi<It>(tid * B_ITEMS + q)] = r[q];
+    for (int m = 0; m < E; m++) sm[padi<It>(tid + m * S1)] = r[m];
+    __syncthreads();
+    /* round 2: strides S1/2 .. S2 */
+#pragma unroll
+    for (int m = 0; m < E; m++) r[m] = sm[padi<It>(round_pos<It, E, S2>(tid, m))];
+    reg_merge<It, E, E / 2>(r);
+#pragma unroll
+    for (int m = 0; m < E; m++) sm[padi<It>(round_pos<It, E, S2>(tid, m))] = r[m];
+    __syncthreads();
+    /* blocked: shuffles for strides S2/2 .. E, registers below */
+#pragma unroll
+    for (int q = 0; q < E; q++) r[q] = sm[padi<It>(tid * E + q)];
+#pragma unroll
+    for (int st = S2 / 2; st >= E; st /= 2) warp_half<It, E>(r, st);
+    reg_merge<It, E, (S2 / 2 < E / 2 ? S2 / 2 : E / 2)>(r);
+    /* back to the same (own) positions, then out in the coalesced order */
+#pragma unroll
+    for (int q = 0; q < E; q++) sm[padi<It>(tid * E + q)] = r[q];
     __syncthreads();
 #pragma unroll
-    for (int q = 0; q < B_ITEMS; q++) {
-        int p = q * B_THREADS + tid;
+    for (int q = 0; q < E; q++) {
+        int p = q * THREADS + tid;
         if ((uint64_t)p >= cnt) continue;
         It it = sm[padi<It>(p)];
         if (!final_span) {
@@ -177,76 +240,225 @@ __global__ void __launch_bounds__(B_THREADS) k_smem_merge(Item<K, IDX> *items, g
     }
 }
 
+/* ---- on-chip tile sort by register rounds ----
+ * Sorts each T-tile (T = THREADS * E) into items with global indices. The tile is loaded whole
+ * (positions >= count hold real sentinels), so the standard bitonic network with directions is
+ * used here (stage K: compare p, p + j, ascending where bit K of p is 0): then every step is a
+ * plain half-cleaner and any 4 consecutive strides can run in registers in one round. The
+ * direction is folded into the data: during stage K a thread complements ("negates") the items
+ * whose positions have bit K set, so that every comparator is ascending; a position's state
+ * depends on the position only, so it does not matter which layout or thread holds it.
+ *   stages 2 .. E      thread_sort in registers (blocked: position tid*E + q)
+ *   stage K > E        strides K/2 .. E: warp shuffles (lane ^ j/E) when there are few of them,
+ *                      else rounds through shared memory (round_pos: S = K/E, then K/E^2: 4
+ *                      strides each), the rest by shuffles; then strides E/2 .. 1 in registers.
+ * Per 8192 u32 keys: 16 shared-memory round trips and 30 shuffle strides, where block_sort's
+ * one-step-per-stride path made 35 shuffle strides and 10 two-item shared-memory steps. */
+
+template <typename K> __device__ __forceinline__ void negate(Item<K, false> &x) { x.k = ~x.k; }
+template <typename K> __device__ __forceinline__ void negate(Item<K, true> &x)
+{
+    x.k = ~x.k;
+    x.i = ~x.i;
+}
+
+/* One round: strides S*E/2 .. S of the positions round_pos<S> (data in sm, synced before). */
+template <typename It, int E, int S> __device__ __forceinline__ void smem_round(It (&r)[E], It *sm)
+{
+    const int tid = threadIdx.x;
+#pragma unroll
+    for (int m = 0; m < E; m++) r[m] = sm[padi<It>(round_pos<It, E, S>(tid, m))];
+    reg_merge<It, E, E / 2>(r);
+#pragma unroll
+    for (int m = 0; m < E; m++) sm[padi<It>(round_pos<It, E, S>(tid, m))] = r[m];
+    __syncthreads();
+}
+
+/* Stage K = 2^P (P > log2 E) on blocked registers r (entry and exit), sm free. */
+template <typename It, int E, int P> __device__ __forceinline__ void sort_stage(It (&r)[E], It *sm, int &neg)
+{
+    constexpr int KK = 1 << P;
+    constexpr int LOG_E = E == 16 ? 4 : E == 8 ? 3 : 2;
+    constexpr int Q = P - LOG_E;                   /* strides KK/2 .. E */
+    constexpr int MIN_ROUNDS_Q = It::bare ? 6 : 3; /* idx items: a shuffle moves 2-3 words */
+    constexpr int NR = Q >= MIN_ROUNDS_Q ? (Q / 4 < 2 ? Q / 4 : 2) : 0;
+    const int tid = threadIdx.x;
+    const int want = ((tid * E) & KK) ? 1 : 0;
+    if (want != neg) {
+#pragma unroll
+        for (int q = 0; q < E; q++) negate(r[q]);
+        neg = want;
+    }
+    int top = KK / 2;  /* largest stride still to run */
+    if constexpr (NR > 0) {
+#pragma unroll
+        for (int q = 0; q < E; q++) sm[padi<It>(tid * E + q)] = r[q];
+        __syncthreads();
+        smem_round<It, E, KK / E>(r, sm);
+        if constexpr (NR > 1) smem_round<It, E, KK / (E * E)>(r, sm);
+#pragma unroll
+        for (int q = 0; q < E; q++) r[q] = sm[padi<It>(tid * E + q)];
+        top = NR > 1 ? KK / (E * E) / 2 : KK / E / 2;
+    }
+    for (int st = top; st >= E; st /= 2) warp_half<It, E>(r, st);
+    reg_merge<It, E, E / 2>(r);
+}
+
+template <typename It, int E, int P, int LOG_T>
+__device__ __forceinline__ void sort_stages(It (&r)[E], It *sm, int &neg)
+{
+    sort_stage<It, E, P>(r, sm, neg);
+    if constexpr (P < LOG_T) sort_stages<It, E, P + 1, LOG_T>(r, sm, neg);
+}
+
+template <typename K, bool IDX, int THREADS, int MINB>
+__global__ void __launch_bounds__(THREADS, MINB) k_tile_sort(Item<K, IDX> *items, gpusort_bs_args a)
+{
+    pdl_wait_and_release();
+    typedef Item<K, IDX> It;
+    constexpr int E = B_ITEMS, T = THREADS * E;
+    constexpr int LOG_T = log2_of(T);
+    static_assert((1 << LOG_T) == T, "tile size");
+    extern __shared__ uint4 ts_smem[];
+    It *sm = (It *)ts_smem;
+    const int tid = threadIdx.x;
+    const uint64_t lo = (uint64_t)blockIdx.x * T;
+    const uint64_t cnt = a.n - lo < T ? a.n - lo : T;
+    const K *kin = (const K *)a.keys_in;
+#pragma unroll
+    for (int q = 0; q < E; q++) {
+        int p = q * THREADS + tid;
+        sm[padi<It>(p)] = (uint64_t)p < cnt ? It::make(to_rk(kin[lo + p], a.type, a.desc),
+                                                       (uint32_t)(lo + p))
+                                            : It::sentinel();
+    }
+    __syncthreads();
+    It r[E];
+#pragma unroll
+    for (int q = 0; q < E; q++) r[q] = sm[padi<It>(tid * E + q)];
+    /* stages 2 .. E: blocks of E sorted ascending where bit E of the position is 0 */
+    int neg = tid & 1;
+    if (neg) {
+#pragma unroll
+        for (int q = 0; q < E; q++) negate(r[q]);
+    }
+    thread_sort<It, E>(r);
+    __syncthreads();  /* every blocked read done before stage rounds store */
+    sort_stages<It, E, 5, LOG_T>(r, sm, neg);
+    /* neg == 0 now (bit T of every position is 0); out in the coalesced order */
+    __syncthreads();
+#pragma unroll
+    for (int q = 0; q < E; q++) sm[padi<It>(tid * E + q)] = r[q];
+    __syncthreads();
+#pragma unroll
+    for (int q = 0; q < E; q++) {
+        int p = q * THREADS + tid;
+        if ((uint64_t)p < cnt) items[lo + p] = sm[padi<It>(p)];
+    }
+}
+
+/* Launch with the PDL attribute when pdl (see pdl_wait_and_release). */
+template <typename... P, typename... A>
+static void launch(void (*kern)(P...), unsigned grid, unsigned block, size_t smem, cudaStream_t st,
+                   int pdl, A... args)
+{
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(grid);
+    cfg.blockDim = dim3(block);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = st;
+    cudaLaunchAttribute at[1];
+    at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    at[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = at;
+    cfg.numAttrs = pdl ? 1 : 0;
+    (void)cudaLaunchKernelEx(&cfg, kern, args...);  /* errors: cudaGetLastError after */
+}
+
 static unsigned grid_of(uint64_t threads) { return (unsigned)((threads + 255) / 256); }
 
 template <typename It, int R>
-static void launch_half(cudaStream_t st, It *a, uint64_t n, int K, int j)
+static void launch_half(cudaStream_t st, int pdl, It *a, uint64_t n, int K, int j)
 {
     uint64_t nt = 1ull << (K - R);
-    k_half<It, R><<<grid_of(nt), 256, 0, st>>>(a, n, j, nt);
+    launch(k_half<It, R>, grid_of(nt), 256, 0, st, pdl, a, n, j, nt);
 }
 
 template <typename It, int R>
-static void launch_flip(cudaStream_t st, It *a, uint64_t n, int LOG, int k)
+static void launch_flip(cudaStream_t st, int pdl, It *a, uint64_t n, int LOG, int k)
 {
     uint64_t nt = 1ull << (LOG - R - 1);
-    k_flip<It, R><<<grid_of(nt), 256, 0, st>>>(a, n, k, nt);
+    launch(k_flip<It, R>, grid_of(nt), 256, 0, st, pdl, a, n, k, nt);
 }
 
+template <typename Kern>
+static gpusort_status allow_smem(gpusort_ctx *ctx, Kern kern, size_t sm)
+{
+    if (sm <= 48 * 1024) return GPUSORT_STATUS_SUCCESS;
+    return gpusort__cuda_check(ctx, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                         (int)sm),
+                               "cudaFuncSetAttribute (bitonic)");
+}
+
+/* Tiles of THREADS * B_ITEMS items (32 KiB). Tried: 64 KiB tiles (1024 threads) from 2^22 on,
+ * one span and three device passes fewer at 2^24, but the tile sort then spills and runs one
+ * block per SM: 1.48 ms against 1.44 ms for u32 2^24 on the H200. */
 template <typename K, bool IDX>
 static gpusort_status bitonic_large(gpusort_ctx *ctx, gpusort_bs_args a)
 {
     typedef Item<K, IDX> It;
     typedef bitonic_cfg<It> C;
-    constexpr int BT = C::T;
+    constexpr int THREADS = C::THREADS;
+    constexpr int BT = THREADS * B_ITEMS, LOG_T = log2_of(BT);
     cudaStream_t st = gpusort__cuda_stream(ctx);
+    const int pdl = 1;  /* see pdl_wait_and_release: 97.4 -> 94.6 us (2^20), 1.54 -> 1.48 ms */
     const uint64_t n = a.n;
+    const unsigned tiles = (unsigned)((n + BT - 1) / BT);
     int LOG = 0;
     while ((1ull << LOG) < n) LOG++;
     It *items = (It *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_KEYS, n * sizeof(It));
     if (!items) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
     gpusort_status s;
-    /* 1. tiles sorted on chip, items to scratch */
+    /* 1. tiles sorted on chip, items to scratch. Two blocks per SM (64 registers) where there
+     * are tiles enough for it; one (no spilling) where every tile has an SM of its own. */
     gpusort_bs_args t = a;
     t.items_out = items;
-    t.tiling = 0;
-    t.tile = BT;
-    if ((s = gpusort__cuda_block_sort_launch(ctx, &t, BT, (n + BT - 1) / BT))) return s;
-    size_t sm = smem_bytes<It>(BT);
-    void (*merge_kernel)(It *, gpusort_bs_args, int) = k_smem_merge<K, IDX, C::THREADS>;
-    if (sm > 48 * 1024 &&
-        (s = gpusort__cuda_check(ctx, cudaFuncSetAttribute(merge_kernel,
-                                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                           (int)sm),
-                                 "cudaFuncSetAttribute (bitonic)")))
-        return s;
+    const size_t sm = smem_bytes<It>(BT);
+    constexpr int MINB = THREADS == 512 && sizeof(It) == 4 ? 2 : 1;
+    const int two = tiles > (unsigned)gpusort__cuda_props(ctx)->multiProcessorCount;
+    void (*sort_kernel)(It *, gpusort_bs_args) =
+        two ? k_tile_sort<K, IDX, THREADS, MINB> : k_tile_sort<K, IDX, THREADS, 1>;
+    void (*merge_kernel)(It *, gpusort_bs_args, int) = k_tile_merge<K, IDX, THREADS>;
+    if ((s = allow_smem(ctx, sort_kernel, sm)) || (s = allow_smem(ctx, merge_kernel, sm))) return s;
+    launch(sort_kernel, tiles, THREADS, sm, st, 0, items, t);
     /* 2. spans 2T .. 2^LOG */
-    for (int k = C::LOG_T + 1; k <= LOG; k++) {
-        int g = k - C::LOG_T;  /* strides in device memory: 2^(k-1) .. T */
-        int r = g < C::RF ? g : C::RF;
+    constexpr int RF = C::RF, RH = C::RH;
+    for (int k = LOG_T + 1; k <= LOG; k++) {
+        int g = k - LOG_T;  /* strides in device memory: 2^(k-1) .. T */
+        int r = g < RF ? g : RF;
         switch (r) {
-        case 1: launch_flip<It, 1>(st, items, n, LOG, k); break;
-        case 2: launch_flip<It, 2>(st, items, n, LOG, k); break;
-        case 3: launch_flip<It, 3>(st, items, n, LOG, k); break;
-        default: launch_flip<It, C::RF>(st, items, n, LOG, k); break;
+        case 1: launch_flip<It, 1>(st, pdl, items, n, LOG, k); break;
+        case 2: launch_flip<It, 2>(st, pdl, items, n, LOG, k); break;
+        case 3: launch_flip<It, 3>(st, pdl, items, n, LOG, k); break;
+        default: launch_flip<It, RF>(st, pdl, items, n, LOG, k); break;
         }
         int j = k - 1 - r, rem = g - r;
         while (rem > 0) {
-            int r2 = rem < C::RH ? rem : C::RH;
+            int r2 = rem < RH ? rem : RH;
             switch (r2) {
-            case 1: launch_half<It, 1>(st, items, n, LOG, j); break;
-            case 2: launch_half<It, 2>(st, items, n, LOG, j); break;
-            case 3: launch_half<It, 3>(st, items, n, LOG, j); break;
-            case 4: launch_half<It, 4>(st, items, n, LOG, j); break;
-            default: launch_half<It, C::RH>(st, items, n, LOG, j); break;
+            case 1: launch_half<It, 1>(st, pdl, items, n, LOG, j); break;
+            case 2: launch_half<It, 2>(st, pdl, items, n, LOG, j); break;
+            case 3: launch_half<It, 3>(st, pdl, items, n, LOG, j); break;
+            case 4: launch_half<It, 4>(st, pdl, items, n, LOG, j); break;
+            default: launch_half<It, RH>(st, pdl, items, n, LOG, j); break;
             }
             j -= r2;
             rem -= r2;
         }
-        merge_kernel<<<(unsigned)((n + BT - 1) / BT), C::THREADS, sm, st>>>(items, a, k == LOG);
+        launch(merge_kernel, tiles, THREADS, sm, st, pdl, items, a, (int)(k == LOG));
         if ((s = gpusort__cuda_check(ctx, cudaGetLastError(), "bitonic kernels"))) return s;
     }
-    return GPUSORT_STATUS_SUCCESS;
+    return gpusort__cuda_check(ctx, cudaGetLastError(), "bitonic kernels");
 }
 
 extern "C" gpusort_status gpusort__cuda_bitonic_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d)

@@ -21,8 +21,20 @@
  * The cap: n <= GPUSORT_CUDA_RANK_MAX_N (65536); above it the call answers UNSUPPORTED (the work
  * still grows as n^2: radix or merge instead).
  *
+ * SMALL n (<= RK_SMALL_MAX = 8192): ONE launch, no scratch, no memset, nothing to synchronise.
+ * There the call's cost is launch latency, not counting (2^12 keys: 16.7M comparisons, ~1 us of
+ * the GPU's issue rate), so the seed's direct count is kept, only spread so that every block
+ * finishes its keys alone: block b owns RK_SW = 32 keys i (one per lane) and ALL keys j; its 32
+ * warps each count one slice of the j range (radix keys staged in shared memory, read as
+ * broadcasts), the 32 partial counts of each key are added in shared memory, and the block
+ * scatters its own keys. No block waits for another, so no counter needs zeroing (the large
+ * path's atomics need a memset and a second launch for the tile sort). Per comparison: the
+ * j-slices that lie wholly below (above) the block's 32 keys count rk_j <= rk_i (rk_j < rk_i);
+ * only the slice that holds them compares indices.
+ *
  * Scratch: KEYS (sorted tiles, n items); AUX (n + groups) * 4 bytes of counters; in place,
- * AUX2/VALUES copies of the input.
+ * AUX2/VALUES copies of the input (both paths: other blocks still read the input while one
+ * scatters). The small path needs no scratch out of place.
  */
 #include "cuda_internal.h"
 #include "block_sort.cuh"
@@ -36,6 +48,103 @@ using namespace gpusort_bs;
 #define RK_PER 4                         /* keys i per thread */
 #define RK_GROUP (RK_THREADS * RK_PER)   /* keys i per block */
 #define RK_TILE 1024                     /* keys j per sorted tile */
+
+#define RK_SMALL_MAX 8192   /* one-launch direct count up to here (2^13: ~5 us of compares) */
+#define RK_SW 32            /* small path: keys i per block (one per lane) */
+#define RK_SWARPS 32        /* small path: warps per block, each one slice of the keys j */
+#define RK_SCHUNK 4096      /* small path: keys j staged in shared memory at a time (32 KiB
+                             * of 64-bit radix keys, within the 48 KiB default) */
+
+/* Count the staged radix keys sk[from .. to) below ri (LE: at or below), 16 bytes per shared-memory
+ * read (from, to: multiples of 4). */
+template <bool LE>
+__device__ __forceinline__ uint32_t count_vec(const uint32_t *sk, uint32_t from, uint32_t to,
+                                              uint32_t ri)
+{
+    uint32_t c = 0;
+    const uint4 *v = (const uint4 *)(sk + from);
+#pragma unroll 4
+    for (uint32_t q = 0; q < (to - from) / 4; q++) {
+        const uint4 y = v[q];
+        if (LE) c += (y.x <= ri) + (y.y <= ri) + (y.z <= ri) + (y.w <= ri);
+        else c += (y.x < ri) + (y.y < ri) + (y.z < ri) + (y.w < ri);
+    }
+    return c;
+}
+template <bool LE>
+__device__ __forceinline__ uint32_t count_vec(const uint64_t *sk, uint32_t from, uint32_t to,
+                                              uint64_t ri)
+{
+    uint32_t c = 0;
+    const ulonglong2 *v = (const ulonglong2 *)(sk + from);
+#pragma unroll 4
+    for (uint32_t q = 0; q < (to - from) / 2; q++) {
+        const ulonglong2 y = v[q];
+        if (LE) c += (y.x <= ri) + (y.y <= ri);
+        else c += (y.x < ri) + (y.y < ri);
+    }
+    return c;
+}
+
+/* Small-n rank sort, one launch: see SMALL n in the header. Block b: keys i = b*32 + lane. */
+template <typename K>
+__global__ void __launch_bounds__(RK_SW * RK_SWARPS)
+    k_rank_small(const K *keys, uint32_t n, int type, int desc, K *kout, const void *vin,
+                 void *vout, int vbytes)
+{
+    /* + 128: the slices are rounded up to multiples of 4 keys, padded with the largest key
+     * (beyond n: counted as "above every i", where it never counts) */
+    __shared__ __align__(16) K sk[RK_SCHUNK + 128];
+    __shared__ uint32_t part[RK_SWARPS][RK_SW + 1];
+    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    const uint32_t ib = blockIdx.x * RK_SW, i = ib + lane;
+    const K ki = i < n ? keys[i] : (K)0;
+    const K ri = to_rk(ki, type, desc);
+    uint64_t vi = i;  /* the value goes with the key: loaded now, stored at the end */
+    if (vin && i < n) vi = vbytes == 4 ? ((const uint32_t *)vin)[i] : ((const uint64_t *)vin)[i];
+    uint32_t c = 0;
+    for (uint32_t j0 = 0; j0 < n; j0 += RK_SCHUNK) {
+        const uint32_t m = n - j0 < RK_SCHUNK ? n - j0 : RK_SCHUNK;
+        /* this warp's slice [a, a + per) of the chunk (chunk positions; global j0 + ...) */
+        const uint32_t per = ((m + RK_SWARPS - 1) / RK_SWARPS + 3) & ~3u;
+        if (j0) __syncthreads();
+        /* all loads first, then the stores: one memory latency, not one per key */
+        constexpr int LOADS = (RK_SCHUNK + 128 + RK_SW * RK_SWARPS - 1) / (RK_SW * RK_SWARPS);
+        K v[LOADS];
+#pragma unroll
+        for (int q = 0; q < LOADS; q++) {
+            const uint32_t p = threadIdx.x + q * RK_SW * RK_SWARPS;
+            v[q] = p < m ? keys[j0 + p] : (K)0;
+        }
+#pragma unroll
+        for (int q = 0; q < LOADS; q++) {
+            const uint32_t p = threadIdx.x + q * RK_SW * RK_SWARPS;
+            if (p < per * RK_SWARPS) sk[p] = p < m ? to_rk(v[q], type, desc) : ~(K)0;
+        }
+        __syncthreads();
+        const uint32_t a = w * per, e = a + per;
+        /* [a, b1): every j below every i of this block, count rk_j <= rk_i; [b1, b2): the
+         * block's own 32 positions, compare (rk, index); [b2, e): every j above, rk_j < rk_i */
+        const int64_t own = (int64_t)ib - j0;
+        const uint32_t b1 = own <= a ? a : own >= e ? e : (uint32_t)own;
+        const uint32_t b2 = own + RK_SW <= a ? a : own + RK_SW >= e ? e : (uint32_t)(own + RK_SW);
+        c += count_vec<true>(sk, a, b1, ri);
+        for (uint32_t p = b1; p < b2; p++) {
+            const K y = sk[p];
+            c += y < ri || (y == ri && j0 + p < i);
+        }
+        c += count_vec<false>(sk, b2, e, ri);
+    }
+    part[w][lane] = c;
+    __syncthreads();
+    if (w != 0 || i >= n) return;
+    uint32_t r = 0;
+#pragma unroll
+    for (int q = 0; q < RK_SWARPS; q++) r += part[q][lane];
+    kout[r] = ki;
+    if (vbytes == 4) ((uint32_t *)vout)[r] = (uint32_t)vi;
+    else if (vbytes == 8) ((uint64_t *)vout)[r] = vi;
+}
 
 template <typename K>
 __global__ void __launch_bounds__(RK_THREADS)
@@ -134,6 +243,20 @@ extern "C" gpusort_status gpusort__cuda_rank_sort(gpusort_ctx *ctx, const gpusor
                                      "cudaMemcpyAsync (rank value copy)")))
             return s;
         vin = c;
+    }
+    if (n <= RK_SMALL_MAX) {
+        const unsigned blocks = (n + RK_SW - 1) / RK_SW;
+        const int desc = d->order == GPUSORT_ORDER_DESC;
+        void *vout = vs ? d->values_out : NULL;
+        if (ks == 8)
+            k_rank_small<uint64_t><<<blocks, RK_SW * RK_SWARPS, 0, st>>>(
+                (const uint64_t *)kin, n, d->key_type, desc, (uint64_t *)d->keys_out, vin, vout,
+                (int)vs);
+        else
+            k_rank_small<uint32_t><<<blocks, RK_SW * RK_SWARPS, 0, st>>>(
+                (const uint32_t *)kin, n, d->key_type, desc, (uint32_t *)d->keys_out, vin, vout,
+                (int)vs);
+        return gpusort__cuda_check(ctx, cudaGetLastError(), "rank kernel (small n)");
     }
     const uint32_t groups = (n + RK_GROUP - 1) / RK_GROUP;
     const uint32_t ntiles = (n + RK_TILE - 1) / RK_TILE;
