@@ -79,7 +79,7 @@ namespace {
 #define GPUSORT_RADIX_THREADS 384
 #endif
 #ifndef GPUSORT_RADIX_MIN_BLOCKS
-#define GPUSORT_RADIX_MIN_BLOCKS 2
+#define GPUSORT_RADIX_MIN_BLOCKS 3
 #endif
 constexpr int THREADS = GPUSORT_RADIX_THREADS;
 constexpr int WARPS = THREADS / 32;
@@ -87,7 +87,7 @@ constexpr int WARPS = THREADS / 32;
 #define GPUSORT_RADIX_KPT32 20
 #endif
 #ifndef GPUSORT_RADIX_KPT64
-#define GPUSORT_RADIX_KPT64 16
+#define GPUSORT_RADIX_KPT64 12
 #endif
 #ifndef GPUSORT_RADIX_KPT32P
 #define GPUSORT_RADIX_KPT32P 20
@@ -96,7 +96,7 @@ constexpr int WARPS = THREADS / 32;
 #define GPUSORT_RADIX_KPT64P 12
 #endif
 #ifndef GPUSORT_RADIX_MIN_BLOCKS_P
-#define GPUSORT_RADIX_MIN_BLOCKS_P GPUSORT_RADIX_MIN_BLOCKS
+#define GPUSORT_RADIX_MIN_BLOCKS_P 2
 #endif
 /* Keys per thread and resident blocks per SM (launch bounds) by key width and value bytes. */
 template <typename K, int VB> struct Tune {
@@ -169,6 +169,20 @@ constexpr size_t sweep_smem(int kpt, int vb)
            (size_t)WARPS * RADIX_DIGITS * 4 + RADIX_DIGITS * 4 + RADIX_DIGITS * 8 + 64 * 4;
 }
 
+/* The pass buffers come from the plan (pointers read from memory), so the compiler cannot tell
+ * they are global memory and would emit generic LD/ST: say so (LDG through the read-only path:
+ * a pass never writes its input; STG). */
+__device__ __forceinline__ uint32_t ld_global(const uint32_t *p) { return __ldg((const unsigned int *)p); }
+__device__ __forceinline__ uint64_t ld_global(const uint64_t *p)
+{
+    return __ldg((const unsigned long long *)p);
+}
+__device__ __forceinline__ void st_global(uint32_t *p, uint32_t v) { __stcg((unsigned int *)p, v); }
+__device__ __forceinline__ void st_global(uint64_t *p, uint64_t v)
+{
+    __stcg((unsigned long long *)p, (unsigned long long)v);
+}
+
 __device__ __forceinline__ uint32_t load_state(const uint32_t *p)
 {
     return *(const volatile uint32_t *)p;
@@ -225,17 +239,25 @@ __global__ void __launch_bounds__(THREADS, (Tune<K, VB>::MIN_BLOCKS)) onesweep_k
     #pragma unroll
         for (int i = 0; i < KPT; i++) {
             const int idx = warp_first + i * 32 + lane;
-            keys[i] = (FULL || idx < nv) ? kin[idx] : (K)0;
+            keys[i] = (FULL || idx < nv) ? ld_global(kin + idx) : (K)0;
         }
         auto valid = [&](int i) -> bool { return FULL || warp_first + i * 32 + lane < nv; };
-        /* Digits are computed once (the float transform is not free) and kept 4 to a register. */
-        uint32_t dpk[(KPT + 3) / 4];
+        /* Float and 64-bit digits are computed once and kept 4 to a register (the float
+         * transform and 64-bit shifts are not free); a 32-bit integer digit is 3 instructions,
+         * recomputed (fewer live registers). */
+        constexpr bool PACK = FLOAT || sizeof(K) == 8;
+        uint32_t dpk[PACK ? (KPT + 3) / 4 : 1];
+        if (PACK) {
     #pragma unroll
-        for (int i = 0; i < KPT; i++) {
-            const uint32_t d = radix_digit<FLOAT>(keys[i], mask, shift);
-            dpk[i / 4] = (i % 4) ? dpk[i / 4] | d << (8 * (i % 4)) : d;
+            for (int i = 0; i < KPT; i++) {
+                const uint32_t d = radix_digit<FLOAT>(keys[i], mask, shift);
+                dpk[i / 4] = (i % 4) ? dpk[i / 4] | d << (8 * (i % 4)) : d;
+            }
         }
-        auto digit_of = [&](int i) -> uint32_t { return (dpk[i / 4] >> (8 * (i % 4))) & 0xffu; };
+        auto digit_of = [&](int i) -> uint32_t {
+            return PACK ? (dpk[i / 4] >> (8 * (i % 4))) & 0xffu
+                        : radix_digit<FLOAT>(keys[i], mask, shift);
+        };
 
         /* 1. Per-warp digit counts. */
     #pragma unroll
@@ -290,7 +312,7 @@ __global__ void __launch_bounds__(THREADS, (Tune<K, VB>::MIN_BLOCKS)) onesweep_k
             for (int i = 0; i < KPT; i++) {
                 const int idx = warp_first + i * 32 + lane;
                 const size_t g = tile_first + idx;
-                if (FULL || idx < nv) vals[VB ? i : 0] = vin ? vin[g] : (V)g;
+                if (FULL || idx < nv) vals[VB ? i : 0] = vin ? ld_global(vin + g) : (V)g;
             }
         }
 
@@ -334,8 +356,8 @@ __global__ void __launch_bounds__(THREADS, (Tune<K, VB>::MIN_BLOCKS)) onesweep_k
                 const K k = s_keys[j];
                 const uint32_t d = FLOAT ? s_digit[j] : radix_digit<FLOAT>(k, mask, shift);
                 const long long o = s_delta[d] + j;
-                kout[o] = k;
-                if (VB) vout[o] = s_vals[j];
+                st_global(kout + o, k);
+                if (VB) st_global(vout + o, s_vals[j]);
             }
         }
     };
@@ -429,21 +451,29 @@ __global__ void __launch_bounds__(RADIX_DIGITS) scan_kernel(const unsigned long 
                                                             uint64_t *bin_base, PlanInput in,
                                                             Plan *plan)
 {
-    __shared__ unsigned long long s_scan[RADIX_DIGITS / 32];
+    __shared__ unsigned long long s_scan[MAX_PASSES][RADIX_DIGITS / 32];
     __shared__ int s_trivial[MAX_PASSES];
     const int d = threadIdx.x, lane = d & 31, warp = d >> 5;
     if (d < MAX_PASSES) s_trivial[d] = 0;
+    /* All passes at once: their loads in flight together, one barrier (latency of small sorts). */
+    unsigned long long total[MAX_PASSES], incl[MAX_PASSES];
+#pragma unroll
+    for (int p = 0; p < MAX_PASSES; p++) total[p] = p < passes ? hist[p * RADIX_DIGITS + d] : 0;
     __syncthreads();
-    for (int p = 0; p < passes; p++) {
-        const unsigned long long total = hist[p * RADIX_DIGITS + d];
-        if (total == n) s_trivial[p] = 1;
-        const unsigned long long incl = warp_inclusive_scan(total);
-        if (lane == 31) s_scan[warp] = incl;
-        __syncthreads();
-        unsigned long long run = incl - total;
-        for (int w = 0; w < warp; w++) run += s_scan[w];
+#pragma unroll
+    for (int p = 0; p < MAX_PASSES; p++) {
+        if (p >= passes) break;
+        if (total[p] == n) s_trivial[p] = 1;
+        incl[p] = warp_inclusive_scan(total[p]);
+        if (lane == 31) s_scan[p][warp] = incl[p];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int p = 0; p < MAX_PASSES; p++) {
+        if (p >= passes) break;
+        unsigned long long run = incl[p] - total[p];
+        for (int w = 0; w < warp; w++) run += s_scan[p][w];
         bin_base[p * RADIX_DIGITS + d] = run; /* portion 0; the sweeps give the others */
-        __syncthreads();
     }
     if (d != 0) return;
     /* Pass e of E executed ones writes dst(e); the last must be the output. In place with E odd,

@@ -41,10 +41,19 @@ __device__ __forceinline__ K radix_key(K bits, K mask)
     return radix_transform(bits, FLOAT) ^ mask;
 }
 
-template <bool FLOAT, typename K>
-__device__ __forceinline__ uint32_t radix_digit(K bits, K mask, int shift)
+template <bool FLOAT>
+__device__ __forceinline__ uint32_t radix_digit(uint32_t bits, uint32_t mask, int shift)
 {
-    return (uint32_t)(radix_key<FLOAT>(bits, mask) >> shift) & (RADIX_DIGITS - 1);
+    return (radix_key<FLOAT>(bits, mask) >> shift) & (RADIX_DIGITS - 1);
+}
+/* 64-bit keys: a shift by a run-time amount of a 64-bit value is a multi-instruction sequence;
+ * digits never straddle the halves (8 | 32), so pick the half first. */
+template <bool FLOAT>
+__device__ __forceinline__ uint32_t radix_digit(uint64_t bits, uint64_t mask, int shift)
+{
+    const uint64_t r = radix_key<FLOAT>(bits, mask);
+    const uint32_t half = (shift & 32) ? (uint32_t)(r >> 32) : (uint32_t)r;
+    return (half >> (shift & 31)) & (RADIX_DIGITS - 1);
 }
 
 /* The run-time mask of a key type and order (see above). */
