@@ -146,6 +146,29 @@ __global__ void k_merge_partition(merge_pass p, uint64_t tiles)
     if (lane == 0) p.part[b] = lo;
 }
 
+/* The same split by one thread per tile (binary search). Used for many tiles (n > 2^25): the
+ * warp search touches 64 sectors per round against 2 here, and with 2^16 tiles (2^28 keys) its
+ * DRAM traffic made it 70..100 us per pass (H200, 73% of DRAM peak) where the latency of 23
+ * dependent rounds is hidden by the number of threads. */
+template <typename K, bool FLOAT>
+__global__ void k_merge_partition1(merge_pass p, uint64_t tiles)
+{
+    const uint64_t b = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+    if (b >= tiles) return;
+    merge_tile t = find_tile(p, b);
+    const K *a = (const K *)p.kin + t.lo + t.base;
+    const K *bb = a + t.na;
+    const uint64_t d = t.d;
+    const K mask = (K)p.mask;
+    uint64_t lo = d > t.nb ? d - t.nb : 0, hi = d < t.na ? d : t.na;
+    while (lo < hi) {
+        const uint64_t mid = (lo + hi) / 2;
+        if (rk_of<FLOAT>(a[mid], mask) <= rk_of<FLOAT>(bb[d - 1 - mid], mask)) lo = mid + 1;
+        else hi = mid;
+    }
+    p.part[b] = lo;
+}
+
 template <int VB> struct tr_val { typedef uint32_t T; };
 template <> struct tr_val<8> { typedef uint64_t T; };
 
@@ -443,23 +466,32 @@ static gpusort_status tile_sort(gpusort_ctx *ctx, const tile_args &a, uint64_t t
  * every real key with that key (stability), so the first cnt outputs are the tile.
  * The source slot (position in the tile) travels with the key when values or original float bits
  * must be gathered at the end. */
-#define TM_THREADS 512
-#define TM_E 16
-#define TM_T (TM_THREADS * TM_E)
-#define SPAD(p) ((p) + ((p) >> 4))  /* thread t's 16 keys at 17t..17t+15: no bank conflicts */
-static_assert(TM_T == 2 * MT, "tile = two merge tiles");
+/* Shape: bare 32-bit keys 1024 threads x 32 keys (32768-key tiles, 135 KiB of shared memory,
+ * 64 registers, one block per SM: three device passes fewer than MT tiles, each on-chip round
+ * costing ~1/3 of a device pass); otherwise 512 x 16 (8192-key tiles; the source slots and 8-byte
+ * keys need the registers and the shared memory). */
+template <typename K, bool SLOT> struct tm_e {
+    static constexpr bool BIG = sizeof(K) == 4 && !SLOT;
+    static constexpr int E = BIG ? 32 : 16;
+    static constexpr int THREADS = BIG ? 1024 : 512;
+};
+#define SPAD(p) ((p) + (int)((unsigned)(p) / E))  /* thread t's E keys at (E+1)t ..: no bank conflicts */
 
 template <typename K, bool SLOT> static size_t tm_smem()
 {
-    return (size_t)(SPAD(TM_T) + 1) * sizeof(K) + (SLOT ? (size_t)(SPAD(TM_T) + 1) * 2 : 0);
+    constexpr int E = tm_e<K, SLOT>::E, T = tm_e<K, SLOT>::THREADS * E;
+    return (size_t)(SPAD(T) + 1) * sizeof(K) + (SLOT ? (size_t)(SPAD(T) + 1) * 2 : 0);
 }
 
 template <typename K, int VB, bool FLOAT, bool GATHER>
-__global__ void __launch_bounds__(TM_THREADS, sizeof(K) == 4 ? (VB != 0 || GATHER ? 2 : 3) : 1)
+__global__ void __launch_bounds__(tm_e<K, VB != 0 || GATHER>::THREADS,
+                                  sizeof(K) == 4 && (VB != 0 || GATHER) ? 2 : 1)
     k_tile_merge(tile_args a)
 {
     typedef typename tr_val<VB>::T V;
     constexpr bool SLOT = VB != 0 || GATHER;
+    constexpr int TM_E = tm_e<K, SLOT>::E, TM_THREADS = tm_e<K, SLOT>::THREADS;
+    constexpr int TM_T = TM_THREADS * TM_E, E = TM_E;
     extern __shared__ __align__(16) unsigned char tm_sm[];
     K *s_key = (K *)tm_sm;
     uint16_t *s_slot = (uint16_t *)(tm_sm + (size_t)(SPAD(TM_T) + 1) * sizeof(K));
@@ -467,7 +499,7 @@ __global__ void __launch_bounds__(TM_THREADS, sizeof(K) == 4 ? (VB != 0 || GATHE
     uint64_t lo;
     int cnt;
     {
-        /* Blocks are launched per MT tile; the even ones sort 2*MT keys, the odd ones leave. */
+        /* Blocks are launched per MT tile; every (TM_T/MT)-th sorts TM_T keys, the others leave. */
         const uint64_t b = blockIdx.x;
         uint32_t l = 0, h = a.t_count;
         while (h - l > 1) {
@@ -476,30 +508,27 @@ __global__ void __launch_bounds__(TM_THREADS, sizeof(K) == 4 ? (VB != 0 || GATHE
             else h = m;
         }
         const uint64_t bl = b - a.t_start[l];
-        if (bl & 1) return;
+        if (bl & (TM_T / MT - 1)) return;
         lo = a.t_lo[l] + bl * (uint64_t)MT;
         const uint64_t e = a.t_hi[l] - lo;
         cnt = e < (uint64_t)TM_T ? (int)e : TM_T;
     }
     const K mask = (K)a.mask;
     const K *kin = (const K *)a.kin + lo;
-    {
-        K kv[TM_E];
-#pragma unroll
-        for (int q = 0; q < TM_E; q++) {
-            const int o = q * TM_THREADS + tid;
-            kv[q] = o < cnt ? kin[o] : (K)0;
-        }
-#pragma unroll
-        for (int q = 0; q < TM_E; q++) {
-            const int o = q * TM_THREADS + tid;
-            s_key[SPAD(o)] = o < cnt ? rk_of<FLOAT>(kv[q], mask) : ~(K)0;
-            if constexpr (SLOT) s_slot[SPAD(o)] = (uint16_t)o;
-        }
-    }
-    __syncthreads();
     K r[TM_E];
     uint16_t sl[SLOT ? TM_E : 1];
+#pragma unroll
+    for (int q = 0; q < TM_E; q++) {
+        const int o = q * TM_THREADS + tid;
+        r[q] = o < cnt ? kin[o] : (K)0;
+    }
+#pragma unroll
+    for (int q = 0; q < TM_E; q++) {
+        const int o = q * TM_THREADS + tid;
+        s_key[SPAD(o)] = o < cnt ? rk_of<FLOAT>(r[q], mask) : ~(K)0;
+        if constexpr (SLOT) s_slot[SPAD(o)] = (uint16_t)o;
+    }
+    __syncthreads();
 #pragma unroll
     for (int q = 0; q < TM_E; q++) {
         r[q] = s_key[SPAD(tid * TM_E + q)];
@@ -569,7 +598,7 @@ __global__ void __launch_bounds__(TM_THREADS, sizeof(K) == 4 ? (VB != 0 || GATHE
         }
         __syncthreads();
     }
-    K okey[TM_E];
+    K *okey = r; /* the registers are free again */
     V oval[VB ? TM_E : 1];
     const V *vin = (const V *)a.vin;
 #pragma unroll
@@ -606,7 +635,7 @@ static gpusort_status tm_launch(gpusort_ctx *ctx, const tile_args &a, uint64_t t
             "cudaFuncSetAttribute (merge tiles)");
         if (s) return s;
     }
-    kern<<<(unsigned)tiles, TM_THREADS, sm, gpusort__cuda_stream(ctx)>>>(a);
+    kern<<<(unsigned)tiles, tm_e<K, VB != 0 || GATHER>::THREADS, sm, gpusort__cuda_stream(ctx)>>>(a);
     return gpusort__cuda_check(ctx, cudaGetLastError(), "merge tile kernel");
 }
 
@@ -644,7 +673,12 @@ template <typename K, int VB, bool FLOAT, bool GATHER>
 static gpusort_status run_pass_t(gpusort_ctx *ctx, const merge_pass &p, uint64_t tiles)
 {
     cudaStream_t st = gpusort__cuda_stream(ctx);
-    k_merge_partition<K, FLOAT><<<blocks_for(tiles * 32, 256), 256, 0, st>>>(p, tiles);
+    /* 8192 tiles = 2^25 keys: the warp search measured 6.6..8.4 us per pass at 2^24 against
+     * 8..16 us for the thread search; at 2^28 the thread search wins (see k_merge_partition1). */
+    if (tiles <= 8192)
+        k_merge_partition<K, FLOAT><<<blocks_for(tiles * 32, 256), 256, 0, st>>>(p, tiles);
+    else
+        k_merge_partition1<K, FLOAT><<<blocks_for(tiles, 256), 256, 0, st>>>(p, tiles);
     k_merge<K, VB, FLOAT, GATHER><<<(unsigned)tiles, M_THREADS, 0, st>>>(p);
     return gpusort__cuda_check(ctx, cudaGetLastError(), "merge kernels");
 }
@@ -701,7 +735,14 @@ gpusort_status gpusort__cuda_merge_segments(gpusort_ctx *ctx, const gpusort_sort
 #ifndef GPUSORT_MERGE_TILE_RADIX
 #define GPUSORT_MERGE_TILE_RADIX 0
 #endif
-    const uint64_t w0 = GPUSORT_MERGE_TILE_RADIX ? MT : 2 * MT;
+    const bool is_float = d->key_type == GPUSORT_TYPE_F32 || d->key_type == GPUSORT_TYPE_F64;
+    const bool gather = is_float && !float_exact;  /* keys rebuilt from source slots */
+    const bool slot = vs != 0 || gather;
+    const uint64_t w0 = GPUSORT_MERGE_TILE_RADIX ? MT : ks == 4 && !slot ? 32768 : 8192;
+    static_assert(tm_e<uint32_t, false>::E * tm_e<uint32_t, false>::THREADS == 32768 &&
+                      tm_e<uint32_t, true>::E * tm_e<uint32_t, true>::THREADS == 8192 &&
+                      tm_e<uint64_t, false>::E * tm_e<uint64_t, false>::THREADS == 8192,
+                  "w0 above follows tm_e");
     int passes = 0;
     for (uint64_t w = w0; w < maxlen; w *= 2) passes++;
 
@@ -732,7 +773,6 @@ gpusort_status gpusort__cuda_merge_segments(gpusort_ctx *ctx, const gpusort_sort
     void *bv[2] = {vs ? d->values_out : NULL, sv};
     int cur = passes & 1;
 
-    const bool is_float = d->key_type == GPUSORT_TYPE_F32 || d->key_type == GPUSORT_TYPE_F64;
     {
         tile_args a;
         a.kin = d->keys_in;
@@ -746,7 +786,7 @@ gpusort_status gpusort__cuda_merge_segments(gpusort_ctx *ctx, const gpusort_sort
         a.t_count = (uint32_t)count;
         s = GPUSORT_MERGE_TILE_RADIX
                 ? tile_sort(ctx, a, tiles, (int)ks, (int)vs, is_float)
-                : tile_sort2(ctx, a, tiles, (int)ks, (int)vs, is_float, is_float && !float_exact);
+                : tile_sort2(ctx, a, tiles, (int)ks, (int)vs, is_float, gather);
         if (s) return s;
     }
 
@@ -758,10 +798,10 @@ gpusort_status gpusort__cuda_merge_segments(gpusort_ctx *ctx, const gpusort_sort
     p.t_start = t_start;
     p.t_count = (uint32_t)count;
     p.part = part;
-    const bool gather = is_float && !float_exact;
     if (tiles > 0x7fffffffull)
         return gpusort__set_error(ctx, GPUSORT_STATUS_UNSUPPORTED, "too many merge tiles");
-    p.plog = w0 == MT ? 1 : 2;
+    p.plog = 1;
+    for (uint64_t w = MT; w < w0; w *= 2) p.plog++;
     for (uint64_t w = w0; w < maxlen; w *= 2, p.plog++) {
         p.kin = bk[cur];
         p.vin = bv[cur];
