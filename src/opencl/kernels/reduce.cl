@@ -31,6 +31,9 @@
 #ifdef GS_HAVE_FP64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
+#ifdef cl_nv_pragma_unroll
+#pragma OPENCL EXTENSION cl_nv_pragma_unroll : enable
+#endif
 
 #define WG 256
 /* 64-bit words of output per work-group (the float-float sum needs five floats). */
@@ -298,6 +301,7 @@ kernel WG_ATTR void reduce_final_isum(global ulong *out, uint G)
 {
     local ulong lbuf[WG];
     ulong acc = 0;
+    #pragma unroll 4                      /* independent loads of the partials in flight */
     for (uint g = get_local_id(0); g < G; g += WG) acc += out[GS_OUT * g];
     acc = gs_group_sum(acc, lbuf);
     if (get_local_id(0) == 0) {
@@ -377,6 +381,7 @@ kernel WG_ATTR void reduce_final_dsum(global ulong *out, uint G)
     local double dbuf[WG];
     uint lid = get_local_id(0);
     double acc = 0.0;
+    #pragma unroll 4
     for (uint g = lid; g < G; g += WG) acc += as_double(out[GS_OUT * g]);
     dbuf[lid] = acc;
     barrier(CLK_LOCAL_MEM_FENCE);
