@@ -8,28 +8,40 @@
  *   gpusort__cuda_merge_segments   (block_sort.h) a list of segments in the same launches
  *   gpusort__cuda_merge_multiway   (block_sort.h) seed 000's variants (benchmark table)
  *
- * ALGORITHM (merge_segments), T = 4096 keys per tile:
- *   1. tile phase: every T-key tile of every segment is sorted on chip by one block
- *      (block_sort.cuh: bitonic network over (radix key, index in tile) -- the index makes the
- *      tile sort stable), keys and values gathered to the first buffer. Argsort values become
- *      explicit global positions here.
- *   2. passes with run width w = T, 2T, 4T, ... while w < the longest segment: runs 2k and 2k+1
+ * ALGORITHM (merge_segments). MT = 4096 = the output tile of a merge block.
+ *   1. tile phase (k_tile_merge): every W0-key tile of every segment is sorted on chip by one
+ *      block, a stable block merge sort: each thread sorts E consecutive radix keys in registers
+ *      (a min/max network for bare keys, where stability cannot be observed; odd-even
+ *      transposition, which only swaps adjacent keys that are strictly out of order, when a
+ *      source slot travels with the key), then log2(threads) rounds merge sorted lists in
+ *      shared memory by merge path (ties take the left list). Keys and values go to the first
+ *      buffer; argsort values become explicit global positions here.
+ *        bare 32-bit keys   1024 threads x 32 = 32768 keys (135 KiB of shared memory)
+ *        everything else     512 threads x 16 =  8192 keys (source slots / 8-byte keys)
+ *      An on-chip round costs about a third of a device pass (H200, 2^24 u32), so large tiles
+ *      pay: 32768-key tiles leave 9 device passes at 2^24 where 4096-key tiles left 12.
+ *   2. passes with run width w = W0, 2W0, ... while w < the longest segment: runs 2k and 2k+1
  *      of each segment are merged. Merge path (Odeh, Green, Mwassi, Shmueli, Birk 2012; Green,
- *      McColl, Bader 2012 "GPU merge path"): a partition kernel binary-searches, for the first
- *      output position of every T-key output tile, how many of its keys come from run A; the
- *      merge kernel loads exactly the tile's A and B slices into shared memory (as radix keys),
- *      each of 256 threads finds its own 16-output split by a second merge-path search in shared
- *      memory and merges serially. Every thread produces 16 outputs to the last pass: no
- *      thread idles as the runs grow (the "few big runs" problem of naive merge sort). Ties take
- *      A first, so the sort is stable. Outputs are staged in shared memory and written
- *      coalesced; keys of integer types are rebuilt from their radix keys, float keys and values
- *      are gathered from the source position (the bits are preserved: -0.0, NaN payloads).
+ *      McColl, Bader 2012 "GPU merge path"): a partition kernel searches, for the first output
+ *      of every MT-key output tile, how many of its keys come from run A (a 32-ary warp search
+ *      up to 8192 tiles, a one-thread binary search above: see k_merge_partition1); the merge
+ *      kernel loads exactly the tile's A and B slices into shared memory (as radix keys), each
+ *      of 256 threads finds its own 16-output split by a second merge-path search in shared
+ *      memory and merges serially. Every thread produces 16 outputs to the last pass: no thread
+ *      idles as the runs grow (the "few big runs" problem of naive merge sort). Ties take A
+ *      first, so the sort is stable. Outputs are staged in shared memory and written coalesced;
+ *      keys of integer types are rebuilt from their radix keys, float keys and values are
+ *      gathered from the source position (the bits are preserved: -0.0, NaN payloads).
  *   Float keys without values that hold no NaN and no -0.0 (a check pass, for n >= 2^17) sort
- *   as bare radix keys like integers: no index in the tile phase, no gather in the passes.
+ *   as bare radix keys like integers: no source slot in the tile phase, no gather in the passes.
  *   Segments shorter than w are copied through a pass (their B run is empty), so all segments
  *   end in the same buffer; the tile phase writes to the output or to scratch, chosen by the
  *   parity of the pass count, so that the last pass lands in the output.
- * Passes read and write every key once: ceil(log2(n / 4096)) passes after the tile phase.
+ * Passes read and write every key once: ceil(log2(n / W0)) passes after the tile phase.
+ * Every kernel is templated on what its inner loops test (key and value width, float or integer
+ * transform, gather): run-time type switches per key had cost as much as the merge itself.
+ * Measured (H200, bench/results/merge-2026-11-22b.md): 2^24 u32 keys 0.81 ms (0.97x
+ * cub::DeviceMergeSort), pairs 1.34 ms (1.09x); 2^28 keys 13.4 ms (0.93x), pairs 22.6 ms (1.15x).
  *
  * Scratch: KEYS n*K and VALUES n*V (ping-pong), AUX2 the segment tables and partitions
  * (24 bytes per segment + 8 per tile); the multi-way variants AUX/AUX2 (in-place copies) and
@@ -37,7 +49,7 @@
  */
 #include "block_sort.h"
 #include "block_sort.cuh"
-#include "block_radix_rank.cuh"
+#include "thread_radix_key.cuh"
 
 #include <stdlib.h>
 #include <string.h>
@@ -297,21 +309,7 @@ __global__ void __launch_bounds__(M_THREADS, sizeof(K) == 4 ? (VB == 0 ? 5 : VB 
     }
 }
 
-/* ---- tile phase: block radix sort of every T-key tile ----
- * LSD radix sort of the tile in shared memory, 8 bits per pass (4 passes for 32-bit keys, 8 for
- * 64-bit ones; a pass whose digit is the same for every key of the tile is skipped), with the
- * stable warp-level ranking of block_radix_rank.cuh (match ranking, Adinets & Merrill 2022).
- * The items are "warp-striped" (warp w, item i, lane l holds tile position w*32*KPT + i*32 + l),
- * so (warp, item, lane) order is input order and every pass is stable: keys with equal radix
- * keys (-0.0/+0.0, NaN payloads, equal integers) keep their input order, which is the stable
- * order, with no index. The original key bits travel (the digit is computed from them on the
- * fly), so floats come out bit-exact. Measured (H200, 2^24 u32): the bitonic tile network of
- * block_sort.cuh took 256 us for keys and 909 us for pairs (its indexed items go through
- * shared memory for every stride), ~330 instructions per key. */
-#define TR_THREADS 256
-#define TR_WARPS (TR_THREADS / 32)
-#define TR_KPT (MT / TR_THREADS)  /* 16 keys per thread: a tile is one merge tile */
-
+/* What the tile phase sorts (tile table t_*) and where it writes. */
 struct tile_args {
     const void *kin;
     void *kout;
@@ -322,150 +320,17 @@ struct tile_args {
     uint32_t t_count;
 };
 
-template <typename K, int VB> static size_t tile_smem()
-{
-    return (size_t)MT * (sizeof(K) + VB) + (2 * TR_WARPS * gpusort_cuda::RADIX_DIGITS +
-                                            gpusort_cuda::RADIX_DIGITS + 64) * sizeof(uint32_t);
-}
-
-template <typename K, bool FLOAT, int VB>
-__global__ void __launch_bounds__(TR_THREADS, sizeof(K) + VB <= 4 ? 3 : 2) k_tile_radix(tile_args a)
-{
-    using namespace gpusort_cuda;
-    typedef typename tr_val<VB>::T V;
-    constexpr int KPT = TR_KPT;
-    extern __shared__ __align__(16) unsigned char tr_smem[];
-    K *s_keys = (K *)tr_smem;
-    V *s_vals = (V *)(tr_smem + (size_t)MT * sizeof(K));
-    uint32_t *s_counter = (uint32_t *)(tr_smem + (size_t)MT * (sizeof(K) + VB));
-    uint32_t *s_match = s_counter + TR_WARPS * RADIX_DIGITS;
-    uint32_t *s_excl = s_match + TR_WARPS * RADIX_DIGITS;
-    uint32_t *s_misc = s_excl + RADIX_DIGITS;
-    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    const int warp_first = warp * 32 * KPT;
-    /* This block's tile [lo, lo + cnt): segment l holds tiles t_start[l] .. t_start[l+1]-1. */
-    uint64_t lo;
-    int cnt;
-    {
-        const uint64_t b = blockIdx.x;
-        uint32_t l = 0, h = a.t_count;
-        while (h - l > 1) {
-            uint32_t m = (l + h) / 2;
-            if (a.t_start[m] <= b) l = m;
-            else h = m;
-        }
-        lo = a.t_lo[l] + (b - a.t_start[l]) * (uint64_t)MT;
-        uint64_t e = a.t_hi[l] - lo;
-        cnt = e < (uint64_t)MT ? (int)e : MT;
-    }
-    const K mask = (K)a.mask;
-    const K *kin = (const K *)a.kin + lo;
-    const V *vin = (const V *)a.vin;
-    for (int i = tid; i < TR_WARPS * RADIX_DIGITS; i += TR_THREADS) s_match[i] = 0;
-    K keys[KPT];
-    V vals[VB ? KPT : 1];
-#pragma unroll
-    for (int i = 0; i < KPT; i++) {
-        const int idx = warp_first + i * 32 + lane;
-        keys[i] = idx < cnt ? kin[idx] : (K)0;
-        if constexpr (VB != 0) vals[i] = idx < cnt ? (vin ? vin[lo + idx] : (V)(lo + idx)) : (V)0;
-    }
-#pragma unroll 1
-    for (int shift = 0; shift < (int)sizeof(K) * 8; shift += RADIX_BITS) {
-        uint32_t local[KPT];
-        __syncthreads(); /* the previous pass is done with s_counter, s_misc and the tile */
-        for (int i = tid; i < TR_WARPS * RADIX_DIGITS; i += TR_THREADS) s_counter[i] = 0;
-        if (tid == 0) s_misc[40] = 0;
-        __syncthreads();
-        auto digit_of = [&](int i) -> uint32_t {
-            return warp_first + i * 32 + lane < cnt ? radix_digit<FLOAT>(keys[i], mask, shift)
-                                                    : (uint32_t)RADIX_DIGITS;
-        };
-        warp_match_rank<KPT>(digit_of, local, s_counter + warp * RADIX_DIGITS,
-                             s_match + warp * RADIX_DIGITS);
-        __syncthreads();
-        const uint32_t total = block_digit_scan<TR_WARPS>(s_counter, s_excl, s_misc);
-        if (tid < RADIX_DIGITS && total == (uint32_t)cnt) s_misc[40] = 1;
-        __syncthreads();
-        if (s_misc[40]) continue; /* one digit for the whole tile: the order stays */
-#pragma unroll
-        for (int i = 0; i < KPT; i++) {
-            const uint32_t dg = digit_of(i);
-            if (dg < RADIX_DIGITS) {
-                const uint32_t r = local[i] + s_excl[dg] + s_counter[warp * RADIX_DIGITS + dg];
-                s_keys[r] = keys[i];
-                if constexpr (VB != 0) s_vals[r] = vals[i];
-            }
-        }
-        __syncthreads();
-#pragma unroll
-        for (int i = 0; i < KPT; i++) {
-            const int idx = warp_first + i * 32 + lane;
-            if (idx < cnt) {
-                keys[i] = s_keys[idx];
-                if constexpr (VB != 0) vals[i] = s_vals[idx];
-            }
-        }
-    }
-    K *kout = (K *)a.kout + lo;
-#pragma unroll
-    for (int i = 0; i < KPT; i++) {
-        const int idx = warp_first + i * 32 + lane;
-        if (idx < cnt) {
-            kout[idx] = keys[i];
-            if constexpr (VB != 0) ((V *)a.vout)[lo + idx] = vals[i];
-        }
-    }
-}
-
-template <typename K, bool FLOAT, int VB>
-static gpusort_status tile_launch(gpusort_ctx *ctx, const tile_args &a, uint64_t tiles)
-{
-    const size_t sm = tile_smem<K, VB>();
-    void (*kern)(tile_args) = k_tile_radix<K, FLOAT, VB>;
-    if (sm > 48 * 1024) {
-        gpusort_status s = gpusort__cuda_check(
-            ctx, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm),
-            "cudaFuncSetAttribute (merge tiles)");
-        if (s) return s;
-    }
-    kern<<<(unsigned)tiles, TR_THREADS, sm, gpusort__cuda_stream(ctx)>>>(a);
-    return gpusort__cuda_check(ctx, cudaGetLastError(), "merge tile kernel");
-}
-
-template <typename K, int VB>
-static gpusort_status tile_launch_f(gpusort_ctx *ctx, const tile_args &a, uint64_t tiles, bool flt)
-{
-    return flt ? tile_launch<K, true, VB>(ctx, a, tiles) : tile_launch<K, false, VB>(ctx, a, tiles);
-}
-
-/* Sort every MT-key tile of every segment (tile table t_*), original keys and values to
- * kout/vout. */
-static gpusort_status tile_sort(gpusort_ctx *ctx, const tile_args &a, uint64_t tiles, int ks,
-                                int vs, bool flt)
-{
-    if (tiles == 0) return GPUSORT_STATUS_SUCCESS;
-    if (ks == 8) {
-        if (vs == 8) return tile_launch_f<uint64_t, 8>(ctx, a, tiles, flt);
-        if (vs == 4) return tile_launch_f<uint64_t, 4>(ctx, a, tiles, flt);
-        return tile_launch_f<uint64_t, 0>(ctx, a, tiles, flt);
-    }
-    if (vs == 8) return tile_launch_f<uint32_t, 8>(ctx, a, tiles, flt);
-    if (vs == 4) return tile_launch_f<uint32_t, 4>(ctx, a, tiles, flt);
-    return tile_launch_f<uint32_t, 0>(ctx, a, tiles, flt);
-}
-
-/* ---- tile phase, merge form: stable block merge sort of 2*MT-key tiles ----
- * 512 threads x 16 keys = 8192 keys per tile, i.e. every tile is a run of 2*MT and the device
- * passes start one level higher (one pass less than with MT-key tiles: an on-chip merge level
- * costs ~1/3 of a device pass). Each thread sorts its 16 consecutive keys in registers (a
- * min/max network for bare keys, where stability is unobservable; stable odd-even
- * transposition when a source slot travels), then log2(512) rounds merge pairs of sorted lists
- * in shared memory with the same per-thread merge path as k_merge (ties take the left list:
- * stable). Positions past the end of a short tile hold the largest radix key and come after
- * every real key with that key (stability), so the first cnt outputs are the tile.
- * The source slot (position in the tile) travels with the key when values or original float bits
- * must be gathered at the end. */
+/* ---- tile phase: stable block merge sort of W0-key tiles ----
+ * Each thread sorts its E consecutive keys in registers (a min/max network for bare keys, where
+ * stability is unobservable; stable odd-even transposition when a source slot travels), then
+ * log2(threads) rounds merge pairs of sorted lists in shared memory with the same per-thread
+ * merge path as k_merge (ties take the left list: stable). Positions past the end of a short
+ * tile hold the largest radix key and come after every real key with that key (stability), so
+ * the first cnt outputs are the tile. The source slot (position in the tile) travels with the
+ * key when values or original float bits must be gathered at the end. Measured against the
+ * alternatives on 2^24 u32 (H200): bitonic network of block_sort.cuh over 4096 keys 256 us
+ * (keys) / 909 us (pairs); block LSD radix sort (block_radix_rank.cuh) over 4096 keys 277 /
+ * 337 us; this over 8192 keys 193 / 359 us with one device pass fewer. */
 /* Shape: bare 32-bit keys 1024 threads x 32 keys (32768-key tiles, 135 KiB of shared memory,
  * 64 registers, one block per SM: three device passes fewer than MT tiles, each on-chip round
  * costing ~1/3 of a device pass); otherwise 512 x 16 (8192-key tiles; the source slots and 8-byte
@@ -648,10 +513,10 @@ static gpusort_status tm_launch_f(gpusort_ctx *ctx, const tile_args &a, uint64_t
                   : tm_launch<K, VB, true, false>(ctx, a, tiles);
 }
 
-/* Sort every 2*MT-key tile (tiles = the count of MT tiles in the table), original keys and
- * values to kout/vout. */
-static gpusort_status tile_sort2(gpusort_ctx *ctx, const tile_args &a, uint64_t tiles, int ks,
-                                 int vs, bool flt, bool gather)
+/* Sort every W0-key tile (tiles = the count of MT tiles in the table), original keys and values
+ * to kout/vout. */
+static gpusort_status tile_sort(gpusort_ctx *ctx, const tile_args &a, uint64_t tiles, int ks,
+                                int vs, bool flt, bool gather)
 {
     if (tiles == 0) return GPUSORT_STATUS_SUCCESS;
     if (ks == 8) {
@@ -730,15 +595,11 @@ gpusort_status gpusort__cuda_merge_segments(gpusort_ctx *ctx, const gpusort_sort
     }
     tab[count] = tab[count + 1 + count] = 0;
     tab[2 * (count + 1) + count] = tiles;
-    /* Tile phase: the merge form (2*MT-key runs) unless GPUSORT_MERGE_TILE_RADIX selects the
-     * radix form (MT-key runs). */
-#ifndef GPUSORT_MERGE_TILE_RADIX
-#define GPUSORT_MERGE_TILE_RADIX 0
-#endif
+    /* Runs after the tile phase (k_tile_merge's shapes). */
     const bool is_float = d->key_type == GPUSORT_TYPE_F32 || d->key_type == GPUSORT_TYPE_F64;
     const bool gather = is_float && !float_exact;  /* keys rebuilt from source slots */
     const bool slot = vs != 0 || gather;
-    const uint64_t w0 = GPUSORT_MERGE_TILE_RADIX ? MT : ks == 4 && !slot ? 32768 : 8192;
+    const uint64_t w0 = ks == 4 && !slot ? 32768 : 8192;
     static_assert(tm_e<uint32_t, false>::E * tm_e<uint32_t, false>::THREADS == 32768 &&
                       tm_e<uint32_t, true>::E * tm_e<uint32_t, true>::THREADS == 8192 &&
                       tm_e<uint64_t, false>::E * tm_e<uint64_t, false>::THREADS == 8192,
@@ -784,10 +645,7 @@ gpusort_status gpusort__cuda_merge_segments(gpusort_ctx *ctx, const gpusort_sort
         a.t_hi = t_hi;
         a.t_start = t_start;
         a.t_count = (uint32_t)count;
-        s = GPUSORT_MERGE_TILE_RADIX
-                ? tile_sort(ctx, a, tiles, (int)ks, (int)vs, is_float)
-                : tile_sort2(ctx, a, tiles, (int)ks, (int)vs, is_float, gather);
-        if (s) return s;
+        if ((s = tile_sort(ctx, a, tiles, (int)ks, (int)vs, is_float, gather))) return s;
     }
 
     merge_pass p;
