@@ -21,16 +21,18 @@
  * The cap: n <= GPUSORT_CUDA_RANK_MAX_N (65536); above it the call answers UNSUPPORTED (the work
  * still grows as n^2: radix or merge instead).
  *
- * SMALL n (<= RK_SMALL_MAX = 8192): ONE launch, no scratch, no memset, nothing to synchronise.
- * There the call's cost is launch latency, not counting (2^12 keys: 16.7M comparisons, ~1 us of
- * the GPU's issue rate), so the seed's direct count is kept, only spread so that every block
- * finishes its keys alone: block b owns RK_SW = 32 keys i (one per lane) and ALL keys j; its 32
- * warps each count one slice of the j range (radix keys staged in shared memory, read as
- * broadcasts), the 32 partial counts of each key are added in shared memory, and the block
- * scatters its own keys. No block waits for another, so no counter needs zeroing (the large
- * path's atomics need a memset and a second launch for the tile sort). Per comparison: the
- * j-slices that lie wholly below (above) the block's 32 keys count rk_j <= rk_i (rk_j < rk_i);
- * only the slice that holds them compares indices.
+ * SMALL n (<= RK_SMALL_MAX = 8192): ONE launch, no scratch, no memset, nothing to synchronise
+ * (the large path's atomics need a memset, and its sorted tiles a second launch). Every block
+ * finishes its own keys alone: block b owns RK_SW = 32 keys i; one warp sorts them as (radix
+ * key, index) items (warp_sort), which cuts the key space into 33 intervals; each of the 1024
+ * threads takes up to 8 keys j of the whole input and finds the interval of (rk_j, j) by a
+ * 6-probe binary search, counted in per-warp bins (lanes with the same bin combined by
+ * __match_any_sync: no atomics); then rank(s-th smallest key of the block) = #{j in bins
+ * 0..s} - 1 (the key itself lies in bin s), a prefix sum over the bins. That is the same count
+ * as above with 6 probes per key j instead of 32 comparisons (one per key i). 2^12 keys on the
+ * H200: ~11 us per call (7.9x the seed's kernel), of which ~8 us is the floor of any call here
+ * (launch latency: an empty kernel timed the same way takes 4-5 us); the direct count (each
+ * warp compares a slice of the keys j with the 32 keys i) was as fast at 2^12, slower at 2^13.
  *
  * Scratch: KEYS (sorted tiles, n items); AUX (n + groups) * 4 bytes of counters; in place,
  * AUX2/VALUES copies of the input (both paths: other blocks still read the input while one
@@ -49,101 +51,91 @@ using namespace gpusort_bs;
 #define RK_GROUP (RK_THREADS * RK_PER)   /* keys i per block */
 #define RK_TILE 1024                     /* keys j per sorted tile */
 
-#define RK_SMALL_MAX 8192   /* one-launch direct count up to here (2^13: ~5 us of compares) */
-#define RK_SW 32            /* small path: keys i per block (one per lane) */
-#define RK_SWARPS 32        /* small path: warps per block, each one slice of the keys j */
-#define RK_SCHUNK 4096      /* small path: keys j staged in shared memory at a time (32 KiB
-                             * of 64-bit radix keys, within the 48 KiB default) */
+#define RK_SMALL_MAX 8192      /* one-launch path up to here (see SMALL n) */
+#define RK_SW 32               /* small path: keys i per block (one warp sorts them) */
+#define RK_SMALL_THREADS 1024  /* small path: threads per block, RK_SMALL_MAX / 1024 keys j each */
 
-/* Count the staged radix keys sk[from .. to) below ri (LE: at or below), 16 bytes per shared-memory
- * read (from, to: multiples of 4). */
-template <bool LE>
-__device__ __forceinline__ uint32_t count_vec(const uint32_t *sk, uint32_t from, uint32_t to,
-                                              uint32_t ri)
+/* Small-n rank sort by counting in the other direction: the block's 32 keys, sorted (one warp,
+ * warp_sort of (radix key, index) items), cut the key space into 33 intervals; every key j of
+ * the input finds its interval b = #{block keys below (rk_j, j)} by a 6-probe binary search
+ * and adds 1 to bin b; then rank(s-th smallest block key) = #{j : b_j <= s} - 1 (the key
+ * itself lies in bin s). 6 probes per key j where the direct count makes 32 comparisons (one
+ * per lane). Bins are per warp (no atomics): lanes with the same bin are combined by
+ * __match_any_sync and only the lowest adds. */
+__device__ __forceinline__ uint64_t rk_item(uint32_t rk, uint32_t i)
 {
-    uint32_t c = 0;
-    const uint4 *v = (const uint4 *)(sk + from);
-#pragma unroll 4
-    for (uint32_t q = 0; q < (to - from) / 4; q++) {
-        const uint4 y = v[q];
-        if (LE) c += (y.x <= ri) + (y.y <= ri) + (y.z <= ri) + (y.w <= ri);
-        else c += (y.x < ri) + (y.y < ri) + (y.z < ri) + (y.w < ri);
-    }
-    return c;
+    return ((uint64_t)rk << 32) | i;  /* (rk, i) order as one 64-bit compare */
 }
-template <bool LE>
-__device__ __forceinline__ uint32_t count_vec(const uint64_t *sk, uint32_t from, uint32_t to,
-                                              uint64_t ri)
+__device__ __forceinline__ bool rk_lt(uint64_t a, uint64_t b) { return a < b; }
+__device__ __forceinline__ Item<uint64_t, true> rk_item(uint64_t rk, uint32_t i)
 {
-    uint32_t c = 0;
-    const ulonglong2 *v = (const ulonglong2 *)(sk + from);
-#pragma unroll 4
-    for (uint32_t q = 0; q < (to - from) / 2; q++) {
-        const ulonglong2 y = v[q];
-        if (LE) c += (y.x <= ri) + (y.y <= ri);
-        else c += (y.x < ri) + (y.y < ri);
-    }
-    return c;
+    return Item<uint64_t, true>::make(rk, i);
+}
+__device__ __forceinline__ bool rk_lt(const Item<uint64_t, true> &a, const Item<uint64_t, true> &b)
+{
+    return a.lt(b);
 }
 
-/* Small-n rank sort, one launch: see SMALL n in the header. Block b: keys i = b*32 + lane. */
 template <typename K>
-__global__ void __launch_bounds__(RK_SW * RK_SWARPS)
-    k_rank_small(const K *keys, uint32_t n, int type, int desc, K *kout, const void *vin,
-                 void *vout, int vbytes)
+__global__ void __launch_bounds__(RK_SMALL_THREADS)
+    k_rank_bins(const K *keys, uint32_t n, int type, int desc, K *kout, const void *vin,
+                void *vout, int vbytes)
 {
-    /* + 128: the slices are rounded up to multiples of 4 keys, padded with the largest key
-     * (beyond n: counted as "above every i", where it never counts) */
-    __shared__ __align__(16) K sk[RK_SCHUNK + 128];
-    __shared__ uint32_t part[RK_SWARPS][RK_SW + 1];
+    typedef decltype(rk_item((K)0, 0u)) R;
+    __shared__ R ss[RK_SW];
+    __shared__ uint32_t bins[32][RK_SW + 1];
     const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-    const uint32_t ib = blockIdx.x * RK_SW, i = ib + lane;
-    const K ki = i < n ? keys[i] : (K)0;
-    const K ri = to_rk(ki, type, desc);
-    uint64_t vi = i;  /* the value goes with the key: loaded now, stored at the end */
-    if (vin && i < n) vi = vbytes == 4 ? ((const uint32_t *)vin)[i] : ((const uint64_t *)vin)[i];
-    uint32_t c = 0;
-    for (uint32_t j0 = 0; j0 < n; j0 += RK_SCHUNK) {
-        const uint32_t m = n - j0 < RK_SCHUNK ? n - j0 : RK_SCHUNK;
-        /* this warp's slice [a, a + per) of the chunk (chunk positions; global j0 + ...) */
-        const uint32_t per = ((m + RK_SWARPS - 1) / RK_SWARPS + 3) & ~3u;
-        if (j0) __syncthreads();
-        /* all loads first, then the stores: one memory latency, not one per key */
-        constexpr int LOADS = (RK_SCHUNK + 128 + RK_SW * RK_SWARPS - 1) / (RK_SW * RK_SWARPS);
-        K v[LOADS];
+    const uint32_t ib = blockIdx.x * RK_SW;
+    constexpr int LOADS = RK_SMALL_MAX / RK_SMALL_THREADS;
+    K v[LOADS];  /* all loads first: one memory latency */
 #pragma unroll
-        for (int q = 0; q < LOADS; q++) {
-            const uint32_t p = threadIdx.x + q * RK_SW * RK_SWARPS;
-            v[q] = p < m ? keys[j0 + p] : (K)0;
-        }
-#pragma unroll
-        for (int q = 0; q < LOADS; q++) {
-            const uint32_t p = threadIdx.x + q * RK_SW * RK_SWARPS;
-            if (p < per * RK_SWARPS) sk[p] = p < m ? to_rk(v[q], type, desc) : ~(K)0;
-        }
-        __syncthreads();
-        const uint32_t a = w * per, e = a + per;
-        /* [a, b1): every j below every i of this block, count rk_j <= rk_i; [b1, b2): the
-         * block's own 32 positions, compare (rk, index); [b2, e): every j above, rk_j < rk_i */
-        const int64_t own = (int64_t)ib - j0;
-        const uint32_t b1 = own <= a ? a : own >= e ? e : (uint32_t)own;
-        const uint32_t b2 = own + RK_SW <= a ? a : own + RK_SW >= e ? e : (uint32_t)(own + RK_SW);
-        c += count_vec<true>(sk, a, b1, ri);
-        for (uint32_t p = b1; p < b2; p++) {
-            const K y = sk[p];
-            c += y < ri || (y == ri && j0 + p < i);
-        }
-        c += count_vec<false>(sk, b2, e, ri);
+    for (int q = 0; q < LOADS; q++) {
+        const uint32_t j = threadIdx.x + q * RK_SMALL_THREADS;
+        v[q] = j < n ? keys[j] : (K)0;
     }
-    part[w][lane] = c;
+    bins[w][lane] = 0;
+    if (lane == 0) bins[w][RK_SW] = 0;
+    if (w == 0) {
+        const uint32_t i = ib + lane;
+        typedef Item<K, true> It;
+        It x = i < n ? It::make(to_rk(keys[i], type, desc), i) : It::sentinel();
+        x = warp_sort(x);
+        ss[lane] = rk_item(x.k, x.i);
+    }
     __syncthreads();
-    if (w != 0 || i >= n) return;
-    uint32_t r = 0;
 #pragma unroll
-    for (int q = 0; q < RK_SWARPS; q++) r += part[q][lane];
-    kout[r] = ki;
-    if (vbytes == 4) ((uint32_t *)vout)[r] = (uint32_t)vi;
-    else if (vbytes == 8) ((uint64_t *)vout)[r] = vi;
+    for (int q = 0; q < LOADS; q++) {
+        const uint32_t j = threadIdx.x + q * RK_SMALL_THREADS;
+        if (q * RK_SMALL_THREADS >= n) break;  /* uniform */
+        const R y = rk_item(to_rk(v[q], type, desc), j);
+        int lo = 0;
+#pragma unroll
+        for (int step = RK_SW / 2; step >= 1; step /= 2)
+            if (rk_lt(ss[lo + step - 1], y)) lo += step;
+        lo += rk_lt(ss[lo], y);
+        const int b = j < n ? lo : RK_SW + 1;  /* RK_SW + 1: no key */
+        const unsigned same = __match_any_sync(0xffffffffu, b);
+        if (b <= RK_SW && lane == __ffs(same) - 1) bins[w][b] += __popc(same);
+    }
+    __syncthreads();
+    if (w != 0) return;
+    uint32_t c = 0;
+#pragma unroll
+    for (int q = 0; q < 32; q++) c += bins[q][lane];
+#pragma unroll
+    for (int d = 1; d < 32; d *= 2) {
+        const uint32_t t = __shfl_up_sync(0xffffffffu, c, d);
+        if (lane >= d) c += t;
+    }
+    const R x = ss[lane];
+    uint32_t i;
+    if constexpr (sizeof(R) == 8 && sizeof(K) == 4) i = (uint32_t)x;
+    else i = x.i;
+    if (i >= n) return;  /* sentinel */
+    const uint32_t r = c - 1;
+    kout[r] = keys[i];
+    if (vbytes == 4) ((uint32_t *)vout)[r] = vin ? ((const uint32_t *)vin)[i] : i;
+    else if (vbytes == 8) ((uint64_t *)vout)[r] = vin ? ((const uint64_t *)vin)[i] : (uint64_t)i;
 }
 
 template <typename K>
@@ -249,11 +241,11 @@ extern "C" gpusort_status gpusort__cuda_rank_sort(gpusort_ctx *ctx, const gpusor
         const int desc = d->order == GPUSORT_ORDER_DESC;
         void *vout = vs ? d->values_out : NULL;
         if (ks == 8)
-            k_rank_small<uint64_t><<<blocks, RK_SW * RK_SWARPS, 0, st>>>(
+            k_rank_bins<uint64_t><<<blocks, RK_SMALL_THREADS, 0, st>>>(
                 (const uint64_t *)kin, n, d->key_type, desc, (uint64_t *)d->keys_out, vin, vout,
                 (int)vs);
         else
-            k_rank_small<uint32_t><<<blocks, RK_SW * RK_SWARPS, 0, st>>>(
+            k_rank_bins<uint32_t><<<blocks, RK_SMALL_THREADS, 0, st>>>(
                 (const uint32_t *)kin, n, d->key_type, desc, (uint32_t *)d->keys_out, vin, vout,
                 (int)vs);
         return gpusort__cuda_check(ctx, cudaGetLastError(), "rank kernel (small n)");
