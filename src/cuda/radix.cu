@@ -48,9 +48,19 @@
  * before = 7) or, if tile 1 is still looking back, AGGREGATE|2, then tile 0's INCLUSIVE|5
  * (before = 2 + 5 = 7). Either way its d-keys go to base[d] + 7 .. + 10.
  *
- * Measured against CUB on an H200: see bench/results/cuda-2026-11-22b.md (what was tried, what
- * helped: early counts + ballot matching + values loaded before the look-back took u32 pairs
- * from 0.63x to ~1.0x CUB; larger tiles (KPT) helped keys).
+ * Measured against CUB (same run, same data, H200, 2^28 keys; bench/results/cuda-2026-11-22b.md):
+ * u32 0.97x, i32 0.96x, f32 0.98x, u64 1.08x, i64 1.08x, f64 1.06x, u32/u32 pairs 1.12x,
+ * u64/u64 pairs (2^27) 1.00x, argsort 1.14x. What moved the ratios (u32 keys / u32 pairs):
+ *   early counts + ballot ranking + values loaded before the look-back   0.75 / 0.63 -> 0.72 / 0.99
+ *   20 instead of 16 32-bit keys per thread                              -> 0.78 / 1.06
+ *   digits computed once; histogram: grid-stride, plain shared atomics    -> 0.79 / 1.09
+ *     (the histogram kernel 79 -> 44 us at 2^24, CUB's 49 us)
+ *   keys-only kernels at 3 blocks per SM (56 registers)                  -> 0.85 / 1.09
+ *   ballots in PTX (3 instead of 5-6 instructions per digit bit), LDG/STG
+ *     instead of generic LD/ST for the plan's buffers                    -> 0.97 / 1.12
+ * Tried and dropped: match masks through shared memory (last session's ranking); per-thread
+ * run merging in the histogram (-4%); CUB's tile sizes at 1 block per SM (-30%); 24 keys per
+ * thread at 3 blocks (spills, -15%); 3 blocks per SM for pairs (-14%).
  *
  * Small inputs (n <= one tile) take tile_sort_kernel: one block ranks and permutes the tile in
  * shared memory for every digit position (skipping positions where the tile's keys agree) and
@@ -71,10 +81,15 @@
 namespace gpusort_cuda {
 namespace {
 
-/* Tile shape for sm_90: 384 threads = 12 warps (>= 256 so that one thread owns each digit in the
- * look-back); keys per thread as many as fit in 80 registers (two resident blocks per SM, the
- * __launch_bounds__ below) without spilling: 16 32-bit keys (18 spilled 40-160 bytes), 12 64-bit
- * keys. Overridable with -D for tuning runs. */
+/* Tile shape for sm_90 (measured on an H200, same run as CUB, bench/results/cuda-2026-11-22b.md):
+ * 384 threads = 12 warps (>= 256 so that one thread owns each digit in the look-back).
+ *   keys only: 3 resident blocks per SM (56 registers: 36 warps hide the ranking's latency;
+ *     at 2 blocks / 80 registers the pass ran 0.81x CUB, at 3 blocks 0.85x, same code), 20
+ *     32-bit keys per thread (16: -1%, 24: spills, -15%), 12 64-bit keys (16 at 2 blocks: same).
+ *   pairs and argsort: 2 blocks per SM (keys, ranks and values live at once: 80 registers),
+ *     20 keys per thread for 32-bit keys, 12 for 64-bit keys (16 at 3 blocks: -14%).
+ *   CUB's own sm_90 sizes (20-30 keys per thread) at 1 block per SM (168 registers): 0.5-0.9x.
+ * Overridable with -D for tuning runs (scripts/device_radix.sh runs such variants). */
 #ifndef GPUSORT_RADIX_THREADS
 #define GPUSORT_RADIX_THREADS 384
 #endif
