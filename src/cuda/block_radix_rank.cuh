@@ -5,6 +5,10 @@
  * lane l holds item i = key w*32*KPT + i*32 + l. So (warp, i, lane) in lexicographic order IS
  * input order, and ranking items in that order keeps the sort stable.
  *
+ * Two schemes. The onesweep pass (radix.cu) uses the EARLY-COUNTS ranking further below
+ * (warp_match_digit, warp_rank_item): counts first, then final ranks in one pass, peers from 8
+ * ballots. The single-block tile sort (small inputs) still uses the first scheme:
+ *
  * Ranking (warp-level multisplit; Adinets & Merrill 2022, section 4, "match" ranking):
  *   1. warp_match_rank: for i = 0..KPT-1 every lane computes its digit d; a shared bit mask per
  *      digit gives the lanes of the warp with the same digit (the "peers"); the item's rank among equal
@@ -55,7 +59,8 @@ __device__ __forceinline__ T warp_inclusive_scan(T x)
  * fly so that no array of digits occupies registers. local[i] receives the rank within the warp.
  * Peers are found through shared memory (each lane ORs its bit into match[d], then reads it
  * back) rather than with __match_any_sync, whose throughput on sm_90 is far lower when the 32
- * lanes hold many distinct values (CUB's onesweep makes the same choice, WARP_MATCH_ATOMIC_OR).
+ * lanes hold many distinct values. (The 8-ballot match of the early-counts scheme below beat
+ * this in the onesweep pass: bench/results/cuda-2026-11-22b.md.)
  * match[] must be zero on entry and is zero again on exit. */
 template <int KPT, class DigitOf>
 __device__ __forceinline__ void warp_match_rank(DigitOf digit_of, uint32_t (&local)[KPT],
@@ -158,7 +163,7 @@ struct NoTotals {
 };
 
 /* on_total(total) runs on threads 0..255 as soon as the tile's count of digit threadIdx.x is
- * known, before the scan (the onesweep kernel publishes it to the look-back there). */
+ * known, before the scan (a hook for publishing counts; the tile sort passes none). */
 template <int WARPS, class OnTotal = NoTotals>
 __device__ __forceinline__ uint32_t block_digit_scan(uint32_t *counter, uint32_t *excl,
                                                      uint32_t *scan, OnTotal on_total = OnTotal())
