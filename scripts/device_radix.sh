@@ -10,6 +10,7 @@
 #     sanitize  compute-sanitizer memcheck on a small filter
 #     ncu ROW   per-kernel times (ncu) of bench_A for one --only row, ours and CUB's
 #     ncudetail ROW  occupancy, registers, stalls of the first onesweep kernel, ours and CUB's
+#     sass      SASS of our onesweep kernels (radix.cu.o) and CUB's keys-only onesweep
 #     bench     every bench_* binary, each --only row of ROWS (default: the 2^28 headline rows),
 #               variants interleaved row by row so that all see the same machine state
 # Logs go to $OUT; summary.txt holds the lines that matter.
@@ -81,6 +82,15 @@ while [ $# -gt 0 ]; do
     grep -E "Registers Per Thread|Achieved Occupancy|Theoretical Occupancy|Warp Cycles Per Issued|Issued Warp Per Scheduler|No Eligible|Block Limit Reg|Block Limit Shared|Dynamic Shared|Duration|Memory Throughput" \
         "$OUT/ncudetail.log" | tee -a "$S"
     shift; [ $# -gt 0 ] && shift ;;
+  sass)
+    # SASS of our onesweep kernels (radix.cu.o, if carried) and of CUB's keys-only onesweep.
+    if [ -f $B/radix.cu.o ]; then
+      cuobjdump -sass $B/radix.cu.o | awk '/Function : /{p = ($0 ~ /onesweep_kernel/)} p' > "$OUT/sass_ours.txt" 2>&1
+    fi
+    cuobjdump -sass $B/bench_A | awk '/Function : /{p = ($0 ~ /OnesweepKernel/ && $0 ~ /NullType/)} p' \
+        | head -c 15000000 > "$OUT/sass_cub.txt" 2>&1
+    note "sass: $(grep -c 'Function :' "$OUT/sass_ours.txt" 2>/dev/null) ours, $(grep -c 'Function :' "$OUT/sass_cub.txt") CUB functions"
+    shift ;;
   *) shift ;;
   esac
 done
