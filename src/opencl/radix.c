@@ -26,6 +26,9 @@
 #define WG 256
 #define DIGITS 256
 #define RADIX_MAX_GROUPS (4 * WG)
+/* Up to this many work-groups per pass, one work-group scans the digit counts
+ * (radix_scan_small): every sort on a 2-core PoCL device, sorts of <= 16 tiles on a GPU. */
+#define SMALL_SCAN_GROUPS 16
 /* Keys per work-item of the downsweep (ITEMS in radix.cl). */
 #define ITEMS(key_bytes, value_bytes) ((key_bytes) + (value_bytes) <= 8 ? 16 : 8)
 /* Work-groups per compute unit (upsweep and downsweep): at least as many as an SM holds at
@@ -70,12 +73,14 @@ gpusort_status gpusort__cl_radix_sort(gpusort_ctx *ctx, const gpusort__cl_sort_a
         return s;
 
     cl_kernel up, scan, down;
+    const char *scan_name = G <= SMALL_SCAN_GROUPS ? "radix_scan_small" : "radix_scan";
+    size_t scan_groups = G <= SMALL_SCAN_GROUPS ? 1 : DIGITS;
     if ((s = gpusort__cl_kernel(ctx, prog, "radix_upsweep", &up)) ||
-        (s = gpusort__cl_kernel(ctx, prog, "radix_scan", &scan)) ||
+        (s = gpusort__cl_kernel(ctx, prog, scan_name, &scan)) ||
         (s = gpusort__cl_kernel(ctx, prog, "radix_downsweep", &down)))
         return s;
     /* The scan's arguments are the same in every pass. */
-    if ((s = gpusort__cl_args(ctx, scan, "radix_scan", sizeof(cl_mem), &counts, sizeof G, &G,
+    if ((s = gpusort__cl_args(ctx, scan, scan_name, sizeof(cl_mem), &counts, sizeof G, &G,
                               sizeof(cl_mem), &prefix, sizeof(cl_mem), &totals, (size_t)0)))
         return s;
 
@@ -92,7 +97,7 @@ gpusort_status gpusort__cl_radix_sort(gpusort_ctx *ctx, const gpusort__cl_sort_a
                                   sizeof num_tiles, &num_tiles, sizeof tiles_per_group,
                                   &tiles_per_group, sizeof(cl_mem), &counts, (size_t)0)) ||
             (s = gpusort__cl_launch(ctx, up, "radix_upsweep", groups, WG)) ||
-            (s = gpusort__cl_launch(ctx, scan, "radix_scan", DIGITS, WG)))
+            (s = gpusort__cl_launch(ctx, scan, scan_name, scan_groups, WG)))
             return s;
         if (a->value_bytes)
             s = gpusort__cl_args(ctx, down, "radix_downsweep", sizeof(cl_mem), &kin,

@@ -11,7 +11,8 @@
  *   radix_upsweep    G work-groups: group g counts the digits of its run of keys
  *                    -> counts[d * G + g]                                   (digit-major)
  *   radix_scan       256 work-groups: group d scans counts[d * G ..+ G) -> prefix[d * G + g]
- *                    (keys of digit d in the runs before g) and totals[d] (all keys of digit d)
+ *                    (keys of digit d in the runs before g) and totals[d] (all keys of digit d);
+ *                    radix_scan_small does the same in one work-group when G <= 16
  *   radix_downsweep  G work-groups: group g starts with run[d] = (keys of digits < d) +
  *                    prefix[d * G + g] and walks its tiles in order: rank the tile stably by
  *                    digit in local memory, write each key to run[d] + (its rank among the
@@ -276,6 +277,21 @@ kernel WG_ATTR void radix_scan(global const uint *counts, uint G, global uint *p
         run += c[q];
     }
     if (lid == 0) totals[d] = total;
+}
+
+/* The same for G <= SMALL_SCAN_GROUPS (small sorts; CPU devices): one work-group, work-item d
+ * walks digit d's G counts. (On PoCL a launch of 256 work-groups costs about 2 ms, more than
+ * the rest of a small sort's pass.) */
+kernel WG_ATTR void radix_scan_small(global const uint *counts, uint G, global uint *prefix,
+                                     global uint *totals)
+{
+    uint d = get_local_id(0), run = 0u;
+    for (uint g = 0; g < G; g++) {
+        uint c = counts[d * G + g];
+        prefix[d * G + g] = run;
+        run += c;
+    }
+    totals[d] = run;
 }
 
 /* PREFETCH: each tile's loop first issues the loads of the group's NEXT tile's keys, so that
