@@ -79,6 +79,15 @@ add_test(NAME test_backends_opencl_bitonic
                  --no-cl-mem)
 set_tests_properties(test_backends_opencl_bitonic PROPERTIES TIMEOUT 900 LABELS "core;opencl")
 gpusort_skippable(test_backends_opencl_bitonic)
+# The OpenCL radix sort with 32 work-groups per compute unit: on a 2-core PoCL device the sorts
+# then have more than 16 work-groups per pass, so the 256-work-group digit scan (radix_scan) runs,
+# which the default (radix_scan_small below 17 groups) never reaches there.
+add_test(NAME test_backends_opencl_radix_wide
+         COMMAND test_backends --backend opencl --algorithm radix --quick --max-n 1048577
+                 --filter u32/ --no-cl-mem)
+set_tests_properties(test_backends_opencl_radix_wide PROPERTIES TIMEOUT 900 LABELS "core;opencl"
+                     ENVIRONMENT "GPUSORT_OPENCL_RADIX_GROUPS_PER_CU=32")
+gpusort_skippable(test_backends_opencl_radix_wide)
 # Every named algorithm on the CPU (those it lacks must answer "unsupported", reported visibly).
 add_test(NAME test_backends_cpu_all_algorithms
          COMMAND test_backends --backend cpu --algorithm all --quick --max-n 65537)
