@@ -90,6 +90,9 @@ namespace {
  *     20 keys per thread for 32-bit keys, 12 for 64-bit keys (16 at 3 blocks: -14%).
  *   CUB's own sm_90 sizes (20-30 keys per thread) at 1 block per SM (168 registers): 0.5-0.9x.
  * Overridable with -D for tuning runs (scripts/device_radix.sh runs such variants). */
+#ifndef GPUSORT_RADIX_PACK_ALL
+#define GPUSORT_RADIX_PACK_ALL 0
+#endif
 #ifndef GPUSORT_RADIX_THREADS
 #define GPUSORT_RADIX_THREADS 384
 #endif
@@ -259,8 +262,16 @@ __global__ void __launch_bounds__(THREADS, (Tune<K, VB>::MIN_BLOCKS)) onesweep_k
         auto valid = [&](int i) -> bool { return FULL || warp_first + i * 32 + lane < nv; };
         /* Float and 64-bit digits are computed once and kept 4 to a register (the float
          * transform and 64-bit shifts are not free); a 32-bit integer digit is 3 instructions,
-         * recomputed (fewer live registers). */
+         * recomputed (fewer live registers). With GPUSORT_RADIX_PACK_ALL every type packs, and
+         * the counting loop extracts with PTX bfe, which the compiler cannot share with the
+         * ranking loop's shifts: otherwise it keeps all KPT digits live across the block scan
+         * and spills the keys instead (SASS of the u32 keys-only pass: 84 bytes of spills;
+         * ptxas with it: 28 bytes, f32 48 -> 0, 64-bit keys 12-20 -> 0). */
+#if GPUSORT_RADIX_PACK_ALL
+        constexpr bool PACK = true;
+#else
         constexpr bool PACK = FLOAT || sizeof(K) == 8;
+#endif
         uint32_t dpk[PACK ? (KPT + 3) / 4 : 1];
         if (PACK) {
     #pragma unroll
@@ -276,8 +287,15 @@ __global__ void __launch_bounds__(THREADS, (Tune<K, VB>::MIN_BLOCKS)) onesweep_k
 
         /* 1. Per-warp digit counts. */
     #pragma unroll
-        for (int i = 0; i < KPT; i++)
-            if (valid(i)) atomicAdd(&warp_count[digit_of(i)], 1u);
+        for (int i = 0; i < KPT; i++) {
+#if GPUSORT_RADIX_PACK_ALL
+            uint32_t d;
+            asm("bfe.u32 %0, %1, %2, 8;" : "=r"(d) : "r"(dpk[i / 4]), "r"(8 * (i % 4)));
+#else
+            const uint32_t d = digit_of(i);
+#endif
+            if (valid(i)) atomicAdd(&warp_count[d], 1u);
+        }
         __syncthreads();
 
         /* 2. Thread d: counts over warps -> exclusive prefixes; publish the tile's count of d at
