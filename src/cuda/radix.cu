@@ -91,7 +91,7 @@ namespace {
  *   CUB's own sm_90 sizes (20-30 keys per thread) at 1 block per SM (168 registers): 0.5-0.9x.
  * Overridable with -D for tuning runs (scripts/device_radix.sh runs such variants). */
 #ifndef GPUSORT_RADIX_PACK_ALL
-#define GPUSORT_RADIX_PACK_ALL 0
+#define GPUSORT_RADIX_PACK_ALL 1
 #endif
 #ifndef GPUSORT_RADIX_THREADS
 #define GPUSORT_RADIX_THREADS 384

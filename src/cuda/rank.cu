@@ -116,6 +116,10 @@ __global__ void __launch_bounds__(RK_SMALL_THREADS)
         const int b = j < n ? lo : RK_SW + 1;  /* RK_SW + 1: no key */
         const unsigned same = __match_any_sync(0xffffffffu, b);
         if (b <= RK_SW && lane == __ffs(same) - 1) bins[w][b] += __popc(same);
+        /* The next round's leader of bin b may be another lane: its read must see this write.
+         * __match_any_sync converges the warp but does not order memory; __syncwarp does
+         * (compute-sanitizer racecheck flagged the read-after-write across rounds). */
+        __syncwarp();
     }
     __syncthreads();
     if (w != 0) return;
