@@ -56,7 +56,7 @@
  *                         no key output) + 64-bit digit histograms + look-back state of 1 KiB
  *                         per tile of one portion (< 2^27 keys); kept by the context and reused
  *                         (grown, never shrunk); freed by gpusort_ctx_free. At 2^28 keys: u32
- *                         1046 MiB (CUB 1059), u64 2080 MiB (CUB 2093), u32/u32 pairs 2070 MiB.
+ *                         1042 MiB (CUB 1059), u64 2078 MiB (CUB 2093), u32/u32 pairs 2066 MiB.
  *              CUDA radix (host data): device buffers for a chunk + pinned staging, both owned
  *                         by the context, grown on demand.
  *              OpenCL:             buffers of n*(K+V)*2 bytes on the device for host data.
