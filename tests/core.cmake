@@ -88,6 +88,13 @@ add_test(NAME test_backends_opencl_radix_wide
 set_tests_properties(test_backends_opencl_radix_wide PROPERTIES TIMEOUT 900 LABELS "core;opencl"
                      ENVIRONMENT "GPUSORT_OPENCL_RADIX_GROUPS_PER_CU=32")
 gpusort_skippable(test_backends_opencl_radix_wide)
+# A device without cl_khr_fp64 (hidden by GPUSORT_OPENCL_NO_FP64=1): f32 sums through the
+# float-float kernels, f64 answered "unsupported" (counted as skipped, visibly).
+add_test(NAME test_backends_opencl_no_fp64
+         COMMAND test_backends --backend opencl --quick --max-n 65537 --filter /special --no-cl-mem)
+set_tests_properties(test_backends_opencl_no_fp64 PROPERTIES TIMEOUT 900 LABELS "core;opencl"
+                     ENVIRONMENT "GPUSORT_OPENCL_NO_FP64=1")
+gpusort_skippable(test_backends_opencl_no_fp64)
 # Every named algorithm on the CPU (those it lacks must answer "unsupported", reported visibly).
 add_test(NAME test_backends_cpu_all_algorithms
          COMMAND test_backends --backend cpu --algorithm all --quick --max-n 65537)

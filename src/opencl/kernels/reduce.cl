@@ -192,6 +192,32 @@ float2 gs_ff_add2(float2 a, float2 b)
     return (float2)(h, e - (h - s));
 }
 
+/* The work-group's three accumulators (small and big float-float sums, the inf/NaN sum) combined
+ * in a fixed tree through local memory; work-item 0 writes them to dst[0..2] (float-float as the
+ * two floats' bits in one word). Called by every work-item of the group (barriers). */
+void gs_ff_combine(local float2 *sbuf, local float2 *bbuf, local float *xbuf, float2 small,
+                   float2 big, float special, global ulong *dst)
+{
+    uint lid = get_local_id(0);
+    sbuf[lid] = small;
+    bbuf[lid] = big;
+    xbuf[lid] = special;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint w = WG / 2; w > 0; w >>= 1) {
+        if (lid < w) {
+            sbuf[lid] = gs_ff_add2(sbuf[lid], sbuf[lid + w]);
+            bbuf[lid] = gs_ff_add2(bbuf[lid], bbuf[lid + w]);
+            xbuf[lid] += xbuf[lid + w];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) {
+        dst[0] = (ulong)as_uint(sbuf[0].x) | ((ulong)as_uint(sbuf[0].y) << 32);
+        dst[1] = (ulong)as_uint(bbuf[0].x) | ((ulong)as_uint(bbuf[0].y) << 32);
+        dst[2] = as_uint(xbuf[0]);
+    }
+}
+
 kernel WG_ATTR void reduce_sum_float(global const float *x, ulong n, global ulong *out)
 {
     size_t gid = get_global_id(0), gsize = get_global_size(0), lid = get_local_id(0);
@@ -235,24 +261,7 @@ kernel WG_ATTR void reduce_sum_float(global const float *x, ulong n, global ulon
         else if (fabs(v) >= 0x1p64f) big = gs_ff_add(big, v * 0x1p-64f);
         else small = gs_ff_add(small, v);
     }
-    sbuf[lid] = small;
-    bbuf[lid] = big;
-    xbuf[lid] = special;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint w = WG / 2; w > 0; w >>= 1) {
-        if (lid < w) {
-            sbuf[lid] = gs_ff_add2(sbuf[lid], sbuf[lid + w]);
-            bbuf[lid] = gs_ff_add2(bbuf[lid], bbuf[lid + w]);
-            xbuf[lid] += xbuf[lid + w];
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    if (lid == 0) {
-        ulong g = GS_OUT * get_group_id(0);
-        out[g] = (ulong)as_uint(sbuf[0].x) | ((ulong)as_uint(sbuf[0].y) << 32);
-        out[g + 1] = (ulong)as_uint(bbuf[0].x) | ((ulong)as_uint(bbuf[0].y) << 32);
-        out[g + 2] = as_uint(xbuf[0]);
-    }
+    gs_ff_combine(sbuf, bbuf, xbuf, small, big, special, out + GS_OUT * get_group_id(0));
 #endif
 }
 
@@ -409,22 +418,6 @@ kernel WG_ATTR void reduce_final_ffsum(global ulong *out, uint G)
         big = gs_ff_add2(big, (float2)(as_float((uint)b), as_float((uint)(b >> 32))));
         special += as_float((uint)out[GS_OUT * g + 2]);
     }
-    sbuf[lid] = small;
-    bbuf[lid] = big;
-    xbuf[lid] = special;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint w = WG / 2; w > 0; w >>= 1) {
-        if (lid < w) {
-            sbuf[lid] = gs_ff_add2(sbuf[lid], sbuf[lid + w]);
-            bbuf[lid] = gs_ff_add2(bbuf[lid], bbuf[lid + w]);
-            xbuf[lid] += xbuf[lid + w];
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    if (lid == 0) {
-        out[GS_OUT * G] = (ulong)as_uint(sbuf[0].x) | ((ulong)as_uint(sbuf[0].y) << 32);
-        out[GS_OUT * G + 1] = (ulong)as_uint(bbuf[0].x) | ((ulong)as_uint(bbuf[0].y) << 32);
-        out[GS_OUT * G + 2] = as_uint(xbuf[0]);
-    }
+    gs_ff_combine(sbuf, bbuf, xbuf, small, big, special, out + GS_OUT * G);
 }
 #endif
