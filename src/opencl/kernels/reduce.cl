@@ -192,6 +192,7 @@ float2 gs_ff_add2(float2 a, float2 b)
     return (float2)(h, e - (h - s));
 }
 
+#ifndef GS_HAVE_FP64
 /* The work-group's three accumulators (small and big float-float sums, the inf/NaN sum) combined
  * in a fixed tree through local memory; work-item 0 writes them to dst[0..2] (float-float as the
  * two floats' bits in one word). Called by every work-item of the group (barriers). */
@@ -217,6 +218,7 @@ void gs_ff_combine(local float2 *sbuf, local float2 *bbuf, local float *xbuf, fl
         dst[2] = as_uint(xbuf[0]);
     }
 }
+#endif
 
 kernel WG_ATTR void reduce_sum_float(global const float *x, ulong n, global ulong *out)
 {
