@@ -48,9 +48,10 @@
  * before = 7) or, if tile 1 is still looking back, AGGREGATE|2, then tile 0's INCLUSIVE|5
  * (before = 2 + 5 = 7). Either way its d-keys go to base[d] + 7 .. + 10.
  *
- * Measured against CUB (same run, same data, H200, 2^28 keys; bench/results/cuda-2026-11-22b.md):
- * u32 0.97x, i32 0.96x, f32 0.98x, u64 1.08x, i64 1.08x, f64 1.06x, u32/u32 pairs 1.12x,
- * u64/u64 pairs (2^27) 1.00x, argsort 1.14x. What moved the ratios (u32 keys / u32 pairs):
+ * Measured against CUB (same run, same data, H200, 2^28 keys, uniform; commit 945758d,
+ * bench/results/device-final-2026-11-22b.md): u32 1.04x, i32 1.04x, f32 1.06x, u64 1.13x,
+ * i64 1.13x, f64 1.10x, u32/u32 pairs 1.11x, u64/u64 pairs (2^27) 1.00x, argsort 1.14x.
+ * What moved the ratios (u32 keys / u32 pairs; bench/results/cuda-2026-11-22b.md):
  *   early counts + ballot ranking + values loaded before the look-back   0.75 / 0.63 -> 0.72 / 0.99
  *   20 instead of 16 32-bit keys per thread                              -> 0.78 / 1.06
  *   digits computed once; histogram: grid-stride, plain shared atomics    -> 0.79 / 1.09
@@ -58,6 +59,7 @@
  *   keys-only kernels at 3 blocks per SM (56 registers)                  -> 0.85 / 1.09
  *   ballots in PTX (3 instead of 5-6 instructions per digit bit), LDG/STG
  *     instead of generic LD/ST for the plan's buffers                    -> 0.97 / 1.12
+ *   digits of every type packed, counted through PTX bfe (no key spills) -> 1.04 / 1.11
  * Tried and dropped: match masks through shared memory (last session's ranking); per-thread
  * run merging in the histogram (-4%); CUB's tile sizes at 1 block per SM (-30%); 24 keys per
  * thread at 3 blocks (spills, -15%); 3 blocks per SM for pairs (-14%).
