@@ -50,15 +50,15 @@
  * offsets are size_t (bucket-local ones 32-bit): n above 2^32 works.
  */
 #include "cpu.h"
-
-/* Round a byte count up to 64 (a cache line; also keeps 8-byte values aligned after keys). */
-#define ALIGN64(x) (((x) + (size_t)63) & ~(size_t)63)
 #include "job.h"
 #include "rkey.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Round a byte count up to 64 (a cache line; also keeps 8-byte values aligned after keys). */
+#define ALIGN64(x) (((x) + (size_t)63) & ~(size_t)63)
 
 enum {
     INSERTION_MAX = 32,            /* insertion sort up to here: fewer moves than 2+ passes */
@@ -79,7 +79,6 @@ enum {
                                         2 threads, 2^25 u32: 8-10% less wall time */
 
 typedef struct rplan rplan;
-struct rkernels;
 typedef struct rkernels {
     void (*hist_all)(void *plan, size_t t);
     void (*count)(void *plan, size_t t);
@@ -88,8 +87,7 @@ typedef struct rkernels {
     void (*scatter_wc512)(void *plan, size_t t);  /* NULL unless built with AVX-512 code */
     void (*insertion)(void *keys, void *values, size_t n, uint64_t xor_mask);
     void (*bucket_sort)(const rplan *p, size_t lo, size_t hi, void *tmp_k, void *tmp_v,
-                        void *tmp2_k, void *tmp2_v,
-                        uint32_t *cnt);
+                        void *tmp2_k, void *tmp2_v, uint32_t *cnt);
 } rkernels;
 
 struct rplan {
@@ -118,39 +116,21 @@ struct rplan {
     size_t tmp_stride;
 };
 
-/* One 64-byte line to memory with non-temporal stores (dst 64-byte aligned, src 16). */
+/* One 64-byte line to memory with non-temporal stores (dst 64-byte aligned, src any: an
+ * unaligned load of aligned data costs nothing extra on x86-64). */
 #if defined(__x86_64__) || defined(_M_X64)
 #include <emmintrin.h>
 static inline void store_line(void *dst, const void *src)
 {
     __m128i *d = (__m128i *)dst;
     const __m128i *s = (const __m128i *)src;
-    _mm_stream_si128(d, _mm_load_si128(s));
-    _mm_stream_si128(d + 1, _mm_load_si128(s + 1));
-    _mm_stream_si128(d + 2, _mm_load_si128(s + 2));
-    _mm_stream_si128(d + 3, _mm_load_si128(s + 3));
+    _mm_stream_si128(d, _mm_loadu_si128(s));
+    _mm_stream_si128(d + 1, _mm_loadu_si128(s + 1));
+    _mm_stream_si128(d + 2, _mm_loadu_si128(s + 2));
+    _mm_stream_si128(d + 3, _mm_loadu_si128(s + 3));
 }
 /* Non-temporal stores are weakly ordered: fence before another thread reads the data. */
 static inline void store_fence(void) { _mm_sfence(); }
-/* Copy with non-temporal stores for the whole 64-byte lines of dst (any alignment of src). */
-static void stream_copy(void *dst, const void *src, size_t bytes)
-{
-    unsigned char *d = (unsigned char *)dst;
-    const unsigned char *s = (const unsigned char *)src;
-    size_t head = (size_t)(-(uintptr_t)d & 63);
-    if (head > bytes) head = bytes;
-    memcpy(d, s, head);
-    d += head, s += head, bytes -= head;
-    for (; bytes >= 64; d += 64, s += 64, bytes -= 64) {
-        __m128i *o = (__m128i *)d;
-        const __m128i *i = (const __m128i *)s;
-        _mm_stream_si128(o, _mm_loadu_si128(i));
-        _mm_stream_si128(o + 1, _mm_loadu_si128(i + 1));
-        _mm_stream_si128(o + 2, _mm_loadu_si128(i + 2));
-        _mm_stream_si128(o + 3, _mm_loadu_si128(i + 3));
-    }
-    memcpy(d, s, bytes);
-}
 #if defined(__GNUC__) && !defined(__clang__)
 /* The same line in one 64-byte store, for CPUs with AVX-512 (checked at run time). */
 #define RI_HAVE_AVX512_TARGET 1
@@ -170,8 +150,20 @@ static inline void store_line_avx512(void *dst, const void *src)
 #if !(defined(__x86_64__) || defined(_M_X64))
 static inline void store_line(void *dst, const void *src) { memcpy(dst, src, 64); }
 static inline void store_fence(void) {}
-static void stream_copy(void *dst, const void *src, size_t bytes) { memcpy(dst, src, bytes); }
 #endif
+
+/* Copy with non-temporal stores for the whole 64-byte lines of dst (any alignment of src). */
+static void stream_copy(void *dst, const void *src, size_t bytes)
+{
+    unsigned char *d = (unsigned char *)dst;
+    const unsigned char *s = (const unsigned char *)src;
+    size_t head = (size_t)(-(uintptr_t)d & 63);
+    if (head > bytes) head = bytes;
+    memcpy(d, s, head);
+    for (d += head, s += head, bytes -= head; bytes >= 64; d += 64, s += 64, bytes -= 64)
+        store_line(d, s);
+    memcpy(d, s, bytes);
+}
 
 #define RI_KBITS 32
 #define RI_VBYTES 0
