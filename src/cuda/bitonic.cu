@@ -175,6 +175,18 @@ template <typename It, int E, int S> __device__ __forceinline__ int round_pos(in
     return (tid / S) * (S * E) + (tid % S) + m * S;
 }
 
+/* One round: strides S*E/2 .. S of the positions round_pos<S> (data in sm, synced before). */
+template <typename It, int E, int S> __device__ __forceinline__ void smem_round(It (&r)[E], It *sm)
+{
+    const int tid = threadIdx.x;
+#pragma unroll
+    for (int m = 0; m < E; m++) r[m] = sm[padi<It>(round_pos<It, E, S>(tid, m))];
+    reg_merge<It, E, E / 2>(r);
+#pragma unroll
+    for (int m = 0; m < E; m++) sm[padi<It>(round_pos<It, E, S>(tid, m))] = r[m];
+    __syncthreads();
+}
+
 template <typename K, bool IDX, int THREADS>
 __global__ void __launch_bounds__(THREADS) k_tile_merge(Item<K, IDX> *items, gpusort_bs_args a,
                                                         int final_span)
@@ -201,12 +213,7 @@ __global__ void __launch_bounds__(THREADS) k_tile_merge(Item<K, IDX> *items, gpu
     for (int m = 0; m < E; m++) sm[padi<It>(tid + m * S1)] = r[m];
     __syncthreads();
     /* round 2: strides S1/2 .. S2 */
-#pragma unroll
-    for (int m = 0; m < E; m++) r[m] = sm[padi<It>(round_pos<It, E, S2>(tid, m))];
-    reg_merge<It, E, E / 2>(r);
-#pragma unroll
-    for (int m = 0; m < E; m++) sm[padi<It>(round_pos<It, E, S2>(tid, m))] = r[m];
-    __syncthreads();
+    smem_round<It, E, S2>(r, sm);
     /* blocked: shuffles for strides S2/2 .. E, registers below */
 #pragma unroll
     for (int q = 0; q < E; q++) r[q] = sm[padi<It>(tid * E + q)];
@@ -260,18 +267,6 @@ template <typename K> __device__ __forceinline__ void negate(Item<K, true> &x)
 {
     x.k = ~x.k;
     x.i = ~x.i;
-}
-
-/* One round: strides S*E/2 .. S of the positions round_pos<S> (data in sm, synced before). */
-template <typename It, int E, int S> __device__ __forceinline__ void smem_round(It (&r)[E], It *sm)
-{
-    const int tid = threadIdx.x;
-#pragma unroll
-    for (int m = 0; m < E; m++) r[m] = sm[padi<It>(round_pos<It, E, S>(tid, m))];
-    reg_merge<It, E, E / 2>(r);
-#pragma unroll
-    for (int m = 0; m < E; m++) sm[padi<It>(round_pos<It, E, S>(tid, m))] = r[m];
-    __syncthreads();
 }
 
 /* Stage K = 2^P (P > log2 E) on blocked registers r (entry and exit), sm free. */
