@@ -38,6 +38,7 @@
 #include <algorithm>
 #include <math.h>
 #include <chrono>
+#include <functional>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -232,6 +233,33 @@ template <class F> static double time_median(F f)
     for (int r = 0; r < g_runs; r++) v.push_back(t.ms([&] { f(r + 1); }));
     CK(cudaGetLastError());
     return median(v);
+}
+
+/* Several contenders timed in alternation: one warm-up of each, then run r of every contender
+ * before run r + 1 of any, each on rotating input r % R; the median of each. Whatever drifts while
+ * a row is measured (clocks, the state the memory was left in by the generator or by the buffers
+ * just freed) then weighs on every contender alike. GPUSORT_BENCH_TRACE=1 prints every run. */
+template <class F> static std::vector<double> time_interleaved(std::vector<F> fs, const char *what)
+{
+    Timer t;
+    const size_t k = fs.size();
+    for (size_t c = 0; c < k; c++) t.ms([&] { fs[c](0); });
+    CK(cudaGetLastError());
+    std::vector<std::vector<double>> v(k);
+    for (int r = 0; r < g_runs; r++)
+        for (size_t c = 0; c < k; c++) v[c].push_back(t.ms([&] { fs[c](r + 1); }));
+    CK(cudaGetLastError());
+    const char *trace = getenv("GPUSORT_BENCH_TRACE");
+    std::vector<double> out;
+    for (size_t c = 0; c < k; c++) {
+        if (trace && *trace == '1') {
+            printf("  trace %s contender %zu:", what, c);
+            for (double x : v[c]) printf(" %.4f", x);
+            printf("\n");
+        }
+        out.push_back(median(v[c]));
+    }
+    return out;
 }
 
 static size_t rotations(size_t bytes)
@@ -454,9 +482,6 @@ static void bench_reduce(size_t n)
     CK(cudaDeviceSynchronize());
     const gpusort_type t = TypeOf<T>::t;
     gpusort_value v;
-    const double t_ours = time_median([&](size_t r) {
-        GK(gpusort_reduce(g_ctx, t, in[r % R], n, GPUSORT_OP_SUM, &v));
-    });
     A *d_out = NULL, *h_out = NULL;
     CK(cudaMalloc(&d_out, sizeof(A)));
     CK(cudaMallocHost(&h_out, sizeof(A)));
@@ -464,16 +489,29 @@ static void bench_reduce(size_t n)
     CK(cub::DeviceReduce::Sum(NULL, cub_bytes, in[0], d_out, (int64_t)n, g_stream));
     void *tmp = NULL;
     CK(cudaMalloc(&tmp, cub_bytes));
-    const double t_cub_kernel = time_median([&](size_t r) {
+    /* ours / CUB's kernel / CUB + the copy of its result, in alternation (time_interleaved), to
+     * rule out order effects: timed one after the other (ours first), i64 sums, which run the
+     * u64 kernel on the same bits, had measured 14% slower than u64 (H200, 2026-11-22). With
+     * GPUSORT_BENCH_TRACE=1 ours is also timed the old way, first and alone, for comparison. */
+    typedef std::function<void(size_t)> Fn;
+    std::vector<Fn> fs;
+    fs.push_back([&](size_t r) { GK(gpusort_reduce(g_ctx, t, in[r % R], n, GPUSORT_OP_SUM, &v)); });
+    const char *trace = getenv("GPUSORT_BENCH_TRACE");
+    if (trace && *trace == '1')
+        printf("  trace reduce %s 2^%d ours timed first and alone: %.4f ms\n", gpusort_type_name(t),
+               (int)__builtin_ctzll(n), time_median(fs[0]));
+    fs.push_back([&](size_t r) {
         size_t b = cub_bytes;
         CK(cub::DeviceReduce::Sum(tmp, b, in[r % R], d_out, (int64_t)n, g_stream));
     });
-    const double t_cub = time_median([&](size_t r) {
+    fs.push_back([&](size_t r) {
         size_t b = cub_bytes;
         CK(cub::DeviceReduce::Sum(tmp, b, in[r % R], d_out, (int64_t)n, g_stream));
         CK(cudaMemcpyAsync(h_out, d_out, sizeof(A), cudaMemcpyDeviceToHost, g_stream));
         CK(cudaStreamSynchronize(g_stream));
     });
+    const std::vector<double> tm = time_interleaved(fs, "reduce");
+    const double t_ours = tm[0], t_cub_kernel = tm[1], t_cub = tm[2];
     /* Check: ours on input 0 against CUB on input 0. */
     GK(gpusort_reduce(g_ctx, t, in[0], n, GPUSORT_OP_SUM, &v));
     size_t b = cub_bytes;
