@@ -2,24 +2,29 @@
  * bench_opencl.c -- the OpenCL backend's benchmark: radix, bitonic and reduce against their peers,
  * timed in the same run on the same data.
  *
- *   bench_opencl [--sizes 20,24] [--type u32] [--runs 7] [--device D] [--no-bitonic]
- *                [--no-cpu] [--no-qsort] [--no-cuda] [--device-only] [--host-only] [--csv]
- *                [--breakdown]
+ *   bench_opencl [--sizes 20,24] [--type u32] [--runs 7] [--reduce-runs 51] [--device D]
+ *                [--no-bitonic] [--no-radix] [--no-cpu] [--no-qsort] [--no-cuda]
+ *                [--device-only] [--host-only] [--csv] [--breakdown] [--dump-reduce FILE]
  *
  * WORKLOADS, for each size 2^k (uniform random keys of --type, a fixed seed):
  *   opencl radix  host      gpusort_sort on host arrays: copy in, sort, copy out
  *   opencl radix  device    the same on cl_mem buffers (GPUSORT_FLAG_CL_MEM, our own queue and
  *                           context through gpusort_ctx_set_stream): the device's sorting speed
  *   opencl bitonic host / device   likewise with GPUSORT_ALGORITHM_BITONIC
- *   opencl reduce sum device       the backend's reduce kernel on a cl_mem (internal entry
- *                                  gpusort__cl_reduce: gpusort_reduce takes host data only)
+ *   opencl reduce sum device       gpusort_reduce_ex(GPUSORT_FLAG_CL_MEM) on a cl_mem: the
+ *                                  sum read back to the host, as the CUDA row does
  *   cuda radix / reduce host, device   our CUDA backend, when it is built and has a device
  *   cpu radix     host      our CPU backend, all cores
  *   introsort     host      a typed introsort (quicksort + heapsort + insertion sort, the
  *                           std::sort algorithm; this file is C, so it is written out below)
  *   qsort         host      C's qsort with a comparison function
  * Each workload: one untimed warm-up (kernel compilation, allocation), then --runs timed runs
- * (default 7); the median is reported, with keys/s (n / median). Sorts are out of place from
+ * (default 7); the median is reported, with keys/s (n / median). Every run is timed on the
+ * host clock around the whole call, the result on the host (a reduce) or the sort finished
+ * (gpusort_ctx_synchronize), the same way for every backend. The reduce rows take
+ * --reduce-runs runs (default 51) after 5 warm-ups: a reduce at 2^24 lasts ~40 us and its
+ * launch and read-back latencies move by a few us from call to call, which a median of 7
+ * does not smooth (the last session's 2^24 ratios ranged 0.79-0.92x). Sorts are out of place from
  * two input buffers used in turn (rotation), so every run sorts unsorted data and the input is
  * never a cache-warm copy of the last output. After the timed runs the output is checked
  * (sorted ascending, same sum of keys as the input): a wrong result is reported as FAILED.
@@ -29,6 +34,9 @@
  * median of 5 such batches, reported per launch. (The grid repeats radix.c's choice: 8
  * work-groups per compute unit or GPUSORT_OPENCL_RADIX_GROUPS_PER_CU, at most 1024 and one per
  * 4096-key tile.)
+ *
+ * --dump-reduce FILE writes the OpenCL reduce program's binary as the driver gives it (PTX on
+ * NVIDIA's OpenCL: to check the memory fence before the last-work-group ticket).
  *
  * Output: a Markdown table (or CSV with --csv) on stdout, with the device and the command.
  */
@@ -62,10 +70,11 @@ static struct {
     int sizes[MAX_SIZES];
     int nsizes;
     gpusort_type type;
-    int runs;
+    int runs, reduce_runs;
     int device;
-    int bitonic, cpu, qsort_peer, csv, device_only, host_only, cuda, breakdown;
-} opt = {{20, 24}, 2, GPUSORT_TYPE_U32, 7, -1, 1, 1, 1, 0, 0, 0, 1, 0};
+    int bitonic, radix, cpu, qsort_peer, csv, device_only, host_only, cuda, breakdown;
+    const char *dump_reduce;
+} opt = {{20, 24}, 2, GPUSORT_TYPE_U32, 7, 51, -1, 1, 1, 1, 1, 0, 0, 0, 1, 0, NULL};
 
 static double now(void)
 {
@@ -222,21 +231,24 @@ static void report(const char *what, const char *mem, size_t n, double med, doub
     fflush(stdout);
 }
 
-/* Times fn(arg, run) over warm-up + opt.runs runs; returns the median (s), *best the minimum.
- * A failing call (nonzero return) stops and returns -1. */
+/* Times fn(arg, run) over `warm` warm-ups + `runs` runs; returns the median (s), *best the
+ * minimum. A failing call (nonzero return) stops and returns -1. Input buffers rotate by run
+ * (run & 1), and the last run has an even or odd index as opt.runs says, for the checks. */
 typedef int (*bench_fn)(void *arg, int run);
-static double timed(bench_fn fn, void *arg, double *best)
+static double timed(bench_fn fn, void *arg, int warm, int runs, double *best)
 {
     double t[MAX_RUNS];
-    if (fn(arg, -1)) return -1;                 /* warm-up */
-    for (int r = 0; r < opt.runs; r++) {
+    for (int w = 0; w < warm; w++)
+        if (fn(arg, -1)) return -1;
+    for (int r = 0; r < runs; r++) {
+        int run = r + ((opt.runs - runs) % 2 + 2) % 2;   /* ends on run opt.runs - 1 modulo 2 */
         double t0 = now();
-        if (fn(arg, r)) return -1;
+        if (fn(arg, run)) return -1;
         t[r] = now() - t0;
     }
-    qsort(t, (size_t)opt.runs, sizeof t[0], cmp_double);
+    qsort(t, (size_t)runs, sizeof t[0], cmp_double);
     *best = t[0];
-    return t[opt.runs / 2];
+    return t[runs / 2];
 }
 
 /* ---- workloads ---- */
@@ -276,8 +288,8 @@ static int run_cl_sort(void *arg, int run)
 static int run_cl_reduce(void *arg, int run)
 {
     job *j = (job *)arg;
-    gpusort_status s = gpusort__cl_reduce(j->ctx, opt.type, j->din[run & 1], j->n, GPUSORT_OP_SUM,
-                                          &j->value);
+    gpusort_status s = gpusort_reduce_ex(j->ctx, opt.type, (const void *)j->din[run & 1], j->n,
+                                         GPUSORT_OP_SUM, &j->value, GPUSORT_FLAG_CL_MEM);
     if (s) fprintf(stderr, "bench_opencl: %s\n", gpusort_ctx_last_error(j->ctx));
     return s != GPUSORT_STATUS_SUCCESS;
 }
@@ -328,11 +340,13 @@ static int run_qsort(void *arg, int run)
     return 0;
 }
 
-/* Time one workload and report it; `check` compares j->out with the input of the last run. */
+/* Time one workload and report it; `check` compares j->out with the input of the last run.
+ * Reduce rows ("reduce" in the name) take opt.reduce_runs runs after 5 warm-ups. */
 static double bench(const char *what, const char *mem, bench_fn fn, job *j, int check,
                     double ratio_to)
 {
-    double best = 0, med = timed(fn, j, &best);
+    int red = strstr(what, "reduce") != NULL;
+    double best = 0, med = timed(fn, j, red ? 5 : 1, red ? opt.reduce_runs : opt.runs, &best);
     const char *status = "ok";
     if (med < 0) status = "FAILED (error)";
     else if (check && !check_sorted(j->in[(opt.runs - 1) & 1], j->out, j->n, opt.type))
@@ -433,17 +447,44 @@ static int radix_breakdown(job *j, cl_context c, cl_command_queue q, int compute
     return err != CL_SUCCESS;
 }
 
+/* --dump-reduce: the binary of the program holding reduce_sum_uint (built by now). */
+static int dump_reduce_program(gpusort_ctx *ctx, const char *path)
+{
+    cl_kernel k;
+    cl_program p = NULL;
+    size_t size = 0;
+    if (gpusort__cl_kernel(ctx, GPUSORT_CL_PROG_REDUCE, "reduce_sum_uint", &k) ||
+        clGetKernelInfo(k, CL_KERNEL_PROGRAM, sizeof p, &p, NULL) != CL_SUCCESS ||
+        clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) != CL_SUCCESS ||
+        size == 0) {
+        fprintf(stderr, "bench_opencl: no reduce program binary\n");
+        return 1;
+    }
+    unsigned char *bin = malloc(size);
+    FILE *f = bin ? fopen(path, "wb") : NULL;
+    int bad = !f || clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) != CL_SUCCESS ||
+              fwrite(bin, 1, size, f) != size;
+    if (f && fclose(f)) bad = 1;
+    free(bin);
+    if (bad) fprintf(stderr, "bench_opencl: cannot write %s\n", path);
+    return bad;
+}
+
 static void usage(FILE *f)
 {
     fprintf(f,
             "usage: bench_opencl [--sizes 20,24] [--type u32|i32|f32|u64|i64|f64] [--runs 7]\n"
-            "                    [--device D] [--no-bitonic] [--no-cpu] [--no-qsort] [--no-cuda]\n"
-            "                    [--device-only] [--host-only] [--csv]\n"
+            "                    [--reduce-runs 51] [--device D] [--no-bitonic] [--no-radix]\n"
+            "                    [--no-cpu] [--no-qsort] [--no-cuda] [--device-only] [--host-only]\n"
+            "                    [--csv] [--breakdown] [--dump-reduce FILE]\n"
             "  --sizes    log2 of the sizes, comma-separated (default 20,24)\n"
             "  --device   OpenCL device index (default: the backend's default, a GPU if any)\n"
             "  --runs     timed runs per workload after one warm-up; the median is reported\n"
+            "  --reduce-runs  timed runs of the reduce rows, after 5 warm-ups (default 51)\n"
+            "  --no-radix no radix rows (OpenCL and CUDA): reduce (and bitonic) only\n"
             "  --no-cuda  no CUDA peer rows (e.g. when only OpenCL settings are compared)\n"
             "  --breakdown  also time the kernels of one radix pass one by one\n"
+            "  --dump-reduce FILE  write the OpenCL reduce program's binary (PTX on NVIDIA)\n"
             "  --device-only  only the data-on-the-device workloads (OpenCL cl_mem, CUDA device\n"
             "             pointers): no host peers, no host round trips (for large sizes on a GPU)\n"
             "  --host-only    only host-array workloads (on a CPU device such as PoCL the cl_mem\n"
@@ -466,9 +507,15 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--runs") && v) {
             opt.runs = atoi(argv[++i]);
             if (opt.runs < 1 || opt.runs > MAX_RUNS) { usage(stderr); return 2; }
+        } else if (!strcmp(a, "--reduce-runs") && v) {
+            opt.reduce_runs = atoi(argv[++i]);
+            if (opt.reduce_runs < 1 || opt.reduce_runs > MAX_RUNS) { usage(stderr); return 2; }
+        } else if (!strcmp(a, "--dump-reduce") && v) {
+            opt.dump_reduce = argv[++i];
         } else if (!strcmp(a, "--device") && v) {
             opt.device = atoi(argv[++i]);
         } else if (!strcmp(a, "--no-bitonic")) opt.bitonic = 0;
+        else if (!strcmp(a, "--no-radix")) opt.radix = 0;
         else if (!strcmp(a, "--no-cpu")) opt.cpu = 0;
         else if (!strcmp(a, "--no-qsort")) opt.qsort_peer = 0;
         else if (!strcmp(a, "--no-cuda")) opt.cuda = 0;
@@ -568,16 +615,18 @@ int main(int argc, char **argv)
             ok &= cudaMalloc(&j.cout, j.n * j.ks) == cudaSuccess;
             if (ok) {
                 j.ctx = cuda; j.alg = GPUSORT_ALGORITHM_RADIX;
-                t_cuda_dev = bench("cuda radix", "device", run_cuda_sort, &j, 0, 0);
-                void *host_out = j.out;
-                if (cudaMemcpy(host_out, j.cout, j.n * j.ks, cudaMemcpyDeviceToHost) == cudaSuccess &&
-                    !check_sorted(j.in[(opt.runs - 1) & 1], host_out, j.n, opt.type)) {
-                    printf("| (cuda radix result is WRONG) |\n");
+                if (opt.radix) {
+                    t_cuda_dev = bench("cuda radix", "device", run_cuda_sort, &j, 0, 0);
+                    if (cudaMemcpy(j.out, j.cout, j.n * j.ks, cudaMemcpyDeviceToHost) ==
+                            cudaSuccess &&
+                        !check_sorted(j.in[(opt.runs - 1) & 1], j.out, j.n, opt.type))
+                        printf("| (cuda radix result is WRONG) |\n");
                 }
                 j.alg = GPUSORT_ALGORITHM_BITONIC;
                 if (opt.bitonic) bench("cuda bitonic", "device", run_cuda_sort, &j, 0, 0);
                 j.alg = GPUSORT_ALGORITHM_RADIX;
-                if (!opt.device_only) bench("cuda radix", "host", run_host_sort, &j, 1, t_intro);
+                if (opt.radix && !opt.device_only)
+                    bench("cuda radix", "host", run_host_sort, &j, 1, t_intro);
                 t_cuda_red = bench("cuda reduce sum", "device", run_cuda_reduce, &j, 0, 0);
             } else {
                 printf("| cuda: cudaMalloc failed for n = %zu |\n", j.n);
@@ -591,18 +640,19 @@ int main(int argc, char **argv)
         j.ctx = ocl;
         j.alg = GPUSORT_ALGORITHM_RADIX;
         double peer = t_cuda_dev > 0 ? t_cuda_dev : t_cpu;
-        if (!opt.host_only && bench("opencl radix", "device", run_cl_sort, &j, 0, peer) < 0)
+        int rdev = opt.radix && !opt.host_only, rhost = opt.radix && !opt.device_only;
+        if (rdev && bench("opencl radix", "device", run_cl_sort, &j, 0, peer) < 0)
             failed = 1;
-        if (!opt.host_only &&
+        if (rdev &&
             (clEnqueueReadBuffer(my_q, j.dout, CL_TRUE, 0, j.n * j.ks, j.out, 0, NULL, NULL) ||
              !check_sorted(j.in[(opt.runs - 1) & 1], j.out, j.n, opt.type))) {
             printf("| opencl radix device result is WRONG |\n");
             failed = 1;
         }
-        if (!opt.device_only &&
+        if (rhost &&
             bench("opencl radix", "host", run_host_sort, &j, 1, t_cpu > 0 ? t_cpu : t_intro) < 0)
             failed = 1;
-        if (opt.breakdown && !opt.host_only) {
+        if (opt.breakdown && rdev) {
             j.ctx = ocl;
             if (radix_breakdown(&j, my_ctx, my_q, info.compute_units)) failed = 1;
         }
@@ -633,6 +683,8 @@ int main(int argc, char **argv)
             } else if (bench("opencl reduce sum", "device", run_cl_reduce, &j, 0, t_cuda_red) < 0)
                 failed = 1;
             gpusort_value dev_sum = j.value;
+            if (opt.dump_reduce && si == 0 && dump_reduce_program(ocl, opt.dump_reduce))
+                failed = 1;
             if (cpu) {
                 gpusort_value ref;
                 if (gpusort_reduce(cpu, opt.type, j.in[(opt.runs - 1) & 1], j.n, GPUSORT_OP_SUM,

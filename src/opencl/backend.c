@@ -516,7 +516,8 @@ gpusort_status gpusort__cl_launch(gpusort_ctx *ctx, cl_kernel kernel, const char
     return gpusort__cl_fail(ctx, err, what);
 }
 
-gpusort_status gpusort__cl_scratch(gpusort_ctx *ctx, int slot, size_t bytes, cl_mem *mem)
+/* gpusort__cl_scratch and gpusort__cl_scratch_zeroed: a new buffer is zero-filled if `zero`. */
+static gpusort_status scratch_get(gpusort_ctx *ctx, int slot, size_t bytes, cl_mem *mem, int zero)
 {
     cl_state *st = state(ctx);
     if (bytes == 0) bytes = 1;
@@ -535,7 +536,13 @@ gpusort_status gpusort__cl_scratch(gpusort_ctx *ctx, int slot, size_t bytes, cl_
                                   "(CL_DEVICE_MAX_MEM_ALLOC_SIZE = %llu bytes)",
                                   bytes, (unsigned long long)st->max_alloc);
     cl_int err = CL_SUCCESS;
-    cl_mem m = clCreateBuffer(st->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    void *zeros = zero ? calloc(1, bytes) : NULL;
+    if (zero && !zeros)
+        return gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY,
+                                  "%zu bytes of zeros for a scratch buffer", bytes);
+    cl_mem m = clCreateBuffer(st->context, CL_MEM_READ_WRITE | (zero ? CL_MEM_COPY_HOST_PTR : 0),
+                              bytes, zeros, &err);
+    free(zeros);
     if (err != CL_SUCCESS) {
         char what[96];
         snprintf(what, sizeof what, "clCreateBuffer(%zu bytes)", bytes);
@@ -548,6 +555,16 @@ gpusort_status gpusort__cl_scratch(gpusort_ctx *ctx, int slot, size_t bytes, cl_
     st->scratch_bytes[slot] = bytes;
     *mem = m;
     return GPUSORT_STATUS_SUCCESS;
+}
+
+gpusort_status gpusort__cl_scratch(gpusort_ctx *ctx, int slot, size_t bytes, cl_mem *mem)
+{
+    return scratch_get(ctx, slot, bytes, mem, 0);
+}
+
+gpusort_status gpusort__cl_scratch_zeroed(gpusort_ctx *ctx, int slot, size_t bytes, cl_mem *mem)
+{
+    return scratch_get(ctx, slot, bytes, mem, 1);
 }
 
 /* ---- sort ---- */
@@ -756,7 +773,9 @@ static gpusort_status ocl_reduce(gpusort_ctx *ctx, gpusort_type type, const void
     cl_int err = clEnqueueWriteBuffer(q, buf, CL_FALSE, 0, bytes, data, 0, NULL, NULL);
     if (err != CL_SUCCESS) s = gpusort__cl_fail(ctx, err, "clEnqueueWriteBuffer(data)");
     else s = gpusort__cl_reduce(ctx, type, buf, n, op, result);
-    clFinish(q);
+    /* On success the blocking read of the result has drained the (in-order) queue, the write
+     * of `data` included; after a failure, wait here so that nothing still reads `data`. */
+    if (s) clFinish(q);
     return s;
 }
 
@@ -771,7 +790,7 @@ static gpusort_status ocl_reduce_cl_mem(gpusort_ctx *ctx, gpusort_type type, con
     gpusort_status s = check_mem(ctx, buf, n * gpusort_type_size(type), "data");
     if (s) return s;
     s = gpusort__cl_reduce(ctx, type, buf, n, op, result);
-    clFinish(state(ctx)->queue);
+    if (s) clFinish(state(ctx)->queue);   /* on success the blocking read has drained it */
     return s;
 }
 

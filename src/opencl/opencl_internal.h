@@ -51,6 +51,7 @@ enum {
     GPUSORT_CL_SCRATCH_AUX,           /* digit counts (radix), gather target (bitonic) */
     GPUSORT_CL_SCRATCH_AUX2,          /* scanned offsets (radix); partials (reduce) */
     GPUSORT_CL_SCRATCH_AUX3,          /* scan block sums (radix) */
+    GPUSORT_CL_SCRATCH_REDUCE_DONE,   /* reduce's ticket counter: zero between calls (reduce.cl) */
     GPUSORT_CL_SCRATCH_COUNT
 };
 
@@ -97,6 +98,10 @@ gpusort_status gpusort__cl_launch(gpusort_ctx *ctx, cl_kernel kernel, const char
                                   size_t groups, size_t local);
 /* Device buffer of at least `bytes` for `slot`, kept by the context. Contents undefined. */
 gpusort_status gpusort__cl_scratch(gpusort_ctx *ctx, int slot, size_t bytes, cl_mem *mem);
+/* The same, but a buffer created by this call is all zero bytes (filled at creation from the
+ * host: nothing is enqueued). A buffer that already existed keeps what the last user left in
+ * it: for slots whose users restore the zeros themselves (reduce's counter). */
+gpusort_status gpusort__cl_scratch_zeroed(gpusort_ctx *ctx, int slot, size_t bytes, cl_mem *mem);
 /* Map a failing cl_int to a status and a message "what: CL_ERROR_NAME (code)". */
 gpusort_status gpusort__cl_fail(gpusort_ctx *ctx, cl_int err, const char *what);
 /* "CL_OUT_OF_RESOURCES" etc.; "CL_UNKNOWN_ERROR" for codes it does not know. */

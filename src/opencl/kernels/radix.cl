@@ -200,11 +200,24 @@ uint gs_digit(gs_key k, int type, int desc, uint shift)
     return (uint)(GS_RADIX(k, type, desc) >> shift) & (DIGITS - 1);
 }
 
+/* Run-length digit counting: the work-item's current run is *cnt keys of digit *cur; a key of
+ * another digit ends it, and the run goes to the warp's table h in one local atomic (one per
+ * run, not per key: few atomics on sorted or constant data). The caller adds the last run. */
+void gs_count_run(local uint *h, uint d, uint *cur, uint *cnt)
+{
+    if (d == *cur) {
+        *cnt += 1u;
+    } else {
+        if (*cnt) atomic_add(&h[*cur], *cnt);
+        *cur = d;
+        *cnt = 1u;
+    }
+}
+
 /* ---- kernels ---- */
 
 /* counts[d * G + g] = keys of digit d among keys [g * tiles_per_group * TILE, ...) of group g.
- * Counting in per-warp tables, by runs of equal digits per work-item (few atomics on
- * sorted or constant data). */
+ * Counting in per-warp tables, by runs of equal digits per work-item (gs_count_run). */
 kernel WG_ATTR void radix_upsweep(global const gs_key *keys, uint n, int type, int desc,
                                   uint shift, uint num_tiles, uint tiles_per_group,
                                   global uint *counts)
@@ -223,27 +236,10 @@ kernel WG_ATTR void radix_upsweep(global const gs_key *keys, uint n, int type, i
         #pragma unroll
         for (uint u = 0; u < UP_UNROLL; u++) k[u] = keys[i + u * WG];
         #pragma unroll
-        for (uint u = 0; u < UP_UNROLL; u++) {
-            uint d = gs_digit(k[u], type, desc, shift);
-            if (d == cur) {
-                cnt++;
-            } else {
-                if (cnt) atomic_add(&h[cur], cnt);
-                cur = d;
-                cnt = 1u;
-            }
-        }
+        for (uint u = 0; u < UP_UNROLL; u++)
+            gs_count_run(h, gs_digit(k[u], type, desc, shift), &cur, &cnt);
     }
-    for (; i < hi; i += WG) {
-        uint d = gs_digit(keys[i], type, desc, shift);
-        if (d == cur) {
-            cnt++;
-        } else {
-            if (cnt) atomic_add(&h[cur], cnt);
-            cur = d;
-            cnt = 1u;
-        }
-    }
+    for (; i < hi; i += WG) gs_count_run(h, gs_digit(keys[i], type, desc, shift), &cur, &cnt);
     if (cnt) atomic_add(&h[cur], cnt);
     barrier(CLK_LOCAL_MEM_FENCE);
     uint s = 0u;
