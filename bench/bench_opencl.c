@@ -58,6 +58,7 @@
 #endif
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -212,6 +213,16 @@ static int check_sorted(const void *in, const void *out, size_t n, gpusort_type 
         if (bad) return 0;
     }
     return 1;
+}
+
+/* sum |x| of float keys (the reduce check's error scale). */
+static double abs_sum(const void *in, size_t n, gpusort_type t)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; i++)
+        s += t == GPUSORT_TYPE_F32 ? fabs((double)((const float *)in)[i])
+                                   : fabs(((const double *)in)[i]);
+    return s;
 }
 
 /* ---- reporting ---- */
@@ -685,11 +696,22 @@ int main(int argc, char **argv)
             gpusort_value dev_sum = j.value;
             if (opt.dump_reduce && si == 0 && dump_reduce_program(ocl, opt.dump_reduce))
                 failed = 1;
+            /* The same input again: the same bits (deterministic float sums). */
+            j.ctx = ocl;
+            if ((opt.host_only ? run_host_reduce : run_cl_reduce)(&j, opt.runs - 1) ||
+                memcmp(&j.value, &dev_sum, sizeof dev_sum) != 0) {
+                printf("| opencl reduce sum differs between two runs |\n");
+                failed = 1;
+            }
             if (cpu) {
+                /* Integer sums exact; float sums within 1e-12 * sum |x| of the CPU's. */
                 gpusort_value ref;
-                if (gpusort_reduce(cpu, opt.type, j.in[(opt.runs - 1) & 1], j.n, GPUSORT_OP_SUM,
-                                   &ref) == GPUSORT_STATUS_SUCCESS &&
-                    gpusort_value_field(opt.type) != 'f' && ref.u != dev_sum.u) {
+                const void *in = j.in[(opt.runs - 1) & 1];
+                int is_f = gpusort_value_field(opt.type) == 'f';
+                if (gpusort_reduce(cpu, opt.type, in, j.n, GPUSORT_OP_SUM, &ref) ==
+                        GPUSORT_STATUS_SUCCESS &&
+                    (is_f ? !(fabs(ref.f - dev_sum.f) <= 1e-12 * abs_sum(in, j.n, opt.type))
+                          : ref.u != dev_sum.u)) {
                     printf("| opencl reduce sum is WRONG |\n");
                     failed = 1;
                 }

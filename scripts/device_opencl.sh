@@ -1,7 +1,7 @@
 #!/bin/bash
 # device_opencl.sh -- run the OpenCL backend on the GPU machine: tests and benchmark vs CUDA.
 #
-#   scripts/device_opencl.sh [STEP...]      steps: icd test bench benchf32 tune
+#   scripts/device_opencl.sh [STEP...]      steps: icd test bench benchf32 ab tune
 #                                           (default: icd test bench benchf32)
 #
 # The NVIDIA driver there ships libnvidia-opencl.so.1 but no ICD file names it, so the loader
@@ -11,24 +11,34 @@
 # Binaries (built on the dev machine with -DGPUSORT_CUDA=ON -DGPUSORT_OPENCL=ON
 # -DCMAKE_CUDA_ARCHITECTURES=90, so the device's time is spent running, not compiling):
 # test_backends and bench_opencl, plus lib/libOpenCL.so.1 in case the machine lacks the ICD
-# loader, either in .device-carry/opencl.tgz (unpacked to /tmp; pass .device-carry in `carry`)
-# or in build-oclbin/. Logs go to $OUT; a summary is printed last.
+# loader, and for step ab bench_opencl_before (the same bench built from an earlier commit),
+# either in .device-carry/opencl.txz (xz; or .tgz) -- unpacked to /tmp; pass
+# .device-carry/opencl.txz in `carry` -- or in build-oclbin/. Logs go to $OUT; a summary is
+# printed last.
 #
 #   test      test_backends --backend opencl, AUTO (= radix) and reduce, 6 types in parallel,
-#             quick sizes to 2^16 + 1; the no-fp64 path (f32); radix with 1 work-group per
-#             compute unit at 2^20 (several tiles per work-group) for u32, f32 and u64
+#             quick sizes to 2^16 + 1; the no-fp64 path (f32); every algorithm for u32; then
+#             radix with 1 work-group per compute unit at 2^20 (several tiles per work-group)
+#             for u32, f32 and u64, and reduce with 32 work-groups per compute unit (4224 on
+#             an H200: thousands of tickets) for f32, i64, f64, at the default sizes to 2^20+1
 #   bench     bench_opencl u32 at 2^24 and 2^28, data on the device, vs our CUDA backend, with
 #             the radix pass's kernels timed one by one (--breakdown)
-#   benchf32  the same for f32
-#   tune      the OpenCL rows again with each setting of $TUNE (default: 4 radix, 4 reduce
-#             work-groups per compute unit instead of 8)
+#   benchf32  reduce rows for f32 (no radix)
+#   ab        bench_opencl_before and bench_opencl in turn: u32 radix + reduce, u32 reduce,
+#             f32 reduce, 2^24 and 2^28: the same rows before and after a change, each with
+#             its CUDA reference of the same process; and the PTX of the reduce program
+#   tune      the rows again with each setting of $TUNE (default: 2, 4, 16 reduce work-groups
+#             per compute unit instead of 8; a radix setting times the radix rows)
 set -u
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 BIN=$ROOT/build-oclbin
-if [ -f "$ROOT/.device-carry/opencl.tgz" ]; then
+if [ -f "$ROOT/.device-carry/opencl.txz" ]; then
+  BIN=/tmp/gpusort-oclbin
+  mkdir -p "$BIN" && xz -dc "$ROOT/.device-carry/opencl.txz" | tar -xf - -C "$BIN"
+elif [ -f "$ROOT/.device-carry/opencl.tgz" ]; then
   BIN=/tmp/gpusort-oclbin
   mkdir -p "$BIN" && tar -xzf "$ROOT/.device-carry/opencl.tgz" -C "$BIN"
 fi
@@ -59,29 +69,59 @@ for step in $STEPS; do
   bench)
     t0=$(date +%s)
     timeout 60 "$BIN/bench_opencl" --sizes 24,28 --device-only --no-bitonic --breakdown \
-        > "$OUT/bench.md" 2>&1
+        --dump-reduce "$OUT/reduce.ptx" > "$OUT/bench.md" 2>&1
     note "bench_opencl u32 2^24,2^28: rc=$? ($(( $(date +%s) - t0 )) s)"
     grep -E "^\||device:" "$OUT/bench.md" >> "$SUMMARY"
+    # The fence before the ticket and the volatile reads of the partials, as compiled.
+    note "reduce program PTX: $(cat "$OUT/reduce.ptx" 2>/dev/null |
+          grep -oE "membar[.a-z]*|fence[.a-z]*|atom[.a-z0-9]*|ld[.a-z]*volatile[.a-z0-9]*" |
+          sort | uniq -c | tr '\n' ' ')"
     ;;
   benchf32)
     t0=$(date +%s)
     timeout 40 "$BIN/bench_opencl" --type f32 --sizes 24,28 --device-only --no-bitonic \
-        >> "$OUT/bench.md" 2>&1
+        --no-radix >> "$OUT/bench.md" 2>&1
     note "bench_opencl f32 2^24,2^28: rc=$? ($(( $(date +%s) - t0 )) s)"
     grep -E "^\| (opencl|cuda)" "$OUT/bench.md" | grep f32 >> "$SUMMARY"
     ;;
+  ab)
+    # Order before/after, after/before, before/after: neither side always runs first.
+    t0=$(date +%s)
+    : > "$OUT/ab.md"
+    for run in "before after|" "after before|--no-radix" "before after|--no-radix --type f32"; do
+      args=${run#*|}
+      for which in ${run%|*}; do
+        exe=$BIN/bench_opencl extra=
+        [ $which = before ] && exe=$BIN/bench_opencl_before
+        [ $which = after ] && [ -z "$args" ] && extra="--dump-reduce $OUT/reduce.ptx"
+        timeout 60 "$exe" --sizes 24,28 --device-only --no-bitonic $args $extra \
+            > "$OUT/ab1.md" 2>&1
+        note "ab $which $args: rc=$?"
+        { echo "## $which $args"; cat "$OUT/ab1.md"; } >> "$OUT/ab.md"
+        grep -E "^\| (opencl|cuda)|WRONG|differs" "$OUT/ab1.md" >> "$SUMMARY"
+      done
+    done
+    rm -f "$OUT/ab1.md"
+    note "ab: $(( $(date +%s) - t0 )) s"
+    # The fence before the ticket and the volatile reads of the partials, as compiled.
+    note "reduce program PTX: $(cat "$OUT/reduce.ptx" 2>/dev/null |
+          grep -oE "membar[.a-z]*|fence[.a-z]*|atom[.a-z0-9]*|ld[.a-z]*volatile[.a-z0-9]*" |
+          sort | uniq -c | tr '\n' ' ')"
+    ;;
   tune)
-    # One setting per run, OpenCL rows only: radix work-groups per compute unit (2^24, 2^28),
-    # reduce waiting and grid (2^24, where the fixed costs decide).
-    for cfg in ${TUNE:-GPUSORT_OPENCL_RADIX_GROUPS_PER_CU=4 GPUSORT_OPENCL_REDUCE_GROUPS_PER_CU=4}; do
-      sizes=24,28
-      case $cfg in *REDUCE*) sizes=24 ;; esac
+    # One setting per run: radix work-groups per compute unit (OpenCL rows, 2^24 and 2^28), or
+    # the reduce grid (reduce rows with their CUDA reference).
+    for cfg in ${TUNE:-GPUSORT_OPENCL_REDUCE_GROUPS_PER_CU=2 GPUSORT_OPENCL_REDUCE_GROUPS_PER_CU=4 GPUSORT_OPENCL_REDUCE_GROUPS_PER_CU=16}; do
+      sizes=24,28 extra="--no-cuda" rows=4
+      case $cfg in *REDUCE*) extra="--no-radix" ;; esac
       t0=$(date +%s)
       echo "## $cfg" >> "$OUT/bench.md"
       env "$cfg" timeout 40 "$BIN/bench_opencl" --sizes $sizes --device-only --no-bitonic \
-          --no-cuda >> "$OUT/bench.md" 2>&1
+          $extra > "$OUT/tune1.md" 2>&1
       note "$cfg: rc=$? ($(( $(date +%s) - t0 )) s)"
-      grep -E "^\| opencl" "$OUT/bench.md" | tail -$(( ${#sizes} > 2 ? 4 : 2 )) >> "$SUMMARY"
+      cat "$OUT/tune1.md" >> "$OUT/bench.md"
+      grep -E "^\| (opencl|cuda)|WRONG|differs" "$OUT/tune1.md" | tail -$rows >> "$SUMMARY"
+      rm -f "$OUT/tune1.md"
     done
     ;;
   test)
@@ -91,16 +131,23 @@ for step in $STEPS; do
           --max-n 65537 --filter "$t/" > "$OUT/test_$t.log" 2>&1 &
     done
     GPUSORT_OPENCL_NO_FP64=1 timeout 45 stdbuf -oL "$BIN/test_backends" --backend opencl \
-        --quick -v --max-n 4097 --filter f32/ > "$OUT/test_nofp64.log" 2>&1 &
+        --quick -v --max-n 65537 --filter f32/ > "$OUT/test_nofp64.log" 2>&1 &
+    timeout 45 stdbuf -oL "$BIN/test_backends" --backend opencl --algorithm all --quick -v \
+        --max-n 65537 --filter u32/ > "$OUT/test_all_u32.log" 2>&1 &
+    fails=0
+    for j in $(jobs -p); do wait "$j" || fails=$((fails + 1)); done
     for t in u32 f32 u64; do
       GPUSORT_OPENCL_RADIX_GROUPS_PER_CU=1 timeout 45 stdbuf -oL "$BIN/test_backends" \
           --backend opencl -v --filter "$t/" > "$OUT/test_g1_$t.log" 2>&1 &
     done
-    fails=0
+    for t in f32 i64 f64; do
+      GPUSORT_OPENCL_REDUCE_GROUPS_PER_CU=32 timeout 45 stdbuf -oL "$BIN/test_backends" \
+          --backend opencl -v --filter "$t/" > "$OUT/test_r32_$t.log" 2>&1 &
+    done
     for j in $(jobs -p); do wait "$j" || fails=$((fails + 1)); done
     cat "$OUT"/test_*.log > "$OUT/test.log"
     rm -f "$OUT"/test_*.log
-    note "test_backends --backend opencl (6 types quick to 65537, no-fp64 f32, 1 group/CU u32 f32 u64 to 2^20+1): $fails failing processes in $(( $(date +%s) - t0 )) s"
+    note "test_backends --backend opencl (6 types quick to 65537, no-fp64 f32, all algorithms u32; radix 1 group/CU u32 f32 u64, reduce 32 groups/CU f32 i64 f64 to 2^20+1): $fails failing processes in $(( $(date +%s) - t0 )) s"
     note "cases: $(grep -c ': ok' "$OUT/test.log") ok, $(grep -c 'FAILED' "$OUT/test.log") FAILED"
     grep -E "^device|passed|FAIL|replay|rror" "$OUT/test.log" | head -40 >> "$SUMMARY"
     ;;

@@ -23,6 +23,10 @@
  * launch instead of a partial launch + a final launch: on NVIDIA's OpenCL a launch costs more
  * than the final step itself). The partials are read through volatile pointers (from L2 on
  * NVIDIA: not a stale cache line, not the read-only path).
+ * OpenCL 1.2 promises nothing about one work-group seeing another's stores within a launch;
+ * gs_fence_device says what this relies on: membar.gl on NVIDIA, a CPU fence on PoCL (the two
+ * platforms the tests run on). Other vendors' GPUs get mem_fence(CLK_GLOBAL_MEM_FENCE), which
+ * their compilers may scope to the work-group (unverified there).
  *
  *   integer sum   64-bit accumulators (u32 zero-extended, i32 sign-extended), wrapping mod 2^64:
  *                 exact. word 0 = the sum.
@@ -54,15 +58,32 @@
 
 /* ---- step 2: which work-group is last ---- */
 
+/* A device-wide fence: this work-item's global stores before it are seen by every work-group
+ * before its accesses after it. OpenCL 1.2's mem_fence(CLK_GLOBAL_MEM_FENCE) promises order
+ * within the work-group only, and NVIDIA's compiler turns it into membar.cta (seen in the PTX
+ * of this program on the H200): too weak across work-groups. There the PTX membar.gl (CUDA's
+ * __threadfence) is used. On PoCL (work-groups are CPU threads) mem_fence is a full fence. */
+void gs_fence_device(void)
+{
+#ifdef __NV_CL_C_VERSION
+    asm volatile("membar.gl;" ::: "memory");
+#else
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
+#endif
+}
+
 /* Called by every work-item after work-item 0 wrote the group's partial: 1 in the work-group
  * that finishes last (all partials are then in global memory), 0 in the others. The last one
  * puts *done back to 0. `last`: one local int of the kernel. */
 int gs_last_group(global uint *done, local int *last)
 {
     if (get_local_id(0) == 0) {
-        mem_fence(CLK_GLOBAL_MEM_FENCE);          /* our partial before our ticket */
+        gs_fence_device();                        /* our partial before our ticket */
         int l = atomic_inc(done) == get_num_groups(0) - 1;
-        if (l) atomic_xchg(done, 0u);             /* every group has its ticket: reset */
+        if (l) {
+            atomic_xchg(done, 0u);                /* every group has its ticket: reset */
+            gs_fence_device();                    /* the ticket before reading the partials */
+        }
         *last = l;
     }
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
