@@ -11,7 +11,7 @@
 # Binaries (built on the dev machine with -DGPUSORT_CUDA=ON -DGPUSORT_OPENCL=ON
 # -DCMAKE_CUDA_ARCHITECTURES=90, so the device's time is spent running, not compiling):
 # test_backends and bench_opencl, plus lib/libOpenCL.so.1 in case the machine lacks the ICD
-# loader, and for step ab bench_opencl_before (the same bench built from an earlier commit),
+# loader, and for step ab bench_opencl_before (and _mid: the same bench of earlier commits),
 # either in .device-carry/opencl.txz (xz; or .tgz) -- unpacked to /tmp; pass
 # .device-carry/opencl.txz in `carry` -- or in build-oclbin/. Logs go to $OUT; a summary is
 # printed last.
@@ -24,9 +24,10 @@
 #   bench     bench_opencl u32 at 2^24 and 2^28, data on the device, vs our CUDA backend, with
 #             the radix pass's kernels timed one by one (--breakdown)
 #   benchf32  reduce rows for f32 (no radix)
-#   ab        bench_opencl_before and bench_opencl in turn: u32 radix + reduce, u32 reduce,
-#             f32 reduce, 2^24 and 2^28: the same rows before and after a change, each with
-#             its CUDA reference of the same process; and the PTX of the reduce program
+#   ab        bench_opencl_before, [bench_opencl_mid,] bench_opencl in turn: u32 radix + reduce,
+#             u32 reduce, f32 reduce, 2^24 and 2^28: the same rows before and after a change,
+#             each with its CUDA reference of the same process; and the PTX of the reduce
+#             program
 #   tune      the rows again with each setting of $TUNE (default: 2, 4, 16 reduce work-groups
 #             per compute unit instead of 8; a radix setting times the radix rows)
 set -u
@@ -85,14 +86,17 @@ for step in $STEPS; do
     grep -E "^\| (opencl|cuda)" "$OUT/bench.md" | grep f32 >> "$SUMMARY"
     ;;
   ab)
-    # Order before/after, after/before, before/after: neither side always runs first.
+    # Order before/after, after/before, before/after: neither side always runs first. A third
+    # binary bench_opencl_mid (an intermediate version), when carried, runs between them.
     t0=$(date +%s)
     : > "$OUT/ab.md"
-    for run in "before after|" "after before|--no-radix" "before after|--no-radix --type f32"; do
+    for run in "before mid after|" "after mid before|--no-radix" \
+               "before mid after|--no-radix --type f32"; do
       args=${run#*|}
       for which in ${run%|*}; do
         exe=$BIN/bench_opencl extra=
-        [ $which = before ] && exe=$BIN/bench_opencl_before
+        [ $which = after ] || exe=$BIN/bench_opencl_$which
+        [ -x "$exe" ] || continue
         [ $which = after ] && [ -z "$args" ] && extra="--dump-reduce $OUT/reduce.ptx"
         timeout 60 "$exe" --sizes 24,28 --device-only --no-bitonic $args $extra \
             > "$OUT/ab1.md" 2>&1

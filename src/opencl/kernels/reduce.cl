@@ -24,9 +24,9 @@
  * than the final step itself). The partials are read through volatile pointers (from L2 on
  * NVIDIA: not a stale cache line, not the read-only path).
  * OpenCL 1.2 promises nothing about one work-group seeing another's stores within a launch;
- * gs_fence_device says what this relies on: membar.gl on NVIDIA, a CPU fence on PoCL (the two
- * platforms the tests run on). Other vendors' GPUs get mem_fence(CLK_GLOBAL_MEM_FENCE), which
- * their compilers may scope to the work-group (unverified there).
+ * gs_fence_device says what this relies on: fence.acq_rel.gpu on NVIDIA, a CPU fence on PoCL
+ * (the two platforms the tests run on). Other vendors' GPUs get mem_fence(CLK_GLOBAL_MEM_FENCE),
+ * which their compilers may scope to the work-group (unverified there).
  *
  *   integer sum   64-bit accumulators (u32 zero-extended, i32 sign-extended), wrapping mod 2^64:
  *                 exact. word 0 = the sum.
@@ -59,14 +59,17 @@
 /* ---- step 2: which work-group is last ---- */
 
 /* A device-wide fence: this work-item's global stores before it are seen by every work-group
- * before its accesses after it. OpenCL 1.2's mem_fence(CLK_GLOBAL_MEM_FENCE) promises order
- * within the work-group only, and NVIDIA's compiler turns it into membar.cta (seen in the PTX
- * of this program on the H200): too weak across work-groups. There the PTX membar.gl (CUDA's
- * __threadfence) is used. On PoCL (work-groups are CPU threads) mem_fence is a full fence. */
+ * before its accesses after it (with the ticket atomic: a release on the writing side, an
+ * acquire on the last group's side). OpenCL 1.2's mem_fence(CLK_GLOBAL_MEM_FENCE) promises
+ * order within the work-group only, and NVIDIA's compiler turns it into membar.cta (seen in
+ * the PTX of this program on the H200): too weak across work-groups. There the PTX
+ * fence.acq_rel.gpu is used (sm_70 and later, as radix.cl's .sync warp instructions); CUDA's
+ * __threadfence, membar.gl (= fence.sc.gpu), also works but measured ~1-2 us slower per
+ * reduce on the H200. On PoCL (work-groups are CPU threads) mem_fence is a full fence. */
 void gs_fence_device(void)
 {
 #ifdef __NV_CL_C_VERSION
-    asm volatile("membar.gl;" ::: "memory");
+    asm volatile("fence.acq_rel.gpu;" ::: "memory");
 #else
     mem_fence(CLK_GLOBAL_MEM_FENCE);
 #endif
@@ -133,7 +136,8 @@ void gs_minmax_##T(T best, int is_min, local T *buf, global ulong *dst)         
     buf[lid] = best;                                                                           \
     barrier(CLK_LOCAL_MEM_FENCE);                                                              \
     for (uint w = WG / 2; w > 0; w >>= 1) {                                                    \
-        if (lid < w) buf[lid] = is_min ? min(buf[lid], buf[lid + w]) : max(buf[lid], buf[lid + w]); \
+        if (lid < w)                                                                           \
+            buf[lid] = is_min ? min(buf[lid], buf[lid + w]) : max(buf[lid], buf[lid + w]);     \
         barrier(CLK_LOCAL_MEM_FENCE);                                                          \
     }                                                                                          \
     if (lid == 0) dst[0] = (ulong)buf[0];                                                      \
