@@ -24,10 +24,12 @@
 #   bench     bench_opencl u32 at 2^24 and 2^28, data on the device, vs our CUDA backend, with
 #             the radix pass's kernels timed one by one (--breakdown)
 #   benchf32  reduce rows for f32 (no radix)
-#   ab        bench_opencl_before, [bench_opencl_mid,] bench_opencl in turn: u32 radix + reduce,
+#   ab        bench_opencl_before, [bench_opencl_mid,] bench_opencl in turn (those named in $AB,
+#             default all three): u32 radix + reduce,
 #             u32 reduce, f32 reduce, 2^24 and 2^28: the same rows before and after a change,
 #             each with its CUDA reference of the same process; and the PTX of the reduce
 #             program
+#   ab24      reduce rows only, u32 2^24, 3 rounds of each binary of $AB (default: mid after)
 #   tune      the rows again with each setting of $TUNE (default: 2, 4, 16 reduce work-groups
 #             per compute unit instead of 8; a radix setting times the radix rows)
 set -u
@@ -97,6 +99,7 @@ for step in $STEPS; do
         exe=$BIN/bench_opencl extra=
         [ $which = after ] || exe=$BIN/bench_opencl_$which
         [ -x "$exe" ] || continue
+        case " ${AB:-before mid after} " in *" $which "*) ;; *) continue ;; esac
         [ $which = after ] && [ -z "$args" ] && extra="--dump-reduce $OUT/reduce.ptx"
         timeout 60 "$exe" --sizes 24,28 --device-only --no-bitonic $args $extra \
             > "$OUT/ab1.md" 2>&1
@@ -111,6 +114,24 @@ for step in $STEPS; do
     note "reduce program PTX: $(cat "$OUT/reduce.ptx" 2>/dev/null |
           grep -oE "membar[.a-z]*|fence[.a-z]*|atom[.a-z0-9]*|ld[.a-z]*volatile[.a-z0-9]*" |
           sort | uniq -c | tr '\n' ' ')"
+    ;;
+  ab24)
+    # Reduce only, u32 2^24 (where the fixed costs decide), 3 rounds of each binary of $AB
+    # (default: mid after) in turn: more samples of the ratio's run-to-run spread.
+    t0=$(date +%s)
+    for round in 1 2 3; do
+      for which in ${AB:-mid after}; do
+        exe=$BIN/bench_opencl
+        [ $which = after ] || exe=$BIN/bench_opencl_$which
+        [ -x "$exe" ] || continue
+        timeout 30 "$exe" --sizes 24 --device-only --no-bitonic --no-radix > "$OUT/ab1.md" 2>&1
+        note "ab24 $which round $round: rc=$?"
+        { echo "## ab24 $which round $round"; cat "$OUT/ab1.md"; } >> "$OUT/ab.md"
+        grep -E "^\| (opencl|cuda)|WRONG|differs" "$OUT/ab1.md" >> "$SUMMARY"
+      done
+    done
+    rm -f "$OUT/ab1.md"
+    note "ab24: $(( $(date +%s) - t0 )) s"
     ;;
   tune)
     # One setting per run: radix work-groups per compute unit (OpenCL rows, 2^24 and 2^28), or

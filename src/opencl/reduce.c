@@ -5,7 +5,8 @@
  * reduce_minmax_<T> (kernels/reduce.cl) with a fixed grid of G = 8 work-groups per compute unit
  * (fewer for small n): each work-group writes its partial, and the work-group that finishes
  * last (a ticket counter in global memory, GPUSORT_CL_SCRATCH_REDUCE_DONE) combines the G
- * partials on the device; then a blocking read of the final 32 bytes, decoded here. The counter
+ * partials on the device; then a flush (the kernel starts while the read is enqueued) and a
+ * blocking read of the final 32 bytes, decoded here. The counter
  * is zero-filled when its buffer is created and the last work-group sets it back to zero, so no
  * extra command is enqueued per call. (On NVIDIA's OpenCL this replaced a second launch of a
  * one-work-group final kernel; reading the G partials back instead costs a 32 KiB copy.) The
@@ -84,6 +85,9 @@ gpusort_status gpusort__cl_reduce(gpusort_ctx *ctx, gpusort_type type, cl_mem da
                              sizeof is_min, &is_min, sizeof(cl_mem), &partials, sizeof(cl_mem),
                              &done, (size_t)0);
     if (s || (s = gpusort__cl_launch(ctx, k, name, groups, WG))) return s;
+    /* Submit the kernel now: NVIDIA's OpenCL batches commands until a flush, so without this
+     * the GPU would start only once the read below is enqueued (CUDA launches at once). */
+    clFlush(gpusort__cl_queue(ctx));
     /* The result: word 0 (and 1, 2) of the final partial, as reduce.cl lays them out. */
     uint64_t part[OUT];
     cl_int err = clEnqueueReadBuffer(gpusort__cl_queue(ctx), partials, CL_TRUE,

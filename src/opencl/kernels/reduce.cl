@@ -63,9 +63,10 @@
  * acquire on the last group's side). OpenCL 1.2's mem_fence(CLK_GLOBAL_MEM_FENCE) promises
  * order within the work-group only, and NVIDIA's compiler turns it into membar.cta (seen in
  * the PTX of this program on the H200): too weak across work-groups. There the PTX
- * fence.acq_rel.gpu is used (sm_70 and later, as radix.cl's .sync warp instructions); CUDA's
- * __threadfence, membar.gl (= fence.sc.gpu), also works but measured ~1-2 us slower per
- * reduce on the H200. On PoCL (work-groups are CPU threads) mem_fence is a full fence. */
+ * fence.acq_rel.gpu is used (sm_70 and later, as radix.cl's .sync warp instructions): the
+ * lightest PTX fence that makes the release / acquire pair; CUDA's __threadfence (membar.gl =
+ * fence.sc.gpu) works too and was not measurably slower in a same-run A/B on the H200. On PoCL
+ * (work-groups are CPU threads) mem_fence is a full fence. */
 void gs_fence_device(void)
 {
 #ifdef __NV_CL_C_VERSION
