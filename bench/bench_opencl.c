@@ -584,8 +584,9 @@ int main(int argc, char **argv)
     }
     printf("Command:");
     for (int i = 0; i < argc; i++) printf(" %s", argv[i]);
-    printf("\nMedian of %d runs after one warm-up; keys/s = n / median. \"vs\" = time of the "
-           "row's peer / time of this row (>1: faster than the peer).\n\n", opt.runs);
+    printf("\nMedian of %d runs after one warm-up (reduce rows: %d runs after 5); keys/s = n / "
+           "median. \"vs\" = time of the row's peer / time of this row (>1: faster than the "
+           "peer).\n\n", opt.runs, opt.reduce_runs);
     if (opt.csv)
         printf("workload,memory,type,n,median_ms,best_ms,mkeys_per_s,vs,status\n");
     else

@@ -85,8 +85,9 @@ gpusort_status gpusort__cl_reduce(gpusort_ctx *ctx, gpusort_type type, cl_mem da
                              sizeof is_min, &is_min, sizeof(cl_mem), &partials, sizeof(cl_mem),
                              &done, (size_t)0);
     if (s || (s = gpusort__cl_launch(ctx, k, name, groups, WG))) return s;
-    /* Submit the kernel now: NVIDIA's OpenCL batches commands until a flush, so without this
-     * the GPU would start only once the read below is enqueued (CUDA launches at once). */
+    /* Submit the kernel now, not when the blocking read below flushes the queue, so that the
+     * GPU runs while the read is being enqueued (CUDA launches at once). Same-run A/B on the
+     * H200, u32 2^24, 5 processes each: median 0.037-0.038 ms with it, 0.037-0.040 without. */
     clFlush(gpusort__cl_queue(ctx));
     /* The result: word 0 (and 1, 2) of the final partial, as reduce.cl lays them out. */
     uint64_t part[OUT];
