@@ -22,7 +22,8 @@
  *              comparator (SortKeysCopy / SortPairsCopy);
  *   rank       u32 keys 2^12 and 2^16 (plus 2^5, the floor of one call, and 2^13) vs the seed 003
  *              kernel (one thread per key, each scanning all keys in device memory; ties broken
- *              by index so that it is a correct sort);
+ *              by index so that it is a correct sort); first an empty kernel timed the same way
+ *              (the floor of any timed launch: events around a call include its host time);
  *   segmented  2^26 u32 keys in segments of 32, 1024, 65536 and of mixed lengths (log-uniform in
  *              [1, 2^17]) vs cub::DeviceSegmentedSort::SortKeys;
  *   table      seed 000: 4096 unique u32 keys, 8..128 lists: the four multi-way merge variants,
@@ -361,9 +362,54 @@ __global__ void seed_rank(const uint32_t *in, uint32_t *out, unsigned n)
     out[r] = x;
 }
 
+__global__ void empty_kernel() {}
+__global__ void copy_kernel(const uint32_t *in, uint32_t *out) { out[threadIdx.x] = in[threadIdx.x] + 1; }
+
+/* The SM clock right after an idle gap (as in the timed calls): 20000 cycles of clock64
+ * against the global timer. */
+__global__ void clock_probe(unsigned long long *out)
+{
+    unsigned long long t0, t1;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    const long long c0 = clock64();
+    long long c1 = c0;
+    while (c1 - c0 < 20000) c1 = clock64();
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
+    out[0] = (unsigned long long)(c1 - c0);
+    out[1] = t1 - t0;
+}
+
 void bench_rank()
 {
     header("rank: gpusort rank sort vs the seed's one-thread-per-key kernel");
+    {
+        /* The floor of any timed call: one empty kernel launched and timed the same way (the
+         * "ours" column; peer = the same, for the format). */
+        double e = time_ms(runs, noprep, [&](int) { empty_kernel<<<1, 32, 0, stream>>>(); });
+        row("rank", "floor: empty kernel", 0, e, "empty kernel", e);
+        double e2 = time_ms(runs, noprep, [&](int) { empty_kernel<<<128, 1024, 0, stream>>>(); });
+        row("rank", "floor: empty kernel 128x1024", 0, e2, "empty kernel", e);
+        uint32_t *cb;
+        SCK(cudaMalloc(&cb, 256));
+        SCK(cudaMemset(cb, 0, 256));
+        double e3 = time_ms(runs, noprep, [&](int) { copy_kernel<<<1, 32, 0, stream>>>(cb, cb + 32); });
+        row("rank", "floor: load+store kernel", 0, e3, "empty kernel", e);
+        cudaFree(cb);
+        unsigned long long *dp, h[2];
+        SCK(cudaMalloc(&dp, 16));
+        std::vector<double> mhz;
+        double pt = time_ms(runs, noprep, [&](int) { clock_probe<<<1, 32, 0, stream>>>(dp); });
+        for (int r = 0; r < runs; r++) {
+            clock_probe<<<1, 32, 0, stream>>>(dp);
+            SCK(cudaMemcpyAsync(h, dp, 16, cudaMemcpyDeviceToHost, stream));
+            SCK(cudaStreamSynchronize(stream));
+            mhz.push_back(h[1] ? 1e3 * (double)h[0] / (double)h[1] : 0);
+        }
+        cudaFree(dp);
+        char cas[64];
+        snprintf(cas, sizeof cas, "floor: SM clock %.0f MHz", median(mhz));
+        row("rank", cas, 0, pt, "20000-cycle kernel", pt);
+    }
     /* 2^12 and 2^16 are the issue's rows; 2^5 shows the floor of one call (launch and API),
      * 2^13 the largest n of the one-launch path (rank.cu). */
     for (int lg : {5, 12, 13, 16}) {

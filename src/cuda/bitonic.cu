@@ -10,9 +10,11 @@
  * network produces exactly the stable order, the same one as the radix and merge sorts, in
  * both directions (descending folds into the radix key, see src/keys.h). Integer keys without
  * values are sorted as radix keys alone: equal keys are identical bits, so there is nothing for
- * stability to preserve, and the output keys are rebuilt exactly from the radix keys. The same
- * holds for float keys without values when a check pass (n >= 2^17) finds no NaN and no -0.0. With
- * indices, n must be below 2^32 (32-bit positions; UNSUPPORTED above, with a message).
+ * stability to preserve, and the output keys are rebuilt exactly from the radix keys. Float
+ * keys without values above one block sort as a bijective key of their bits (-0.0 below +0.0,
+ * NaNs by payload, all after +inf) and a last kernel puts the zeros and the NaNs back in input
+ * order when both zeros, or any NaN, occur (see float_bits). With indices, n must be below 2^32
+ * (32-bit positions; UNSUPPORTED above, with a message).
  *
  * ANY n. The network is the "flip" form of block_sort.cuh (all comparators ascending), of size
  * 2^ceil(log2 n). Positions >= n hold a virtual sentinel greater than every item; such
@@ -20,9 +22,9 @@
  * read the sentinel, stores beyond n are skipped, threads whose positions all lie beyond n
  * return at once).
  *
- * LEVELS. T = 32 KiB of items per tile: 8192 items of 4 bytes (u32/i32 keys, floats without
- * NaN/-0.0), 4096 of 8 (u64/i64 keys, or 32-bit keys + index), 2048 of 16 (64-bit keys +
- * index); T/16 threads of 16 items each.
+ * LEVELS. T = 32 KiB of items per tile: 8192 items of 4 bytes (32-bit keys without values),
+ * 4096 of 8 (64-bit keys, or 32-bit keys + index), 2048 of 16 (64-bit keys + index); T/16
+ * threads of 16 items each.
  *   n <= 2T     one block (or one warp for n <= 32) sorts everything on chip and writes the
  *               output: one kernel (block_sort.cuh via segmented.cu's launcher).
  *   n >  2T     1. k_tile_sort: every T-tile sorted on chip, items (radix key, global index)
@@ -36,15 +38,23 @@
  *                  RF = 4, RH = 5 for items of up to 8 bytes, 3 and 4 for 16-byte items),
  *                  then ONE on-chip kernel (k_tile_merge, two rounds + registers) runs strides
  *                  T/2 .. 1 on each T-tile. The last one gathers the output keys/values.
+ *               3. float keys without values: k_float_fix (exits at once without -0.0 and +0.0
+ *                  together and without NaN).
  *   Device-memory passes per span 2^k: 1 + ceil((k - log2 T - RF) / RH), plus the on-chip
  *   pass: 32 passes in all for 2^24 u32 keys, where the seed's naive version (one launch per
  *   (span, stride), seed 001) makes 300. The kernels after the first are launched with
  *   programmatic dependent launch (sm_90), so each one's launch overlaps the previous one's end.
  *   Measured (H200, u32 2^24, ncu): tile sort 220 us, device passes ~33 us each (~3.9 TB/s),
- *   tile merges ~45 us each; bench/results/bitonic-rank-2026-11-22b.md.
+ *   tile merges ~45 us each; bench/results/bitonic-rank-2026-11-22b.md. Whole sorts (events,
+ *   bench/results/seeds-2026-11-22c.md): u32 0.094 ms at 2^20, 1.44 ms at 2^24; f32 +1..3 us.
+ *   Tried and dropped there: the tile kernels storing their blocked registers with 16-byte
+ *   stores instead of the shared-memory transpose (0.114 against 0.095 ms at 2^20, 1.60 against
+ *   1.45 ms at 2^24), 3 tile-merge blocks per SM (40 registers + spill: 1.63 ms at 2^24).
  *
- * Scratch: KEYS n * item (item = 4, 8 or 16 bytes: radix key [+ index]); AUX/AUX2 copies of the
- * input keys/values when sorting in place with indices (the final gather reads the input).
+ * Scratch: KEYS n * item (item = 4, 8 or 16 bytes: radix key [+ index]); AUX a copy of the
+ * input keys when sorting in place with indices or float keys (the final gather and the float
+ * fix-up read the input), AUX2 a copy of the input values (in place with values) or the float
+ * tile statistics (FS_WORDS words per tile).
  */
 #include "block_sort.h"
 #include "block_sort.cuh"
@@ -65,16 +75,85 @@ template <typename It> struct bitonic_cfg {
 
 constexpr int log2_of(int x) { return x <= 1 ? 0 : 1 + log2_of(x / 2); }
 
-/* Programmatic dependent launch (sm_90): a kernel launched with the PDL attribute may start
- * while the previous one finishes; it waits here before touching memory (a no-op when it was
- * launched without), and lets its own successor be scheduled once all its blocks run. Hides
- * the launch gap between the 20-40 dependent kernels of a large sort. */
-__device__ __forceinline__ void pdl_wait_and_release()
+/* ---- float keys without values: a bijective key and a fix-up of the tie classes ----
+ * gpusort's float order (src/keys.h) ties -0.0 with +0.0 and every NaN with every other NaN;
+ * a stable sort keeps each such class in input order. Sorting bare radix keys would lose the
+ * bits (the transform is not injective there), and items with an index cost twice the bytes.
+ * So float keys without values sort as the BIJECTIVE key
+ *     t = sign ? ~bits : bits | sign,   key = t - (2^23 - 1)   (f32; 2^52 - 1 for f64)
+ * which orders -inf < ... < -0.0 < +0.0 < ... < +inf < +NaNs < -NaNs (t alone puts the negative
+ * NaNs first; the rotation moves them after +inf), complemented for descending. Every key that
+ * is not in a tie class has its own key, so the result is the stable sort except inside the two
+ * classes, which come out ordered by bit pattern: -0.0 before +0.0 (ascending), NaNs by payload.
+ * The tile sort finds, in each sorted tile, how many keys are negative, -0.0, +0.0 and NaN
+ * (four binary searches by four threads, nothing per key: FS_WORDS). A last kernel
+ * (k_float_fix) sums them: unless there are both -0.0 and +0.0, or some NaN, it exits at
+ * once (the usual case); otherwise it rewrites each affected class's run of the output with
+ * that class's keys in input order (a stable compaction of the input, placed by the per-tile
+ * counts). No host synchronisation: this replaced a check pass whose answer the host waited
+ * for (20 us at 2^20, 79 us at 2^24). */
+template <typename K> struct float_bits;
+template <> struct float_bits<uint32_t> {
+    static constexpr uint32_t SIGN = 0x80000000u, INF = 0x7f800000u, ROT = (1u << 23) - 1;
+};
+template <> struct float_bits<uint64_t> {
+    static constexpr uint64_t SIGN = 0x8000000000000000ull, INF = 0x7ff0000000000000ull,
+                              ROT = (1ull << 52) - 1;
+};
+template <typename K> __device__ __forceinline__ K total_key(K bits, int desc)
 {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.wait;" ::: "memory");
-    asm volatile("griddepcontrol.launch_dependents;" :::);
-#endif
+    typedef float_bits<K> F;
+    K t = (bits & F::SIGN) ? ~bits : (bits | F::SIGN);
+    t -= F::ROT;
+    return desc ? ~t : t;
+}
+template <typename K> __device__ __forceinline__ K total_bits(K key, int desc)
+{
+    typedef float_bits<K> F;
+    K t = (desc ? ~key : key) + F::ROT;
+    return (t & F::SIGN) ? (t ^ F::SIGN) : ~t;
+}
+/* Sort key and its inverse for the tile kernels (total: float keys as total_key). */
+template <typename K> __device__ __forceinline__ K bt_key(K bits, const gpusort_bs_args &a, int total)
+{
+    return total ? total_key(bits, a.desc) : to_rk(bits, a.type, a.desc);
+}
+template <typename K> __device__ __forceinline__ K bt_bits(K key, const gpusort_bs_args &a, int total)
+{
+    return total ? total_bits(key, a.desc) : from_rk(key, a.type, a.desc);
+}
+/* Class of a float key: 0 below zero (negative), 1 zero, 2 above (positive), 3 NaN. */
+template <typename K> __device__ __forceinline__ int float_class(K bits)
+{
+    typedef float_bits<K> F;
+    const K mag = bits & ~F::SIGN;
+    if (mag > F::INF) return 3;
+    if (mag == 0) return 1;
+    return (bits & F::SIGN) ? 0 : 2;
+}
+/* Per-tile statistics (scratch, FS_WORDS per tile): in the sorted tile, the number of keys
+ * below four thresholds. Ascending: key(-0.0), key(+0.0), key(+0.0) + 1, key(+inf) + 1;
+ * descending: key(+inf), key(+0.0), key(-0.0), key(-0.0) + 1. tile_counts turns them into the
+ * counts of negative keys, -0.0, +0.0 and NaN. */
+enum { FS_WORDS = 4 };
+struct tile_counts {
+    uint32_t neg, nz, pz, nan;
+};
+__device__ __forceinline__ tile_counts tile_counts_of(const uint32_t *st, uint32_t cnt, int desc)
+{
+    tile_counts c;
+    if (desc) {
+        c.nan = st[0];
+        c.pz = st[2] - st[1];
+        c.nz = st[3] - st[2];
+        c.neg = cnt - st[3];
+    } else {
+        c.neg = st[0];
+        c.nz = st[1] - st[0];
+        c.pz = st[2] - st[1];
+        c.nan = cnt - st[3];
+    }
+    return c;
 }
 
 /* Strides 2^j .. 2^(j-R+1): thread t holds the 2^R positions that differ in those bits. */
@@ -187,7 +266,7 @@ template <typename It, int E, int S> __device__ __forceinline__ void smem_round(
     __syncthreads();
 }
 
-template <typename K, bool IDX, int THREADS>
+template <typename K, bool IDX, int THREADS, bool TOTAL>
 __global__ void __launch_bounds__(THREADS) k_tile_merge(Item<K, IDX> *items, gpusort_bs_args a,
                                                         int final_span)
 {
@@ -242,7 +321,7 @@ __global__ void __launch_bounds__(THREADS) k_tile_merge(Item<K, IDX> *items, gpu
                 ((uint64_t *)a.values_out)[lo + p] =
                     a.values_in ? ((const uint64_t *)a.values_in)[it.i] : (uint64_t)it.i;
         } else {
-            ((K *)a.keys_out)[lo + p] = from_rk(it.k, a.type, a.desc);
+            ((K *)a.keys_out)[lo + p] = bt_bits(it.k, a, TOTAL);
         }
     }
 }
@@ -306,8 +385,8 @@ __device__ __forceinline__ void sort_stages(It (&r)[E], It *sm, int &neg)
     if constexpr (P < LOG_T) sort_stages<It, E, P + 1, LOG_T>(r, sm, neg);
 }
 
-template <typename K, bool IDX, int THREADS, int MINB>
-__global__ void __launch_bounds__(THREADS, MINB) k_tile_sort(Item<K, IDX> *items, gpusort_bs_args a)
+template <typename K, bool IDX, int THREADS, int MINB, bool TOTAL>
+__global__ void __launch_bounds__(THREADS, MINB) k_tile_sort(Item<K, IDX> *items, gpusort_bs_args a, uint32_t *stats)
 {
     pdl_wait_and_release();
     typedef Item<K, IDX> It;
@@ -320,10 +399,12 @@ __global__ void __launch_bounds__(THREADS, MINB) k_tile_sort(Item<K, IDX> *items
     const uint64_t lo = (uint64_t)blockIdx.x * T;
     const uint64_t cnt = a.n - lo < T ? a.n - lo : T;
     const K *kin = (const K *)a.keys_in;
+    /* TOTAL (a template parameter: a run-time test made the u32 kernel spill 1372 bytes where
+     * it spills 108): float keys as total_key, and this tile's statistics (see float_bits). */
 #pragma unroll
     for (int q = 0; q < E; q++) {
         int p = q * THREADS + tid;
-        sm[padi<It>(p)] = (uint64_t)p < cnt ? It::make(to_rk(kin[lo + p], a.type, a.desc),
+        sm[padi<It>(p)] = (uint64_t)p < cnt ? It::make(bt_key(kin[lo + p], a, TOTAL),
                                                        (uint32_t)(lo + p))
                                             : It::sentinel();
     }
@@ -345,6 +426,25 @@ __global__ void __launch_bounds__(THREADS, MINB) k_tile_sort(Item<K, IDX> *items
 #pragma unroll
     for (int q = 0; q < E; q++) sm[padi<It>(tid * E + q)] = r[q];
     __syncthreads();
+    if (TOTAL && tid < FS_WORDS) {
+        /* The tile is sorted: four lower bounds give its class counts (float_bits), at no
+         * cost per key. */
+        const K z = bt_key((K)float_bits<K>::SIGN, a, 1), pz = bt_key((K)0, a, 1);
+        const K inf = bt_key((K)float_bits<K>::INF, a, 1);
+        const K thr = a.desc ? (tid == 0 ? inf : tid == 1 ? pz : tid == 2 ? z : z + 1)
+                             : (tid == 0 ? z : tid == 1 ? pz : tid == 2 ? pz + 1 : inf + 1);
+        int l = 0, len = (int)cnt;
+        while (len > 0) {
+            const int half = len >> 1;
+            if (sm[padi<It>(l + half)].k < thr) {
+                l += half + 1;
+                len -= half + 1;
+            } else {
+                len = half;
+            }
+        }
+        stats[(uint64_t)blockIdx.x * FS_WORDS + tid] = (uint32_t)l;
+    }
 #pragma unroll
     for (int q = 0; q < E; q++) {
         int p = q * THREADS + tid;
@@ -352,22 +452,105 @@ __global__ void __launch_bounds__(THREADS, MINB) k_tile_sort(Item<K, IDX> *items
     }
 }
 
-/* Launch with the PDL attribute when pdl (see pdl_wait_and_release). */
-template <typename... P, typename... A>
-static void launch(void (*kern)(P...), unsigned grid, unsigned block, size_t smem, cudaStream_t st,
-                   int pdl, A... args)
+/* The tie classes' fix-up (see float_bits): exits at once unless some tile holds -0.0 and some
+ * +0.0, or some tile holds a NaN; then block g rewrites, for its input tiles [g*per, g*per +
+ * per), each affected class's keys in input order into that class's run of the output:
+ * run start (ascending: zero class after the negative keys, NaNs last; descending: NaNs
+ * first, zero class before the negative keys) + the class's keys in earlier tiles (counts of
+ * k_tile_sort) + their rank within the tile (a block scan). */
+#define FIX_THREADS 256
+template <typename K, int PER>
+__global__ void __launch_bounds__(FIX_THREADS)
+    k_float_fix(const K *kin, K *kout, uint64_t n, int desc, const uint32_t *stats,
+                uint32_t tiles, uint32_t per)
 {
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(grid);
-    cfg.blockDim = dim3(block);
-    cfg.dynamicSmemBytes = smem;
-    cfg.stream = st;
-    cudaLaunchAttribute at[1];
-    at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    at[0].val.programmaticStreamSerializationAllowed = 1;
-    cfg.attrs = at;
-    cfg.numAttrs = pdl ? 1 : 0;
-    (void)cudaLaunchKernelEx(&cfg, kern, args...);  /* errors: cudaGetLastError after */
+    pdl_wait_and_release();
+    constexpr uint64_t T = (uint64_t)FIX_THREADS * PER;
+    __shared__ unsigned long long s_acc[5];
+    __shared__ uint32_t s_warp[FIX_THREADS / 32];
+    const int tid = threadIdx.x, lane = tid & 31, w = tid >> 5;
+    /* flags over all tiles: some -0.0, some +0.0, some NaN */
+    uint32_t f = 0;
+    for (uint32_t t = tid; t < tiles; t += FIX_THREADS) {
+        const uint64_t lo = (uint64_t)t * T;
+        const tile_counts c = tile_counts_of(stats + (uint64_t)t * FS_WORDS,
+                                             (uint32_t)(n - lo < T ? n - lo : T), desc);
+        f |= (c.nz ? 1u : 0u) | (c.pz ? 2u : 0u) | (c.nan ? 4u : 0u);
+    }
+    const int neg0 = __syncthreads_or(f & 1), pos0 = __syncthreads_or(f & 2);
+    const int fix_nan = __syncthreads_or(f & 4);
+    const int fix_zero = neg0 && pos0;
+    if (!fix_zero && !fix_nan) return;  /* the usual case */
+    const uint32_t t0 = blockIdx.x * per;
+    if (t0 >= tiles) return;
+    const uint32_t t1 = t0 + per < tiles ? t0 + per : tiles;
+    /* totals (negative, zero, NaN keys) and the zero / NaN keys of the tiles before t0 */
+    if (tid < 5) s_acc[tid] = 0;
+    __syncthreads();
+    unsigned long long acc[5] = {0, 0, 0, 0, 0};
+    for (uint32_t t = tid; t < tiles; t += FIX_THREADS) {
+        const uint64_t lo = (uint64_t)t * T;
+        const tile_counts c = tile_counts_of(stats + (uint64_t)t * FS_WORDS,
+                                             (uint32_t)(n - lo < T ? n - lo : T), desc);
+        acc[0] += c.neg;
+        acc[1] += c.nz + c.pz;
+        acc[2] += c.nan;
+        if (t < t0) {
+            acc[3] += c.nz + c.pz;
+            acc[4] += c.nan;
+        }
+    }
+#pragma unroll
+    for (int k = 0; k < 5; k++)
+        if (acc[k]) atomicAdd(&s_acc[k], acc[k]);
+    __syncthreads();
+    const unsigned long long nneg = s_acc[0], nz = s_acc[1], nn = s_acc[2];
+    unsigned long long pz = s_acc[3], pn = s_acc[4];
+    const unsigned long long zstart = desc ? n - nneg - nz : nneg;
+    const unsigned long long nstart = desc ? 0 : n - nn;
+    for (uint32_t t = t0; t < t1; t++) {
+        /* thread tid: keys [tid*PER, tid*PER + PER) of tile t, in input order */
+        const uint64_t base = t * T + (uint64_t)tid * PER;
+        K v[PER];
+        uint32_t cz = 0, cx = 0;
+#pragma unroll
+        for (int q = 0; q < PER; q++) {
+            v[q] = base + q < n ? kin[base + q] : (K)0;
+            const int c = base + q < n ? float_class(v[q]) : 0;
+            cz += c == 1;
+            cx += c == 3;
+        }
+        /* exclusive block scan of (zero count | NaN count << 16): a tile has <= 8192 keys */
+        const uint32_t x = cz | (cx << 16);
+        uint32_t incl = x;
+#pragma unroll
+        for (int d = 1; d < 32; d *= 2) {
+            const uint32_t y = __shfl_up_sync(0xffffffffu, incl, d);
+            if (lane >= d) incl += y;
+        }
+        if (lane == 31) s_warp[w] = incl;
+        __syncthreads();
+        uint32_t wpre = 0, tot = 0;
+#pragma unroll
+        for (int k = 0; k < FIX_THREADS / 32; k++) {
+            wpre += k < w ? s_warp[k] : 0;
+            tot += s_warp[k];
+        }
+        __syncthreads();  /* s_warp is rewritten for the next tile */
+        const uint32_t ex = wpre + incl - x;
+        unsigned long long oz = zstart + pz + (ex & 0xffffu), on = nstart + pn + (ex >> 16);
+#pragma unroll
+        for (int q = 0; q < PER; q++) {
+            if (base + q >= n) break;
+            const int c = float_class(v[q]);
+            if (c == 1 && fix_zero) kout[oz] = v[q];
+            if (c == 3 && fix_nan) kout[on] = v[q];
+            oz += c == 1;
+            on += c == 3;
+        }
+        pz += tot & 0xffffu;
+        pn += tot >> 16;
+    }
 }
 
 static unsigned grid_of(uint64_t threads) { return (unsigned)((threads + 255) / 256); }
@@ -376,14 +559,14 @@ template <typename It, int R>
 static void launch_half(cudaStream_t st, int pdl, It *a, uint64_t n, int K, int j)
 {
     uint64_t nt = 1ull << (K - R);
-    launch(k_half<It, R>, grid_of(nt), 256, 0, st, pdl, a, n, j, nt);
+    launch_pdl(k_half<It, R>, grid_of(nt), 256, 0, st, pdl, a, n, j, nt);
 }
 
 template <typename It, int R>
 static void launch_flip(cudaStream_t st, int pdl, It *a, uint64_t n, int LOG, int k)
 {
     uint64_t nt = 1ull << (LOG - R - 1);
-    launch(k_flip<It, R>, grid_of(nt), 256, 0, st, pdl, a, n, k, nt);
+    launch_pdl(k_flip<It, R>, grid_of(nt), 256, 0, st, pdl, a, n, k, nt);
 }
 
 template <typename Kern>
@@ -399,7 +582,7 @@ static gpusort_status allow_smem(gpusort_ctx *ctx, Kern kern, size_t sm)
  * one span and three device passes fewer at 2^24, but the tile sort then spills and runs one
  * block per SM: 1.48 ms against 1.44 ms for u32 2^24 on the H200. */
 template <typename K, bool IDX>
-static gpusort_status bitonic_large(gpusort_ctx *ctx, gpusort_bs_args a)
+static gpusort_status bitonic_large(gpusort_ctx *ctx, gpusort_bs_args a, int total)
 {
     typedef Item<K, IDX> It;
     typedef bitonic_cfg<It> C;
@@ -413,6 +596,12 @@ static gpusort_status bitonic_large(gpusort_ctx *ctx, gpusort_bs_args a)
     while ((1ull << LOG) < n) LOG++;
     It *items = (It *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_KEYS, n * sizeof(It));
     if (!items) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
+    uint32_t *stats = NULL;  /* total: per-tile statistics (see float_bits) */
+    if (total && !IDX) {
+        stats = (uint32_t *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_AUX2,
+                                                  (size_t)tiles * FS_WORDS * sizeof(uint32_t));
+        if (!stats) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
+    }
     gpusort_status s;
     /* 1. tiles sorted on chip, items to scratch. Two blocks per SM (64 registers) where there
      * are tiles enough for it; one (no spilling) where every tile has an SM of its own. */
@@ -421,11 +610,16 @@ static gpusort_status bitonic_large(gpusort_ctx *ctx, gpusort_bs_args a)
     const size_t sm = smem_bytes<It>(BT);
     constexpr int MINB = THREADS == 512 && sizeof(It) == 4 ? 2 : 1;
     const int two = tiles > (unsigned)gpusort__cuda_props(ctx)->multiProcessorCount;
-    void (*sort_kernel)(It *, gpusort_bs_args) =
-        two ? k_tile_sort<K, IDX, THREADS, MINB> : k_tile_sort<K, IDX, THREADS, 1>;
-    void (*merge_kernel)(It *, gpusort_bs_args, int) = k_tile_merge<K, IDX, THREADS>;
+    void (*sort_kernel)(It *, gpusort_bs_args, uint32_t *) =
+        stats ? (two ? k_tile_sort<K, IDX, THREADS, MINB, !IDX> : k_tile_sort<K, IDX, THREADS, 1, !IDX>)
+              : (two ? k_tile_sort<K, IDX, THREADS, MINB, false> : k_tile_sort<K, IDX, THREADS, 1, false>);
+    /* (No minimum of blocks per SM for the merge: "__launch_bounds__(512, 1)" made ptxas take 80
+     * registers instead of 63 for u32 keys, one block per SM instead of two; 3 blocks per SM
+     * (40 registers, 100 bytes of spill) measured 1.63 ms against 1.44 at 2^24.) */
+    void (*merge_kernel)(It *, gpusort_bs_args, int) =
+        stats ? k_tile_merge<K, IDX, THREADS, !IDX> : k_tile_merge<K, IDX, THREADS, false>;
     if ((s = allow_smem(ctx, sort_kernel, sm)) || (s = allow_smem(ctx, merge_kernel, sm))) return s;
-    launch(sort_kernel, tiles, THREADS, sm, st, 0, items, t);
+    launch_pdl(sort_kernel, tiles, THREADS, sm, st, 0, items, t, stats);
     /* 2. spans 2T .. 2^LOG */
     constexpr int RF = C::RF, RH = C::RH;
     for (int k = LOG_T + 1; k <= LOG; k++) {
@@ -450,8 +644,19 @@ static gpusort_status bitonic_large(gpusort_ctx *ctx, gpusort_bs_args a)
             j -= r2;
             rem -= r2;
         }
-        launch(merge_kernel, tiles, THREADS, sm, st, pdl, items, a, (int)(k == LOG));
+        launch_pdl(merge_kernel, tiles, THREADS, sm, st, pdl, items, a, (int)(k == LOG));
         if ((s = gpusort__cuda_check(ctx, cudaGetLastError(), "bitonic kernels"))) return s;
+    }
+    if (stats) {  /* 3. the tie classes (exits at once when there is nothing to fix) */
+        if constexpr (!IDX) {
+            unsigned fb = 4 * (unsigned)gpusort__cuda_props(ctx)->multiProcessorCount;
+            if (fb > tiles) fb = tiles;
+            const uint32_t per = (tiles + fb - 1) / fb;
+            fb = (tiles + per - 1) / per;
+            launch_pdl(k_float_fix<K, BT / FIX_THREADS>, fb, FIX_THREADS, 0, st, pdl,
+                   (const K *)a.keys_in, (K *)a.keys_out, n, a.desc, (const uint32_t *)stats,
+                   (uint32_t)tiles, per);
+        }
     }
     return gpusort__cuda_check(ctx, cudaGetLastError(), "bitonic kernels");
 }
@@ -459,9 +664,6 @@ static gpusort_status bitonic_large(gpusort_ctx *ctx, gpusort_bs_args a)
 extern "C" gpusort_status gpusort__cuda_bitonic_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d)
 {
     cudaStream_t st = gpusort__cuda_stream(ctx);
-    /* Float keys with no NaN and no -0.0 sort like integers (checked on large inputs). */
-    const int exact = d->n > 16384 ? gpusort__cuda_float_exact(ctx, d) : 0;
-    const int idx = gpusort__cuda_needs_idx(d) && !exact;
     const size_t ks = gpusort_type_size(d->key_type);
     const size_t vs = d->value_type == GPUSORT_TYPE_NONE ? 0 : gpusort_type_size(d->value_type);
     gpusort_bs_args a;
@@ -473,21 +675,26 @@ extern "C" gpusort_status gpusort__cuda_bitonic_sort(gpusort_ctx *ctx, const gpu
     a.type = d->key_type;
     a.desc = d->order == GPUSORT_ORDER_DESC;
     a.vbytes = (int)vs;
-    a.float_exact = exact;
     a.tiling = 0;
     a.n = d->n;
     a.tile = d->n;
-    /* One block when the whole input fits on chip in 64 KiB (2T of bitonic_cfg). */
+    /* One block when the whole input fits on chip in 64 KiB (2T of bitonic_cfg); float keys
+     * carry their index there. */
+    int idx = gpusort__cuda_needs_idx(d);
     const size_t item = ks == 8 ? (idx ? 16 : 8) : (idx ? 8 : 4);
     if (d->n <= 65536 / item) return gpusort__cuda_block_sort_launch(ctx, &a, d->n, 1);
+    /* Larger float keys without values: bare total_key items and the fix-up (float_bits). */
+    const int total = (d->key_type == GPUSORT_TYPE_F32 || d->key_type == GPUSORT_TYPE_F64) && !vs;
+    if (total) idx = 0;
     if (idx && d->n > 0xfffffffeull)
         return gpusort__set_error(ctx, GPUSORT_STATUS_UNSUPPORTED,
                                   "the bitonic sort numbers its items with 32 bits: n = %zu is too "
-                                  "large for float keys, pairs or argsort (use radix or merge)",
+                                  "large for pairs or argsort (use radix or merge)",
                                   d->n);
     gpusort_status s;
-    /* The final gather reads the input after earlier kernels may have written the output. */
-    if (idx && d->keys_out == d->keys_in) {
+    /* The final gather (indices) and the float fix-up read the input after earlier kernels may
+     * have written the output. */
+    if ((idx || total) && d->keys_out == d->keys_in) {
         void *c = gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_AUX, d->n * ks);
         if (!c) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
         if ((s = gpusort__cuda_check(ctx, cudaMemcpyAsync(c, d->keys_in, d->n * ks,
@@ -505,7 +712,7 @@ extern "C" gpusort_status gpusort__cuda_bitonic_sort(gpusort_ctx *ctx, const gpu
             return s;
         a.values_in = c;
     }
-    if (ks == 8) return idx ? bitonic_large<uint64_t, true>(ctx, a)
-                            : bitonic_large<uint64_t, false>(ctx, a);
-    return idx ? bitonic_large<uint32_t, true>(ctx, a) : bitonic_large<uint32_t, false>(ctx, a);
+    if (ks == 8) return idx ? bitonic_large<uint64_t, true>(ctx, a, 0)
+                            : bitonic_large<uint64_t, false>(ctx, a, total);
+    return idx ? bitonic_large<uint32_t, true>(ctx, a, 0) : bitonic_large<uint32_t, false>(ctx, a, total);
 }

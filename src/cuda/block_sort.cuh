@@ -36,12 +36,14 @@
  * warp_sort() sorts up to 32 items, one per lane, with shuffles only.
  *
  * Exports (device): Item, cmpx, to_rk, from_rk, padi, thread_sort, thread_merge,
- * block_sort, block_merge_smem, warp_sort.
+ * block_sort, block_merge_smem, warp_sort, pdl_wait_and_release; (host) launch_pdl.
  */
 #ifndef GPUSORT_CUDA_BLOCK_SORT_CUH
 #define GPUSORT_CUDA_BLOCK_SORT_CUH
 
 #include <stdint.h>
+
+#include <cuda_runtime.h>
 
 #include "keys.h"
 
@@ -336,6 +338,39 @@ __device__ __forceinline__ void block_merge_smem(It (&r)[E], It *sm)
     for (int q = 0; q < E; q++) r[q] = sm[padi<It>(tid * E + q)];
     for (int s = N / 2 < WN / 2 ? N / 2 : WN / 2; s >= E; s /= 2) warp_half<It, E>(r, s);
     thread_merge<It, E>(r);
+}
+
+/* ---- programmatic dependent launch (sm_90), used by the multi-kernel sorts ----
+ * A kernel launched by launch_pdl(..., pdl = 1, ...) may be scheduled while the previous kernel
+ * of the stream finishes; it calls pdl_wait_and_release() FIRST, which waits until that kernel
+ * has completed and its memory is visible (a no-op when launched without the attribute), then
+ * lets its own successor be scheduled. Everything else keeps plain stream order, so only the
+ * launch gap between dependent kernels is hidden (bitonic.cu: 97.4 -> 94.6 us at 2^20). */
+__device__ __forceinline__ void pdl_wait_and_release()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    asm volatile("griddepcontrol.launch_dependents;" :::);
+#endif
+}
+
+/* Launch kern<<<grid, block, smem, st>>>(args...) with the PDL attribute when pdl. Errors are
+ * left for the caller's cudaGetLastError. */
+template <typename... P, typename... A>
+static void launch_pdl(void (*kern)(P...), unsigned grid, unsigned block, size_t smem,
+                       cudaStream_t st, int pdl, A... args)
+{
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(grid);
+    cfg.blockDim = dim3(block);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = st;
+    cudaLaunchAttribute at[1];
+    at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    at[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = at;
+    cfg.numAttrs = pdl ? 1 : 0;
+    (void)cudaLaunchKernelEx(&cfg, kern, args...);
 }
 
 }  // namespace gpusort_bs

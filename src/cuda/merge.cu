@@ -40,12 +40,15 @@
  * Passes read and write every key once: ceil(log2(n / W0)) passes after the tile phase.
  * Every kernel is templated on what its inner loops test (key and value width, float or integer
  * transform, gather): run-time type switches per key had cost as much as the merge itself.
- * Measured (H200, bench/results/merge-2026-11-22b.md): 2^24 u32 keys 0.81 ms (0.97x
- * cub::DeviceMergeSort), pairs 1.34 ms (1.09x); 2^28 keys 13.4 ms (0.93x), pairs 22.6 ms (1.15x).
+ * The segment table goes to the device (and the call waits for that copy) only for several
+ * segments; one segment (the merge sort) travels in the kernel arguments. Up to 8192 tiles the
+ * passes use programmatic dependent launch (block_sort.cuh).
+ * Measured (H200, bench/results/seeds-2026-11-22c.md): 2^24 u32 keys 0.78 ms (1.00-1.01x
+ * cub::DeviceMergeSort), pairs 1.29 ms (1.13x); 2^28 keys 13.2 ms (0.95x), pairs 22.4 ms (1.16x).
  *
- * Scratch: KEYS n*K and VALUES n*V (ping-pong), AUX2 the segment tables and partitions
- * (24 bytes per segment + 8 per tile); the multi-way variants AUX/AUX2 (in-place copies) and
- * KEYS/VALUES.
+ * Scratch: KEYS n*K and VALUES n*V (ping-pong), AUX2 the segment tables (several segments) and
+ * the partitions (24 bytes per segment + 8 per tile); the multi-way variants AUX/AUX2 (in-place
+ * copies) and KEYS/VALUES.
  */
 #include "block_sort.h"
 #include "block_sort.cuh"
@@ -70,8 +73,9 @@ struct merge_pass {
     const void *vin;   /* NULL: keys only */
     void *vout;
     uint64_t mask;     /* radix key = transform(bits) ^ mask (thread_radix_key.cuh) */
-    const uint64_t *t_lo, *t_hi, *t_start;
+    const uint64_t *t_lo, *t_hi, *t_start;  /* segment table (device), t_count > 1 */
     uint32_t t_count;
+    uint64_t lo0, hi0; /* t_count == 1: the one segment (no table, no host copy to wait for) */
     int plog;          /* a run pair spans 1 << plog output tiles: run width w = MT << (plog-1) */
     uint64_t *part;
 };
@@ -105,19 +109,23 @@ struct merge_tile {
  * per key in the merge kernel). */
 __device__ __forceinline__ merge_tile find_tile(const merge_pass &p, uint64_t b)
 {
-    uint32_t l = 0;
-    if (p.t_count > 1) {
-        uint32_t h = p.t_count;
+    merge_tile t;
+    uint64_t len, bl;
+    if (p.t_count == 1) {
+        t.lo = p.lo0;
+        len = p.hi0 - p.lo0;
+        bl = b;
+    } else {
+        uint32_t l = 0, h = p.t_count;
         while (h - l > 1) {
             uint32_t m = (l + h) / 2;
             if (p.t_start[m] <= b) l = m;
             else h = m;
         }
+        t.lo = p.t_lo[l];
+        len = p.t_hi[l] - t.lo;
+        bl = b - p.t_start[l];
     }
-    merge_tile t;
-    t.lo = p.t_lo[l];
-    const uint64_t len = p.t_hi[l] - t.lo;
-    const uint64_t bl = b - p.t_start[l];
     t.base = (bl >> p.plog) << (p.plog + MT_LOG);
     t.d = (bl & ((1ull << p.plog) - 1)) << MT_LOG;
     const uint64_t w = (uint64_t)MT << (p.plog - 1);
@@ -126,6 +134,26 @@ __device__ __forceinline__ merge_tile find_tile(const merge_pass &p, uint64_t b)
     rest -= t.na;
     t.nb = rest < w ? rest : w;
     return t;
+}
+
+/* What both partition kernels search for output tile b: runs a and bb, the tile's first output
+ * d, and the bounds [lo, hi] of the answer x (the A keys among the first d outputs): for
+ * lo <= y < hi, "a[y] <= bb[d-1-y]" (ties take A: stable) holds exactly for y < x. */
+template <typename K> struct split_search {
+    const K *a, *bb;
+    uint64_t d, lo, hi;
+};
+template <typename K>
+__device__ __forceinline__ split_search<K> split_setup(const merge_pass &p, uint64_t b)
+{
+    const merge_tile t = find_tile(p, b);
+    split_search<K> s;
+    s.a = (const K *)p.kin + t.lo + t.base;
+    s.bb = s.a + t.na;
+    s.d = t.d;
+    s.lo = t.d > t.nb ? t.d - t.nb : 0;
+    s.hi = t.d < t.na ? t.d : t.na;
+    return s;
 }
 
 /* One warp per output tile: the merge-path split of the tile's first output, found by a 32-ary
@@ -137,15 +165,13 @@ __global__ void k_merge_partition(merge_pass p, uint64_t tiles)
 {
     const uint64_t b = (blockIdx.x * (uint64_t)blockDim.x + threadIdx.x) >> 5;
     const int lane = threadIdx.x & 31;
+    pdl_wait_and_release();
     if (b >= tiles) return;  /* whole warps leave together */
-    merge_tile t = find_tile(p, b);
-    const K *a = (const K *)p.kin + t.lo + t.base;
-    const K *bb = a + t.na;
-    const uint64_t d = t.d;
+    const split_search<K> sp = split_setup<K>(p, b);
+    const K *a = sp.a, *bb = sp.bb;
+    const uint64_t d = sp.d;
     const K mask = (K)p.mask;
-    /* The answer x (A keys among the first d outputs) lies in [lo, hi]; for lo <= y < hi,
-     * "a[y] <= b[d-1-y]" (ties take A: stable) holds exactly for y < x. */
-    uint64_t lo = d > t.nb ? d - t.nb : 0, hi = d < t.na ? d : t.na;
+    uint64_t lo = sp.lo, hi = sp.hi;
     while (lo < hi) {
         const uint64_t s = (hi - lo + 31) / 32;
         const uint64_t y = lo + (lane + 1) * s - 1;
@@ -166,13 +192,13 @@ template <typename K, bool FLOAT>
 __global__ void k_merge_partition1(merge_pass p, uint64_t tiles)
 {
     const uint64_t b = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+    pdl_wait_and_release();
     if (b >= tiles) return;
-    merge_tile t = find_tile(p, b);
-    const K *a = (const K *)p.kin + t.lo + t.base;
-    const K *bb = a + t.na;
-    const uint64_t d = t.d;
+    const split_search<K> sp = split_setup<K>(p, b);
+    const K *a = sp.a, *bb = sp.bb;
+    const uint64_t d = sp.d;
     const K mask = (K)p.mask;
-    uint64_t lo = d > t.nb ? d - t.nb : 0, hi = d < t.na ? d : t.na;
+    uint64_t lo = sp.lo, hi = sp.hi;
     while (lo < hi) {
         const uint64_t mid = (lo + hi) / 2;
         if (rk_of<FLOAT>(a[mid], mask) <= rk_of<FLOAT>(bb[d - 1 - mid], mask)) lo = mid + 1;
@@ -204,6 +230,7 @@ __global__ void __launch_bounds__(M_THREADS, sizeof(K) == 4 ? (VB == 0 ? 5 : VB 
     constexpr bool SRC = VB != 0 || GATHER;
     __shared__ K s_key[MPAD(MT) + 1];  /* + 1: the look-ahead load past the last key */
     __shared__ uint16_t s_src[SRC ? MT + MT / 32 : 1];
+    pdl_wait_and_release();
     const int tid = threadIdx.x;
     const uint64_t b = blockIdx.x;
     const merge_tile t = find_tile(p, b);
@@ -316,8 +343,9 @@ struct tile_args {
     const void *vin;  /* NULL with VB != 0: argsort, value = global position */
     void *vout;
     uint64_t mask;    /* thread_radix_key.cuh: sign bit for signed types, ~ for descending */
-    const uint64_t *t_lo, *t_hi, *t_start;
+    const uint64_t *t_lo, *t_hi, *t_start;  /* segment table (device), t_count > 1 */
     uint32_t t_count;
+    uint64_t lo0, hi0;  /* t_count == 1: the one segment */
 };
 
 /* ---- tile phase: stable block merge sort of W0-key tiles ----
@@ -360,22 +388,32 @@ __global__ void __launch_bounds__(tm_e<K, VB != 0 || GATHER>::THREADS,
     extern __shared__ __align__(16) unsigned char tm_sm[];
     K *s_key = (K *)tm_sm;
     uint16_t *s_slot = (uint16_t *)(tm_sm + (size_t)(SPAD(TM_T) + 1) * sizeof(K));
+    pdl_wait_and_release();  /* lets the first pass's partition kernel be scheduled early */
     const int tid = threadIdx.x;
     uint64_t lo;
     int cnt;
     {
         /* Blocks are launched per MT tile; every (TM_T/MT)-th sorts TM_T keys, the others leave. */
         const uint64_t b = blockIdx.x;
-        uint32_t l = 0, h = a.t_count;
-        while (h - l > 1) {
-            uint32_t m = (l + h) / 2;
-            if (a.t_start[m] <= b) l = m;
-            else h = m;
+        uint64_t bl, slo, shi;
+        if (a.t_count == 1) {
+            bl = b;
+            slo = a.lo0;
+            shi = a.hi0;
+        } else {
+            uint32_t l = 0, h = a.t_count;
+            while (h - l > 1) {
+                uint32_t m = (l + h) / 2;
+                if (a.t_start[m] <= b) l = m;
+                else h = m;
+            }
+            bl = b - a.t_start[l];
+            slo = a.t_lo[l];
+            shi = a.t_hi[l];
         }
-        const uint64_t bl = b - a.t_start[l];
         if (bl & (TM_T / MT - 1)) return;
-        lo = a.t_lo[l] + bl * (uint64_t)MT;
-        const uint64_t e = a.t_hi[l] - lo;
+        lo = slo + bl * (uint64_t)MT;
+        const uint64_t e = shi - lo;
         cnt = e < (uint64_t)TM_T ? (int)e : TM_T;
     }
     const K mask = (K)a.mask;
@@ -540,11 +578,17 @@ static gpusort_status run_pass_t(gpusort_ctx *ctx, const merge_pass &p, uint64_t
     cudaStream_t st = gpusort__cuda_stream(ctx);
     /* 8192 tiles = 2^25 keys: the warp search measured 6.6..8.4 us per pass at 2^24 against
      * 8..16 us for the thread search; at 2^28 the thread search wins (see k_merge_partition1). */
+    /* Programmatic dependent launch (block_sort.cuh) up to 8192 tiles: same-run A/B on the H200,
+     * 2^24 u32 keys 0.789 -> 0.777 ms, pairs 1.300 -> 1.287 ms; at 2^28 (65536 tiles) it cost
+     * 1% (13.24 -> 13.36 ms): the next kernel's blocks wait on the SMs during a long tail. */
+    const int pdl = tiles <= 8192;
     if (tiles <= 8192)
-        k_merge_partition<K, FLOAT><<<blocks_for(tiles * 32, 256), 256, 0, st>>>(p, tiles);
+        launch_pdl(k_merge_partition<K, FLOAT>, blocks_for(tiles * 32, 256), 256, 0, st, pdl, p,
+                   tiles);
     else
-        k_merge_partition1<K, FLOAT><<<blocks_for(tiles, 256), 256, 0, st>>>(p, tiles);
-    k_merge<K, VB, FLOAT, GATHER><<<(unsigned)tiles, M_THREADS, 0, st>>>(p);
+        launch_pdl(k_merge_partition1<K, FLOAT>, blocks_for(tiles, 256), 256, 0, st, pdl, p,
+                   tiles);
+    launch_pdl(k_merge<K, VB, FLOAT, GATHER>, (unsigned)tiles, M_THREADS, 0, st, pdl, p);
     return gpusort__cuda_check(ctx, cudaGetLastError(), "merge kernels");
 }
 
@@ -617,11 +661,16 @@ gpusort_status gpusort__cuda_merge_segments(gpusort_ctx *ctx, const gpusort_sort
         free(tab);
         return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
     }
-    s = gpusort__cuda_check(ctx, cudaMemcpyAsync(aux, tab, tab_bytes, cudaMemcpyHostToDevice, st),
-                            "cudaMemcpyAsync (merge tables)");
-    /* A pageable source is staged before cudaMemcpyAsync returns; still, wait before freeing
-     * it so that a pinned-looking allocation can never be read late. */
-    if (!s) s = gpusort__cuda_check(ctx, cudaStreamSynchronize(st), "cudaStreamSynchronize");
+    /* One segment (the merge sort) travels in the kernel arguments: no table copy and no wait
+     * for it. */
+    s = GPUSORT_STATUS_SUCCESS;
+    if (count > 1) {
+        s = gpusort__cuda_check(ctx, cudaMemcpyAsync(aux, tab, tab_bytes, cudaMemcpyHostToDevice, st),
+                                "cudaMemcpyAsync (merge tables)");
+        /* A pageable source is staged before cudaMemcpyAsync returns; still, wait before
+         * freeing it so that a pinned-looking allocation can never be read late. */
+        if (!s) s = gpusort__cuda_check(ctx, cudaStreamSynchronize(st), "cudaStreamSynchronize");
+    }
     free(tab);
     if (s) return s;
     const uint64_t *t_lo = (const uint64_t *)aux;
@@ -645,6 +694,8 @@ gpusort_status gpusort__cuda_merge_segments(gpusort_ctx *ctx, const gpusort_sort
         a.t_hi = t_hi;
         a.t_start = t_start;
         a.t_count = (uint32_t)count;
+        a.lo0 = lo[0];
+        a.hi0 = hi[0];
         if ((s = tile_sort(ctx, a, tiles, (int)ks, (int)vs, is_float, gather))) return s;
     }
 
@@ -655,6 +706,8 @@ gpusort_status gpusort__cuda_merge_segments(gpusort_ctx *ctx, const gpusort_sort
     p.t_hi = t_hi;
     p.t_start = t_start;
     p.t_count = (uint32_t)count;
+    p.lo0 = lo[0];
+    p.hi0 = hi[0];
     p.part = part;
     if (tiles > 0x7fffffffull)
         return gpusort__set_error(ctx, GPUSORT_STATUS_UNSUPPORTED, "too many merge tiles");

@@ -23,16 +23,23 @@
  *
  * SMALL n (<= RK_SMALL_MAX = 8192): ONE launch, no scratch, no memset, nothing to synchronise
  * (the large path's atomics need a memset, and its sorted tiles a second launch). Every block
- * finishes its own keys alone: block b owns RK_SW = 32 keys i; one warp sorts them as (radix
- * key, index) items (warp_sort), which cuts the key space into 33 intervals; each of the 1024
- * threads takes up to 8 keys j of the whole input and finds the interval of (rk_j, j) by a
- * 6-probe binary search, counted in per-warp bins (lanes with the same bin combined by
- * __match_any_sync: no atomics); then rank(s-th smallest key of the block) = #{j in bins
- * 0..s} - 1 (the key itself lies in bin s), a prefix sum over the bins. That is the same count
- * as above with 6 probes per key j instead of 32 comparisons (one per key i). 2^12 keys on the
- * H200: ~11 us per call (7.9x the seed's kernel), of which ~8 us is the floor of any call here
- * (launch latency: an empty kernel timed the same way takes 4-5 us); the direct count (each
- * warp compares a slice of the keys j with the 32 keys i) was as fast at 2^12, slower at 2^13.
+ * finishes its own keys alone: block b owns RK_SW = 32 keys i, ranked among themselves (warp
+ * w counts the keys below key w: one shuffle, one ballot), which cut the key space into 33
+ * intervals; each of the 1024 threads takes up to 8 keys j of the whole input and finds the
+ * interval of (rk_j, j) by a 6-probe binary search of the block's sorted radix keys (keys j
+ * before the block count the keys i below rk_j, keys j after it those at or below: the index
+ * tie-break without comparing indices), counted in per-warp bins; then rank(s-th smallest key
+ * of the block) = #{j in bins 0..s} - 1 (the key itself lies in bin s), a prefix sum over the
+ * bins. That is the same count as above with 6 probes per key j instead of 32 comparisons.
+ * Measured on the H200 (bench/results/seeds-2026-11-22c.md), 2^12 keys: the kernel takes 4.4 us
+ * (ncu, warm) where an empty kernel takes 1.4 us; a call timed with events around it 9-10 us,
+ * of which 5-8 us is the floor of any launch timed that way (an empty kernel, same process).
+ * The steps there (ncu, 2^12 keys, kernel alone): session 2's kernel (bitonic warp sort of the
+ * 32 keys i, 15 dependent steps; bins combined by __match_any_sync + __syncwarp per round) 7.3 us
+ * with caches flushed; shared atomics, so the rounds overlap, 6.0 us flushed / 5.6-6.0 warm;
+ * the rank by shuffles instead of the sort 4.7-5.0 us warm; searches of bare radix keys (the
+ * before/after rule instead of comparing (key, index) pairs) 4.4 us warm. 512 threads per
+ * block instead of 1024: 4.8-5.0 us.
  *
  * Scratch: KEYS (sorted tiles, n items); AUX (n + groups) * 4 bytes of counters; in place,
  * AUX2/VALUES copies of the input (both paths: other blocks still read the input while one
@@ -41,7 +48,9 @@
 #include "cuda_internal.h"
 #include "block_sort.cuh"
 #include "block_sort.h"
+#include "thread_radix_key.cuh"
 
+#include <stdlib.h>
 #include <string.h>
 
 using namespace gpusort_bs;
@@ -51,95 +60,123 @@ using namespace gpusort_bs;
 #define RK_GROUP (RK_THREADS * RK_PER)   /* keys i per block */
 #define RK_TILE 1024                     /* keys j per sorted tile */
 
-#define RK_SMALL_MAX 8192      /* one-launch path up to here (see SMALL n) */
-#define RK_SW 32               /* small path: keys i per block (one warp sorts them) */
-#define RK_SMALL_THREADS 1024  /* small path: threads per block, RK_SMALL_MAX / 1024 keys j each */
+#define RK_SMALL_MAX 8192  /* one-launch path up to here (see SMALL n) */
+#define RK_SW 32           /* small path: keys i per block (one warp ranks them) */
+/* Small path: threads per block, RK_SMALL_MAX / 1024 = 8 keys j each at most. 1024 against 512:
+ * ncu on the H200, 2^12 keys, 4.4 against 4.9 us (32 registers: two blocks fit an SM at 2^13). */
+#define RK_SMALL_THREADS 1024
 
-/* Small-n rank sort by counting in the other direction: the block's 32 keys, sorted (one warp,
- * warp_sort of (radix key, index) items), cut the key space into 33 intervals; every key j of
- * the input finds its interval b = #{block keys below (rk_j, j)} by a 6-probe binary search
- * and adds 1 to bin b; then rank(s-th smallest block key) = #{j : b_j <= s} - 1 (the key
- * itself lies in bin s). 6 probes per key j where the direct count makes 32 comparisons (one
- * per lane). Bins are per warp (no atomics): lanes with the same bin are combined by
- * __match_any_sync and only the lowest adds. */
-__device__ __forceinline__ uint64_t rk_item(uint32_t rk, uint32_t i)
+/* Small path (see SMALL n above). Block b: keys i in [ib, ib + 32).
+ *   1. the 32 items (radix key, index) are ranked among themselves: warp w compares key w with
+ *      all 32 (one shuffle, one ballot; a bitonic warp sort is 15 dependent steps); the sorted
+ *      keys go to sk[], the ranks to srank[].
+ *   2. every thread takes keys j of the whole input (LOADS of them, loaded first) and finds
+ *      bin(j) = #{block items below (rk_j, j)}: for j before the block every block index is
+ *      larger, so that is #{sk < rk_j}; for j after it #{sk <= rk_j}; both are one 5+1-probe
+ *      search of 32-bit (or 64-bit) keys, without the index; for j in the block, its rank.
+ *      bins: one row per warp, shared atomics (no exchange between rounds: the LOADS searches
+ *      of a thread overlap).
+ *   3. warp 0: c_s = #{j : bin(j) <= s} (a prefix sum over the rows), and the block item of
+ *      rank s lands at c_s - 1; lane l writes its own key i and value at c_{srank[l]} - 1.
+ * Lanes past n (last block) hold the largest key and rank last; they are never counted below a
+ * real key j: for j before the block "sk < rk_j" fails for the largest key, and no j lies after
+ * the last block. */
+template <typename K, bool FLOAT, int THREADS>
+__global__ void __launch_bounds__(THREADS)
+    k_rank_small(const K *keys, uint32_t n, K mask, K *kout, const void *vin, void *vout,
+                 int vbytes)
 {
-    return ((uint64_t)rk << 32) | i;  /* (rk, i) order as one 64-bit compare */
-}
-__device__ __forceinline__ bool rk_lt(uint64_t a, uint64_t b) { return a < b; }
-__device__ __forceinline__ Item<uint64_t, true> rk_item(uint64_t rk, uint32_t i)
-{
-    return Item<uint64_t, true>::make(rk, i);
-}
-__device__ __forceinline__ bool rk_lt(const Item<uint64_t, true> &a, const Item<uint64_t, true> &b)
-{
-    return a.lt(b);
-}
-
-template <typename K>
-__global__ void __launch_bounds__(RK_SMALL_THREADS)
-    k_rank_bins(const K *keys, uint32_t n, int type, int desc, K *kout, const void *vin,
-                void *vout, int vbytes)
-{
-    typedef decltype(rk_item((K)0, 0u)) R;
-    __shared__ R ss[RK_SW];
-    __shared__ uint32_t bins[32][RK_SW + 1];
+    constexpr int LOADS = RK_SMALL_MAX / THREADS;
+    constexpr int WARPS = THREADS / 32;
+    __shared__ K sk[RK_SW];
+    __shared__ int srank[RK_SW];
+    __shared__ uint32_t bins[WARPS][RK_SW + 1];
     const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
     const uint32_t ib = blockIdx.x * RK_SW;
-    constexpr int LOADS = RK_SMALL_MAX / RK_SMALL_THREADS;
     K v[LOADS];  /* all loads first: one memory latency */
 #pragma unroll
     for (int q = 0; q < LOADS; q++) {
-        const uint32_t j = threadIdx.x + q * RK_SMALL_THREADS;
+        const uint32_t j = threadIdx.x + q * THREADS;
         v[q] = j < n ? keys[j] : (K)0;
     }
     bins[w][lane] = 0;
     if (lane == 0) bins[w][RK_SW] = 0;
-    if (w == 0) {
-        const uint32_t i = ib + lane;
-        typedef Item<K, true> It;
-        It x = i < n ? It::make(to_rk(keys[i], type, desc), i) : It::sentinel();
-        x = warp_sort(x);
-        ss[lane] = rk_item(x.k, x.i);
+    /* Every warp loads the block's keys i, one per lane; warp w ranks key w among them with
+     * one shuffle and one ballot (lane order = index order breaks ties). */
+    static_assert(WARPS >= RK_SW, "one warp per key i");
+    const uint32_t i = ib + lane;
+    const K own = i < n ? keys[i] : (K)0;
+    const K x = i < n ? gpusort_cuda::radix_key<FLOAT>(own, mask) : ~(K)0;
+    uint64_t own_v = i;  /* warp 0: the value of key i (argsort: its index) */
+    if (w == 0 && vin && i < n)
+        own_v = vbytes == 4 ? ((const uint32_t *)vin)[i] : ((const uint64_t *)vin)[i];
+    if (w < RK_SW) {
+        const K xw = __shfl_sync(0xffffffffu, x, w);
+        const int rw = __popc(__ballot_sync(0xffffffffu, x < xw || (x == xw && lane < w)));
+        if (lane == 0) {
+            sk[rw] = xw;
+            srank[w] = rw;
+        }
     }
     __syncthreads();
 #pragma unroll
     for (int q = 0; q < LOADS; q++) {
-        const uint32_t j = threadIdx.x + q * RK_SMALL_THREADS;
-        if (q * RK_SMALL_THREADS >= n) break;  /* uniform */
-        const R y = rk_item(to_rk(v[q], type, desc), j);
-        int lo = 0;
+        const uint32_t j = threadIdx.x + q * THREADS;
+        if (q * THREADS >= n) break;  /* uniform */
+        const K y = gpusort_cuda::radix_key<FLOAT>(v[q], mask);
+        int lo;
+        if (j - ib < (uint32_t)RK_SW) {
+            lo = srank[j - ib];
+        } else {
+            /* #{sk <= t}: t = rk_j after the block, rk_j - 1 before it (none when rk_j = 0) */
+            const bool before = j < ib;
+            const K t = before ? y - 1 : y;
+            lo = 0;
 #pragma unroll
-        for (int step = RK_SW / 2; step >= 1; step /= 2)
-            if (rk_lt(ss[lo + step - 1], y)) lo += step;
-        lo += rk_lt(ss[lo], y);
-        const int b = j < n ? lo : RK_SW + 1;  /* RK_SW + 1: no key */
-        const unsigned same = __match_any_sync(0xffffffffu, b);
-        if (b <= RK_SW && lane == __ffs(same) - 1) bins[w][b] += __popc(same);
-        /* The next round's leader of bin b may be another lane: its read must see this write.
-         * __match_any_sync converges the warp but does not order memory; __syncwarp does
-         * (compute-sanitizer racecheck flagged the read-after-write across rounds). */
-        __syncwarp();
+            for (int step = RK_SW / 2; step >= 1; step /= 2)
+                if (sk[lo + step - 1] <= t) lo += step;
+            lo += sk[lo] <= t;
+            if (before && y == 0) lo = 0;
+        }
+        if (j < n) atomicAdd(&bins[w][lo], 1u);
     }
     __syncthreads();
     if (w != 0) return;
-    uint32_t c = 0;
+    uint32_t c0 = 0, c1 = 0;  /* two chains of adds, not one of WARPS */
 #pragma unroll
-    for (int q = 0; q < 32; q++) c += bins[q][lane];
+    for (int q = 0; q < WARPS; q += 2) {
+        c0 += bins[q][lane];
+        c1 += bins[q + 1][lane];
+    }
+    uint32_t c = c0 + c1;
 #pragma unroll
     for (int d = 1; d < 32; d *= 2) {
         const uint32_t t = __shfl_up_sync(0xffffffffu, c, d);
         if (lane >= d) c += t;
     }
-    const R x = ss[lane];
-    uint32_t i;
-    if constexpr (sizeof(R) == 8 && sizeof(K) == 4) i = (uint32_t)x;
-    else i = x.i;
-    if (i >= n) return;  /* sentinel */
-    const uint32_t r = c - 1;
-    kout[r] = keys[i];
-    if (vbytes == 4) ((uint32_t *)vout)[r] = vin ? ((const uint32_t *)vin)[i] : i;
-    else if (vbytes == 8) ((uint64_t *)vout)[r] = vin ? ((const uint64_t *)vin)[i] : (uint64_t)i;
+    const uint32_t r = __shfl_sync(0xffffffffu, c, srank[lane]) - 1;
+    if (ib + lane >= n) return;
+    kout[r] = own;
+    if (vbytes == 4) ((uint32_t *)vout)[r] = (uint32_t)own_v;
+    else if (vbytes == 8) ((uint64_t *)vout)[r] = own_v;
+}
+
+template <typename K>
+static void rank_small_launch(const gpusort_sort_desc *d, const void *kin, const void *vin,
+                              cudaStream_t st)
+{
+    const uint32_t n = (uint32_t)d->n;
+    const unsigned blocks = (n + RK_SW - 1) / RK_SW;
+    const K mask = (K)gpusort_cuda::radix_mask(d->key_type, d->order);
+    const bool flt = d->key_type == GPUSORT_TYPE_F32 || d->key_type == GPUSORT_TYPE_F64;
+    const size_t vs = d->value_type == GPUSORT_TYPE_NONE ? 0 : gpusort_type_size(d->value_type);
+    void *vout = vs ? d->values_out : NULL;
+    if (flt)
+        k_rank_small<K, true, RK_SMALL_THREADS><<<blocks, RK_SMALL_THREADS, 0, st>>>(
+            (const K *)kin, n, mask, (K *)d->keys_out, vin, vout, (int)vs);
+    else
+        k_rank_small<K, false, RK_SMALL_THREADS><<<blocks, RK_SMALL_THREADS, 0, st>>>(
+            (const K *)kin, n, mask, (K *)d->keys_out, vin, vout, (int)vs);
 }
 
 template <typename K>
@@ -241,17 +278,8 @@ extern "C" gpusort_status gpusort__cuda_rank_sort(gpusort_ctx *ctx, const gpusor
         vin = c;
     }
     if (n <= RK_SMALL_MAX) {
-        const unsigned blocks = (n + RK_SW - 1) / RK_SW;
-        const int desc = d->order == GPUSORT_ORDER_DESC;
-        void *vout = vs ? d->values_out : NULL;
-        if (ks == 8)
-            k_rank_bins<uint64_t><<<blocks, RK_SMALL_THREADS, 0, st>>>(
-                (const uint64_t *)kin, n, d->key_type, desc, (uint64_t *)d->keys_out, vin, vout,
-                (int)vs);
-        else
-            k_rank_bins<uint32_t><<<blocks, RK_SMALL_THREADS, 0, st>>>(
-                (const uint32_t *)kin, n, d->key_type, desc, (uint32_t *)d->keys_out, vin, vout,
-                (int)vs);
+        if (ks == 8) rank_small_launch<uint64_t>(d, kin, vin, st);
+        else rank_small_launch<uint32_t>(d, kin, vin, st);
         return gpusort__cuda_check(ctx, cudaGetLastError(), "rank kernel (small n)");
     }
     const uint32_t groups = (n + RK_GROUP - 1) / RK_GROUP;
