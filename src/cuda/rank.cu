@@ -31,15 +31,17 @@
  * tie-break without comparing indices), counted in per-warp bins; then rank(s-th smallest key
  * of the block) = #{j in bins 0..s} - 1 (the key itself lies in bin s), a prefix sum over the
  * bins. That is the same count as above with 6 probes per key j instead of 32 comparisons.
- * Measured on the H200 (bench/results/seeds-2026-11-22c.md), 2^12 keys: the kernel takes 4.4 us
- * (ncu, warm) where an empty kernel takes 1.4 us; a call timed with events around it 9-10 us,
- * of which 5-8 us is the floor of any launch timed that way (an empty kernel, same process).
+ * Measured on the H200 (bench/results/seeds-2026-11-22c.md), 2^12 keys: the kernel takes
+ * 3.7-3.8 us (ncu, warm caches) where an empty kernel takes 1.3-1.6 us; a call timed with events
+ * around it 7.4-7.7 us (10.8-11.4x the seed's kernel) in processes where an empty kernel timed
+ * the same way takes 5.4-5.8 us (the floor moves by process: one run's 11.3 us gave 10.3 us).
  * The steps there (ncu, 2^12 keys, kernel alone): session 2's kernel (bitonic warp sort of the
  * 32 keys i, 15 dependent steps; bins combined by __match_any_sync + __syncwarp per round) 7.3 us
  * with caches flushed; shared atomics, so the rounds overlap, 6.0 us flushed / 5.6-6.0 warm;
  * the rank by shuffles instead of the sort 4.7-5.0 us warm; searches of bare radix keys (the
- * before/after rule instead of comparing (key, index) pairs) 4.4 us warm. 512 threads per
- * block instead of 1024: 4.8-5.0 us.
+ * before/after rule instead of comparing (key, index) pairs) 4.4 us; the rank by one ballot per
+ * warp 4.0 us; straight-line searches (LOADS a template parameter, no branch around the
+ * search) 3.7-3.8 us. 512 threads per block instead of 1024: 4.8-5.0 us (at the 4.4 us step).
  *
  * Scratch: KEYS (sorted tiles, n items); AUX (n + groups) * 4 bytes of counters; in place,
  * AUX2/VALUES copies of the input (both paths: other blocks still read the input while one
@@ -63,30 +65,31 @@ using namespace gpusort_bs;
 #define RK_SMALL_MAX 8192  /* one-launch path up to here (see SMALL n) */
 #define RK_SW 32           /* small path: keys i per block (one warp ranks them) */
 /* Small path: threads per block, RK_SMALL_MAX / 1024 = 8 keys j each at most. 1024 against 512:
- * ncu on the H200, 2^12 keys, 4.4 against 4.9 us (32 registers: two blocks fit an SM at 2^13). */
+ * ncu on the H200, 2^12 keys, 4.4 against 4.9 us (at most 32 registers: two blocks fit an SM
+ * at 2^13). */
 #define RK_SMALL_THREADS 1024
 
 /* Small path (see SMALL n above). Block b: keys i in [ib, ib + 32).
  *   1. the 32 items (radix key, index) are ranked among themselves: warp w compares key w with
  *      all 32 (one shuffle, one ballot; a bitonic warp sort is 15 dependent steps); the sorted
  *      keys go to sk[], the ranks to srank[].
- *   2. every thread takes keys j of the whole input (LOADS of them, loaded first) and finds
- *      bin(j) = #{block items below (rk_j, j)}: for j before the block every block index is
- *      larger, so that is #{sk < rk_j}; for j after it #{sk <= rk_j}; both are one 5+1-probe
- *      search of 32-bit (or 64-bit) keys, without the index; for j in the block, its rank.
- *      bins: one row per warp, shared atomics (no exchange between rounds: the LOADS searches
- *      of a thread overlap).
+ *   2. every thread takes keys j of the whole input (LOADS = 1, 2, 4 or 8 of them by n,
+ *      loaded first) and finds bin(j) = #{block items below (rk_j, j)}: for j before the
+ *      block every block index is larger, so that is #{sk < rk_j}; for j after it
+ *      #{sk <= rk_j}; both are one 5+1-probe search of 32-bit (or 64-bit) keys, without the
+ *      index; for j in the block, its rank. bins: one row per warp, shared atomics (no
+ *      exchange between rounds: the LOADS searches of a thread overlap).
  *   3. warp 0: c_s = #{j : bin(j) <= s} (a prefix sum over the rows), and the block item of
  *      rank s lands at c_s - 1; lane l writes its own key i and value at c_{srank[l]} - 1.
  * Lanes past n (last block) hold the largest key and rank last; they are never counted below a
  * real key j: for j before the block "sk < rk_j" fails for the largest key, and no j lies after
  * the last block. */
-template <typename K, bool FLOAT, int THREADS>
-__global__ void __launch_bounds__(THREADS)
+template <typename K, bool FLOAT, int LOADS /* keys j per thread: n <= LOADS * THREADS */>
+__global__ void __launch_bounds__(RK_SMALL_THREADS)
     k_rank_small(const K *keys, uint32_t n, K mask, K *kout, const void *vin, void *vout,
                  int vbytes)
 {
-    constexpr int LOADS = RK_SMALL_MAX / THREADS;
+    constexpr int THREADS = RK_SMALL_THREADS;
     constexpr int WARPS = THREADS / 32;
     __shared__ K sk[RK_SW];
     __shared__ int srank[RK_SW];
@@ -119,25 +122,22 @@ __global__ void __launch_bounds__(THREADS)
         }
     }
     __syncthreads();
+    /* Straight-line code for every key j (no branch around the search, no early exit: LOADS is
+     * a template parameter), so that the LOADS searches of a thread overlap. */
 #pragma unroll
     for (int q = 0; q < LOADS; q++) {
         const uint32_t j = threadIdx.x + q * THREADS;
-        if (q * THREADS >= n) break;  /* uniform */
         const K y = gpusort_cuda::radix_key<FLOAT>(v[q], mask);
-        int lo;
-        if (j - ib < (uint32_t)RK_SW) {
-            lo = srank[j - ib];
-        } else {
-            /* #{sk <= t}: t = rk_j after the block, rk_j - 1 before it (none when rk_j = 0) */
-            const bool before = j < ib;
-            const K t = before ? y - 1 : y;
-            lo = 0;
+        /* #{sk <= t}: t = rk_j after the block, rk_j - 1 before it (none when rk_j = 0) */
+        const bool before = j < ib;
+        const K t = before ? y - 1 : y;
+        int lo = 0;
 #pragma unroll
-            for (int step = RK_SW / 2; step >= 1; step /= 2)
-                if (sk[lo + step - 1] <= t) lo += step;
-            lo += sk[lo] <= t;
-            if (before && y == 0) lo = 0;
-        }
+        for (int step = RK_SW / 2; step >= 1; step /= 2)
+            if (sk[lo + step - 1] <= t) lo += step;
+        lo += sk[lo] <= t;
+        if (before && y == 0) lo = 0;
+        if (j - ib < (uint32_t)RK_SW) lo = srank[j - ib];  /* j in the block: its rank */
         if (j < n) atomicAdd(&bins[w][lo], 1u);
     }
     __syncthreads();
@@ -171,12 +171,14 @@ static void rank_small_launch(const gpusort_sort_desc *d, const void *kin, const
     const bool flt = d->key_type == GPUSORT_TYPE_F32 || d->key_type == GPUSORT_TYPE_F64;
     const size_t vs = d->value_type == GPUSORT_TYPE_NONE ? 0 : gpusort_type_size(d->value_type);
     void *vout = vs ? d->values_out : NULL;
-    if (flt)
-        k_rank_small<K, true, RK_SMALL_THREADS><<<blocks, RK_SMALL_THREADS, 0, st>>>(
-            (const K *)kin, n, mask, (K *)d->keys_out, vin, vout, (int)vs);
-    else
-        k_rank_small<K, false, RK_SMALL_THREADS><<<blocks, RK_SMALL_THREADS, 0, st>>>(
-            (const K *)kin, n, mask, (K *)d->keys_out, vin, vout, (int)vs);
+    void (*kern)(const K *, uint32_t, K, K *, const void *, void *, int);
+    if (n <= RK_SMALL_THREADS) kern = flt ? k_rank_small<K, true, 1> : k_rank_small<K, false, 1>;
+    else if (n <= 2 * RK_SMALL_THREADS) kern = flt ? k_rank_small<K, true, 2> : k_rank_small<K, false, 2>;
+    else if (n <= 4 * RK_SMALL_THREADS) kern = flt ? k_rank_small<K, true, 4> : k_rank_small<K, false, 4>;
+    else kern = flt ? k_rank_small<K, true, 8> : k_rank_small<K, false, 8>;
+    static_assert(8 * RK_SMALL_THREADS == RK_SMALL_MAX, "keys j per thread");
+    kern<<<blocks, RK_SMALL_THREADS, 0, st>>>((const K *)kin, n, mask, (K *)d->keys_out, vin, vout,
+                                              (int)vs);
 }
 
 template <typename K>
