@@ -52,7 +52,6 @@
 #include "block_sort.h"
 #include "thread_radix_key.cuh"
 
-#include <stdlib.h>
 #include <string.h>
 
 using namespace gpusort_bs;
