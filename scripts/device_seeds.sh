@@ -16,8 +16,9 @@
 #   bench  bench_cuda --suite seeds --only rank,bitonic,merge (median of 7), CSV.
 #   again  the bench rows twice more, each in its own process (the floor of a timed launch, an
 #          empty kernel, moves by 1-2 us from one process to the next: see the rank rows).
-#   ncu    per-kernel durations of the rank kernel, an empty kernel and a load+store kernel
-#          (clocks not locked, warm caches).
+#   ncu    per-kernel durations (clocks not locked, warm caches) of NCU_KERNELS (a regex,
+#          default: the rank kernel, an empty kernel and a load+store kernel) in the bench rows
+#          NCU_ONLY (default rank).
 # Only summary.txt, bench.log and logs.tgz are left in $OUT (the run tool returns few files).
 # Logs under $OUT; a summary last.
 set -u
@@ -123,9 +124,10 @@ if has ncu; then
   for v in final; do
     for cc in none; do
       timeout 60 ncu --clock-control none \
-          --cache-control $cc -k "regex:k_rank_small|k_rank_bins|empty_kernel|copy_kernel" --metrics $M --csv \
-          "$B/bench_cuda" --suite seeds --only rank --runs 1 > "$OUT/logs/ncu_rank_${v}_$cc.csv" 2>&1
-      note "ncu rank $v cache-control $cc rc=$?"
+          --cache-control $cc -k "regex:${NCU_KERNELS:-k_rank_small|empty_kernel|copy_kernel}" \
+          --metrics $M --csv "$B/bench_cuda" --suite seeds --only ${NCU_ONLY:-rank} --runs 1 \
+          > "$OUT/logs/ncu_rank_${v}_$cc.csv" 2>&1
+      note "ncu ${NCU_ONLY:-rank} $v cache-control $cc rc=$?"
       grep -E '"(gpu__time_duration.sum|sm__cycles_elapsed.avg)"' "$OUT/logs/ncu_rank_${v}_$cc.csv" | \
           awk -F"\",\"" "{print substr(\$5,1,30), \$9, \$(NF-2), \$NF}" | head -40 >> "$S"
     done
