@@ -29,8 +29,9 @@
  *   table      seed 000: 4096 unique u32 keys, 8..128 lists: the four multi-way merge variants,
  *              our merge sort and CPU std::sort; and the same at 2^20 (variants 0 and 2 only up to
  *              32 lists there: a single thread / a log-depth tree per output is seconds per run);
- *   cross      rank / bitonic / merge / radix / AUTO at n = 2^5 .. 2^22, u32 keys and u32 pairs:
- *              the crossover table for AUTO (written to /work/notes/AUTO-CUDA.md by hand).
+ *   cross      rank / bitonic / merge / radix / AUTO at n = 2^5 .. 2^22, u32, f32, u64 and f64
+ *              keys alone and with u32 values, each output checked against the CPU backend:
+ *              the crossover table of auto_algorithm() in src/cuda/backend.cu.
  */
 #include "bench_cuda.h"
 #include "gpusort.h"
@@ -569,50 +570,101 @@ void bench_table()
 
 /* ---- crossovers for AUTO ---- */
 
+/* Random keys of `type` in a device buffer of n * size bytes: u32/u64 random bits, f32/f64
+ * uniform in [-1, 1) (no NaN: the bench times the common case). */
+__global__ void gen_typed(void *out, size_t n, uint64_t seed, int type)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        uint64_t x = mix(seed * 0x9e3779b97f4a7c15ull + i);
+        switch (type) {
+        case GPUSORT_TYPE_F32: ((float *)out)[i] = (float)(x >> 40) * (1.0f / 8388608.0f) - 1.0f; break;
+        case GPUSORT_TYPE_F64: ((double *)out)[i] = (double)(x >> 11) * (1.0 / 4503599627370496.0) - 1.0; break;
+        case GPUSORT_TYPE_U64: ((uint64_t *)out)[i] = x; break;
+        default: ((uint32_t *)out)[i] = (uint32_t)x; break;
+        }
+    }
+}
+
+/* Every algorithm (rank, bitonic, merge, radix) and AUTO on device data of one key type, keys
+ * alone and with u32 values, n = 2^5 .. 2^22: the table auto_algorithm() in src/cuda/backend.cu
+ * is built from. Each algorithm's output is compared once, byte for byte, with the CPU backend's
+ * stable sort of the same input (keys and values). peer = radix; ratio > 1: faster than radix. */
 void bench_cross()
 {
-    header("crossovers (u32 keys; pairs = u32 keys + u32 values), device pointers; peer = radix");
     static const gpusort_algorithm algs[] = {GPUSORT_ALGORITHM_RANK, GPUSORT_ALGORITHM_BITONIC,
                                              GPUSORT_ALGORITHM_MERGE, GPUSORT_ALGORITHM_RADIX,
                                              GPUSORT_ALGORITHM_AUTO};
+    static const gpusort_type types[] = {GPUSORT_TYPE_U32, GPUSORT_TYPE_F32, GPUSORT_TYPE_U64,
+                                         GPUSORT_TYPE_F64};
+    gpusort_ctx *cpu;
+    gk(gpusort_ctx_create(&cpu, GPUSORT_BACKEND_CPU, -1), "cpu context");
+    header("crossovers (keys; pairs = keys + u32 values), device pointers; peer = radix");
+    for (gpusort_type t : types)
     for (int pairs = 0; pairs < 2; pairs++)
         for (int lg = 5; lg <= 22; lg += (lg < 12 ? 1 : 2)) {
-            size_t n = (size_t)1 << lg;
-            Inputs in(n, 0, 500 + lg);
-            uint32_t *out, *vin, *vout;
-            SCK(cudaMalloc(&out, n * 4));
+            const size_t n = (size_t)1 << lg, ks = gpusort_type_size(t);
+            const int R = (int)std::max<size_t>(2, std::min<size_t>(8, ((size_t)256 << 20) / (n * ks)));
+            std::vector<void *> in(R);
+            for (int r = 0; r < R; r++) {
+                SCK(cudaMalloc(&in[r], n * ks));
+                gen_typed<<<grid(n), 256>>>(in[r], n, 500 + lg * 16 + r, (int)t);
+            }
+            void *out;
+            uint32_t *vin, *vout;
+            SCK(cudaMalloc(&out, n * ks));
             SCK(cudaMalloc(&vin, n * 4));
             SCK(cudaMalloc(&vout, n * 4));
+            gen_typed<<<grid(n), 256>>>(vin, n, 99, GPUSORT_TYPE_U32);
+            SCK(cudaDeviceSynchronize());
+            /* the reference: the CPU backend's stable sort of input 0 */
+            std::vector<char> hk(n * ks), hko(n * ks), rk(n * ks);
+            std::vector<uint32_t> hv(n), hvo(n), rv(n);
+            SCK(cudaMemcpy(hk.data(), in[0], n * ks, cudaMemcpyDeviceToHost));
+            SCK(cudaMemcpy(hv.data(), vin, n * 4, cudaMemcpyDeviceToHost));
+            if (pairs)
+                gk(gpusort_sort_pairs(cpu, t, hk.data(), rk.data(), GPUSORT_TYPE_U32, hv.data(), rv.data(), n,
+                                      GPUSORT_ORDER_ASC, GPUSORT_ALGORITHM_AUTO), "cpu reference");
+            else
+                gk(gpusort_sort(cpu, t, hk.data(), rk.data(), n, GPUSORT_ORDER_ASC, GPUSORT_ALGORITHM_AUTO),
+                   "cpu reference");
+            auto call = [&](gpusort_algorithm a, int r) {
+                return pairs ? gpusort_sort_pairs(ctx, t, in[r % R], out, GPUSORT_TYPE_U32, vin, vout, n,
+                                                  GPUSORT_ORDER_ASC, a)
+                             : gpusort_sort(ctx, t, in[r % R], out, n, GPUSORT_ORDER_ASC, a);
+            };
             double ms[5];
             for (int a = 0; a < 5; a++) {
                 ms[a] = -1;
                 if (algs[a] == GPUSORT_ALGORITHM_RANK && n > GPUSORT_CUDA_RANK_MAX_N) continue;
-                /* probe once: an algorithm may be unavailable */
-                gpusort_status s =
-                    pairs ? gpusort_sort_pairs(ctx, GPUSORT_TYPE_U32, in[0], out, GPUSORT_TYPE_U32, vin,
-                                               vout, n, GPUSORT_ORDER_ASC, algs[a])
-                          : gpusort_sort(ctx, GPUSORT_TYPE_U32, in[0], out, n, GPUSORT_ORDER_ASC, algs[a]);
+                gpusort_status s = call(algs[a], 0); /* an algorithm may answer UNSUPPORTED */
                 SCK(cudaDeviceSynchronize());
                 if (s != GPUSORT_STATUS_SUCCESS) continue;
-                check(gpusort_algorithm_name(algs[a]), in[0], out, n);
-                ms[a] = time_ms(runs, noprep, [&](int r) {
-                    if (pairs)
-                        gpusort_sort_pairs(ctx, GPUSORT_TYPE_U32, in[r], out, GPUSORT_TYPE_U32, vin, vout,
-                                           n, GPUSORT_ORDER_ASC, algs[a]);
-                    else
-                        gpusort_sort(ctx, GPUSORT_TYPE_U32, in[r], out, n, GPUSORT_ORDER_ASC, algs[a]);
-                });
+                SCK(cudaMemcpy(hko.data(), out, n * ks, cudaMemcpyDeviceToHost));
+                bool ok = memcmp(hko.data(), rk.data(), n * ks) == 0;
+                if (pairs) {
+                    SCK(cudaMemcpy(hvo.data(), vout, n * 4, cudaMemcpyDeviceToHost));
+                    ok = ok && memcmp(hvo.data(), rv.data(), n * 4) == 0;
+                }
+                if (!ok) {
+                    printf("CHECK FAILED: cross %s %s %s n=%zu differs from the CPU backend\n",
+                           gpusort_type_name(t), pairs ? "pairs" : "keys", gpusort_algorithm_name(algs[a]), n);
+                    failures++;
+                }
+                ms[a] = time_ms(runs, noprep, [&](int r) { call(algs[a], r); });
             }
             for (int a = 0; a < 5; a++) {
                 char cas[64];
-                snprintf(cas, sizeof cas, "%s %s 2^%d", pairs ? "pairs" : "keys",
+                snprintf(cas, sizeof cas, "%s %s %s 2^%d", gpusort_type_name(t), pairs ? "pairs" : "keys",
                          gpusort_algorithm_name(algs[a]), lg);
                 if (ms[a] >= 0) row("cross", cas, n, ms[a], "radix", ms[3]);
             }
+            for (int r = 0; r < R; r++) cudaFree(in[r]);
             cudaFree(out);
             cudaFree(vin);
             cudaFree(vout);
         }
+    gpusort_ctx_free(cpu);
 }
 
 }  // namespace
