@@ -50,7 +50,8 @@
  *
  * Measured against CUB (same run, same data, H200, 2^28 keys, uniform; commit 945758d,
  * bench/results/device-final-2026-11-22b.md): u32 1.04x, i32 1.04x, f32 1.06x, u64 1.13x,
- * i64 1.13x, f64 1.10x, u32/u32 pairs 1.11x, u64/u64 pairs (2^27) 1.00x, argsort 1.14x.
+ * i64 1.13x, f64 1.10x, u32/u32 pairs 1.11x, u64/u64 pairs (2^27) 1.00x, argsort 1.14x; with 16
+ * instead of 12 64-bit keys per thread for pairs (2026-11-24) u64/u64 pairs 1.03x.
  * What moved the ratios (u32 keys / u32 pairs; bench/results/cuda-2026-11-22b.md):
  *   early counts + ballot ranking + values loaded before the look-back   0.75 / 0.63 -> 0.72 / 0.99
  *   20 instead of 16 32-bit keys per thread                              -> 0.78 / 1.06
@@ -89,7 +90,10 @@ namespace {
  *     at 2 blocks / 80 registers the pass ran 0.81x CUB, at 3 blocks 0.85x, same code), 20
  *     32-bit keys per thread (16: -1%, 24: spills, -15%), 12 64-bit keys (16 at 2 blocks: same).
  *   pairs and argsort: 2 blocks per SM (keys, ranks and values live at once: 80 registers),
- *     20 keys per thread for 32-bit keys, 12 for 64-bit keys (16 at 3 blocks: -14%).
+ *     20 keys per thread for 32-bit keys, 16 for 64-bit keys (u64/u64 pairs, same process vs
+ *     CUB, 2^26 / 2^27 / 2^27: 10 keys 0.98/0.96/0.96x, 12 keys 1.03/1.01/1.01x, 14 keys
+ *     1.02/1.01/1.01x, 16 keys 1.05/1.03/1.03x; H200 2026-11-24, bench/results/cuda-2026-11-24.md;
+ *     16 keys at 3 blocks: -14%). ptxas: 80 registers, 8 bytes of spill for 8-byte values.
  *   CUB's own sm_90 sizes (20-30 keys per thread) at 1 block per SM (168 registers): 0.5-0.9x.
  * Overridable with -D for tuning runs (scripts/device_radix.sh runs such variants). */
 #ifndef GPUSORT_RADIX_PACK_ALL
@@ -113,7 +117,7 @@ constexpr int WARPS = THREADS / 32;
 #define GPUSORT_RADIX_KPT32P 20
 #endif
 #ifndef GPUSORT_RADIX_KPT64P
-#define GPUSORT_RADIX_KPT64P 12
+#define GPUSORT_RADIX_KPT64P 16
 #endif
 #ifndef GPUSORT_RADIX_MIN_BLOCKS_P
 #define GPUSORT_RADIX_MIN_BLOCKS_P 2
