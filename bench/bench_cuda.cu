@@ -452,6 +452,9 @@ static void suite_radix()
         bench_sort<uint32_t, uint32_t>(PAIRS, k, head, true);
         bench_sort<uint64_t, uint64_t>(PAIRS, k, g_quick ? head : head / 2, true);
         bench_sort<float, uint32_t>(ARGSORT, k, head, false);
+        /* 64-bit keys with 4-byte values: the pairs kernels of 64-bit keys serve them too */
+        bench_sort<uint64_t, uint32_t>(PAIRS, k, head, false);
+        bench_sort<double, uint32_t>(ARGSORT, k, head, false);
     }
     /* Sizes: 2^16 .. 2^30 in powers of 4, uniform. */
     for (int lg = 16; lg <= g_max_log2; lg += 2) {

@@ -10,14 +10,22 @@
 #            the committed tuning, rows interleaved variant by variant
 #   big      GPUSORT_BIG_TESTS=1 test_big --backend cuda $BIG_ARGS (n = 2^32 + 1234; BIG_ARGS
 #            defaults to --no-argsort: the argsort's exact CPU check takes minutes)
+#   test     test_backends --backend cuda: the six key types with AUTO (--quick, host and device
+#            pointers, reduce, segmented), every algorithm on u32 and f64 (n <= 70000), and
+#            OpenCL through the NVIDIA driver (every algorithm, u32, n <= 65537), in parallel
+#   san      compute-sanitizer memcheck / racecheck / synccheck on small test_backends runs
+#   rows     bench_cuda --only ROW for every bench binary (bench_cuda, bench_k*) and each of
+#            $ROWS (default: the 2^28 headline rows), variants interleaved row by row
+#   reduce1  bench_cuda --suite reduce (no trace), the one-launch kernel
 # Binaries (sm_90, built on the dev machine) in .device-carry/bin.txz: bench_cuda, bench_k*,
-# test_big. Usage: scripts/device_lead.sh [reduce] [cross] [pairs64] [big]; logs under $OUT.
+# test_big, test_backends, gpusort. Usage: scripts/device_lead.sh STEP...; logs under $OUT.
+# Two invocations may run at once (e.g. test and san) once one has unpacked the binaries.
 set -u
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT" /tmp/fb
 cd "$(dirname "$0")/.."
-xz -dc .device-carry/bin.txz | tar xf - -C /tmp/fb
 B=/tmp/fb
+[ -f $B/.unpacked ] || { xz -dc .device-carry/bin.txz | tar xf - -C $B && touch $B/.unpacked; }
 S=$OUT/summary.txt
 note() { echo "$*" | tee -a "$S"; }
 note "device: $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader); $(date -u +%FT%TZ); commit $(cat .device-carry/COMMIT)"
@@ -37,6 +45,47 @@ for step in "$@"; do
         note "$(printf '%-10s' "${b##*/}") $(echo "$line" | sed -E 's/ +/ /g')"
       done
     done ;;
+  test)
+    mkdir -p /tmp/icd && echo libnvidia-opencl.so.1 > /tmp/icd/nvidia.icd
+    L=${TEST_LIMIT:-240}
+    for t in u32 i32 f32 u64 i64 f64; do
+      timeout $L "$B/test_backends" --backend cuda --quick --filter "$t/" > "$OUT/t_cuda_$t.log" 2>&1 &
+    done
+    for t in u32 f64; do
+      timeout $L "$B/test_backends" --backend cuda --algorithm all --quick --max-n 70000 \
+          --filter "$t/" > "$OUT/t_cuda_all_$t.log" 2>&1 &
+    done
+    OCL_ICD_VENDORS=/tmp/icd timeout $L "$B/test_backends" --backend opencl --algorithm all --quick \
+        --max-n 65537 --filter u32/ > "$OUT/t_opencl_nv_u32.log" 2>&1 &
+    wait
+    for f in "$OUT"/t_*.log; do
+      note "$(basename "$f" .log): $(grep -E '^[0-9]+ passed' "$f" | tail -1) [$(grep -c '^FAIL' "$f") FAIL lines]"
+    done ;;
+  san)
+    L=${SAN_LIMIT:-240}
+    timeout $L compute-sanitizer --tool memcheck --error-exitcode 3 "$B/test_backends" --backend cuda \
+        --quick --max-n 20000 --filter u64/ > "$OUT/s_memcheck_auto_u64.log" 2>&1 &
+    timeout $L compute-sanitizer --tool memcheck --error-exitcode 3 "$B/test_backends" --backend cuda \
+        --algorithm all --quick --max-n 9000 --filter f32/ > "$OUT/s_memcheck_all_f32.log" 2>&1 &
+    timeout $L compute-sanitizer --tool racecheck --error-exitcode 3 "$B/test_backends" --backend cuda \
+        --algorithm all --quick --max-n 9000 --filter u32/uniform > "$OUT/s_racecheck_all_u32.log" 2>&1 &
+    timeout $L compute-sanitizer --tool synccheck --error-exitcode 3 "$B/test_backends" --backend cuda \
+        --algorithm all --quick --max-n 9000 --filter f64/uniform > "$OUT/s_synccheck_all_f64.log" 2>&1 &
+    wait
+    for f in "$OUT"/s_*.log; do
+      note "$(basename "$f" .log): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$f" | tail -1) | $(grep -E '^[0-9]+ passed' "$f" | tail -1)"
+    done ;;
+  rows)
+    for r in ${ROWS:-keys:u32:28 keys:f32:28 keys:u64:28 pairs32:u32:28 pairs64:u64:27 argsort:f32:28}; do
+      for b in "$B"/bench_cuda "$B"/bench_k*; do
+        [ -x "$b" ] || continue
+        line=$(timeout 40 "$b" --only "$r" --runs 9 2>&1 | grep -E "^radix" | head -1)
+        note "$(printf '%-12s' "${b##*/}") $(echo "$line" | sed -E 's/ +/ /g')"
+      done
+    done ;;
+  reduce1)
+    timeout 120 "$B/bench_cuda" --suite reduce > "$OUT/reduce1.log" 2>&1
+    note "reduce1 rc=$?"; grep -E "^reduce" "$OUT/reduce1.log" | sed -E 's/ +/ /g' >> "$S" ;;
   big)
     GPUSORT_BIG_TESTS=1 timeout ${BIG_LIMIT:-200} "$B/test_big" --backend cuda ${BIG_ARGS:---no-argsort} > "$OUT/big.log" 2>&1
     note "test_big --backend cuda rc=$?"; cat "$OUT/big.log" >> "$S" ;;

@@ -3,7 +3,7 @@
  * dispatch to the algorithm files (see cuda_internal.h for the list).
  *
  * Exports: gpusort__cuda_ops (the backend table of src/backend.h) and the helpers every CUDA
- * file uses: gpusort__cuda_stream, gpusort__cuda_scratch, gpusort__cuda_check,
+ * file uses: gpusort__cuda_stream, gpusort__cuda_scratch(_zeroed), gpusort__cuda_check,
  * gpusort__cuda_props.
  *
  * Order of calls (made by the core, src/gpusort.c):
@@ -39,7 +39,7 @@
  * AUTO with host data below GPUSORT_CUDA_HOST_CPU_CROSSOVER keys runs the CPU backend's sort:
  * the PCIe round trip and launch latency cost more than the CPU's sort at those sizes.
  *
- * Scratch: seven slots (cuda_internal.h), each a cudaMalloc'd buffer grown on demand to exactly
+ * Scratch: eight slots (cuda_internal.h), each a cudaMalloc'd buffer grown on demand to exactly
  * the size asked (never shrunk) and freed by destroy. A failed cudaMalloc gives
  * OUT_OF_DEVICE_MEMORY, never a crash; on the host path it makes the runs smaller.
  *
@@ -130,6 +130,21 @@ extern "C" void *gpusort__cuda_scratch(gpusort_ctx *ctx, int slot, size_t bytes)
     }
     im->scratch[slot] = p;
     im->scratch_bytes[slot] = want;
+    return p;
+}
+
+extern "C" void *gpusort__cuda_scratch_zeroed(gpusort_ctx *ctx, int slot, size_t bytes)
+{
+    cuda_impl *im = impl_of(ctx);
+    if (slot < 0 || slot >= GPUSORT_CUDA_SCRATCH_COUNT) return NULL;
+    /* gpusort__cuda_scratch reallocates exactly when the slot is empty or too small (and a new
+     * buffer may reuse the old address, so the pointer cannot tell). */
+    const int fresh = !im->scratch[slot] || im->scratch_bytes[slot] < (bytes ? bytes : 1);
+    void *p = gpusort__cuda_scratch(ctx, slot, bytes);
+    if (p && fresh &&
+        gpusort__cuda_check(ctx, cudaMemsetAsync(p, 0, im->scratch_bytes[slot], im->stream),
+                            "cudaMemsetAsync (scratch)"))
+        return NULL;
     return p;
 }
 

@@ -41,13 +41,17 @@ enum {
     GPUSORT_CUDA_SCRATCH_IO_KEYS = 4, /* backend.cu: device copies of host data */
     GPUSORT_CUDA_SCRATCH_IO_VALUES = 5,
     GPUSORT_CUDA_SCRATCH_IO_OFFSETS = 6, /* backend.cu: device copy of segment offsets */
-    GPUSORT_CUDA_SCRATCH_COUNT = 7
+    GPUSORT_CUDA_SCRATCH_REDUCE = 7,  /* reduce.cu: ticket counter + partials (zeroed when made) */
+    GPUSORT_CUDA_SCRATCH_COUNT = 8
 };
 
 cudaStream_t gpusort__cuda_stream(gpusort_ctx *ctx);
 /* Device buffer of at least `bytes` for `slot`; NULL (with OUT_OF_DEVICE_MEMORY in the context's
  * error) if it cannot be had. The contents are undefined. */
 void *gpusort__cuda_scratch(gpusort_ctx *ctx, int slot, size_t bytes);
+/* The same, but a buffer that this call (re)allocates is zero-filled on the context's stream;
+ * one that is kept keeps its contents. For state that kernels leave zeroed themselves. */
+void *gpusort__cuda_scratch_zeroed(gpusort_ctx *ctx, int slot, size_t bytes);
 /* SUCCESS for cudaSuccess; else DEVICE_ERROR (or OUT_OF_DEVICE_MEMORY) with
  * "what: <CUDA error string>" in the context's error. */
 gpusort_status gpusort__cuda_check(gpusort_ctx *ctx, cudaError_t err, const char *what);
