@@ -13,6 +13,8 @@
 #   test     test_backends --backend cuda: the six key types with AUTO (--quick, host and device
 #            pointers, reduce, segmented), every algorithm on u32 and f64 (n <= 70000), and
 #            OpenCL through the NVIDIA driver (every algorithm, u32, n <= 65537), in parallel
+#   algs     test_backends --algorithm radix|merge|bitonic|rank, u32 and f64, one process each,
+#            and racecheck / memcheck of each algorithm (n <= 4097)
 #   san      compute-sanitizer memcheck / racecheck / synccheck on small test_backends runs
 #   rows     bench_cuda --only ROW for every bench binary (bench_cuda, bench_k*) and each of
 #            $ROWS (default: the 2^28 headline rows), variants interleaved row by row
@@ -60,6 +62,27 @@ for step in "$@"; do
     wait
     for f in "$OUT"/t_*.log; do
       note "$(basename "$f" .log): $(grep -E '^[0-9]+ passed' "$f" | tail -1) [$(grep -c '^FAIL' "$f") FAIL lines]"
+    done ;;
+  algs)
+    # every named algorithm on its own process (u32 and f64, n <= 70000), and sanitizers of each
+    L=${TEST_LIMIT:-240}
+    for t in u32 f64; do
+      for a in radix merge bitonic rank; do
+        timeout $L "$B/test_backends" --backend cuda --algorithm $a --quick --max-n 70000 \
+            --filter "$t/" > "$OUT/a_${a}_$t.log" 2>&1 &
+      done
+    done
+    for a in merge bitonic rank; do
+      timeout $L compute-sanitizer --tool racecheck --error-exitcode 3 "$B/test_backends" --backend cuda \
+          --algorithm $a --quick --max-n 4097 --filter u32/uniform > "$OUT/r_racecheck_${a}_u32.log" 2>&1 &
+      timeout $L compute-sanitizer --tool memcheck --error-exitcode 3 "$B/test_backends" --backend cuda \
+          --algorithm $a --quick --max-n 4097 --filter f32/ > "$OUT/r_memcheck_${a}_f32.log" 2>&1 &
+    done
+    timeout $L compute-sanitizer --tool racecheck --error-exitcode 3 "$B/test_backends" --backend cuda \
+        --algorithm radix --quick --max-n 4097 --filter u64/uniform > "$OUT/r_racecheck_radix_u64.log" 2>&1 &
+    wait
+    for f in "$OUT"/a_*.log "$OUT"/r_*.log; do
+      note "$(basename "$f" .log): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$f" | tail -1) | $(grep -E '^[0-9]+ passed' "$f" | tail -1) [$(grep -c '^FAIL' "$f") FAIL lines]"
     done ;;
   san)
     L=${SAN_LIMIT:-240}

@@ -35,12 +35,16 @@ namespace {
 
 constexpr int THREADS = 512;
 constexpr int UNROLL = 4;          /* 16-byte loads in flight per thread per iteration */
-constexpr int BLOCKS_PER_SM = 4;   /* 2048 threads per SM: the sm_90 maximum */
+constexpr int BLOCKS_PER_SM = 4;   /* 2048 threads per SM: the sm_90 maximum; Op::BLOCKS <= this */
 
 /* ---- operations: identity, fold one element, combine two partials, shuffle ---- */
 
+/* BLOCKS: resident blocks per SM that the kernel is compiled for (launch bounds) and launched
+ * with (grid = SMs * BLOCKS, one wave): 4 (32 registers) where that costs no spill; the float
+ * min/max fold (value + index) needs more registers and gets 3. */
 template <typename T, typename A> struct SumOp {
     typedef A Acc;
+    static constexpr int BLOCKS = 4;
     static __device__ Acc identity() { return (Acc)0; }
     static __device__ Acc fold(Acc a, T x, size_t) { return a + (Acc)x; }
     static __device__ Acc combine(Acc a, Acc b) { return a + b; }
@@ -56,6 +60,7 @@ SumOp<int32_t, unsigned long long>::fold(unsigned long long a, int32_t x, size_t
 
 template <typename T, bool MAX> struct IntMinMax {
     typedef T Acc;
+    static constexpr int BLOCKS = 4;
     static __device__ Acc identity()
     {
         if (MAX) return (T)(((T)-1 < (T)0) ? ((T)1 << (sizeof(T) * 8 - 1)) : (T)0);
@@ -74,6 +79,7 @@ template <typename T> struct FloatAcc {
 
 template <typename T, bool MAX> struct FloatMinMax {
     typedef FloatAcc<T> Acc;
+    static constexpr int BLOCKS = 3;
     static __device__ Acc identity() { return Acc{(T)0, ~0ull}; }
     static __device__ Acc combine(Acc a, Acc b)
     {
@@ -124,7 +130,7 @@ __device__ typename Op::Acc block_reduce(typename Op::Acc a)
 /* Elements [0, head) and [head + nvec*VEC, n) are scalars (alignment); the rest 16-byte vectors.
  * Each thread folds its elements in increasing index order. */
 template <typename T, class Op>
-__global__ void __launch_bounds__(THREADS) reduce_kernel(const T *data, size_t n, size_t head,
+__global__ void __launch_bounds__(THREADS, Op::BLOCKS) reduce_kernel(const T *data, size_t n, size_t head,
                                                          size_t nvec, typename Op::Acc *partials,
                                                          unsigned *ticket, typename Op::Acc *result)
 {
@@ -189,12 +195,13 @@ gpusort_status run(gpusort_ctx *ctx, const T *data, size_t n, typename Op::Acc *
     const size_t nvec = (n - head) / VEC;
     /* Head and tail are handled by threads 0..VEC-1 at most: the grid always has them. */
     size_t want = (nvec + (size_t)THREADS * UNROLL - 1) / ((size_t)THREADS * UNROLL);
-    const size_t cap = (size_t)gpusort__cuda_props(ctx)->multiProcessorCount * BLOCKS_PER_SM;
+    const size_t sms = (size_t)gpusort__cuda_props(ctx)->multiProcessorCount;
+    const size_t cap = sms * Op::BLOCKS;
     int grid = (int)(want < 1 ? 1 : want > cap ? cap : want);
     /* [ticket, padded to 16 bytes][result][partials of the largest grid, 16 bytes each]: sized
      * for any type and grid on this device, so it is allocated (and zeroed) once. */
     char *slot = (char *)gpusort__cuda_scratch_zeroed(ctx, GPUSORT_CUDA_SCRATCH_REDUCE,
-                                                      32 + cap * 16);
+                                                      32 + sms * BLOCKS_PER_SM * 16);
     if (!slot) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
     static_assert(sizeof(Acc) <= 16, "reduce accumulator fits its scratch entry");
     unsigned *ticket = (unsigned *)slot;
