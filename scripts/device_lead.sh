@@ -15,6 +15,11 @@
 #            OpenCL through the NVIDIA driver (every algorithm, u32, n <= 65537), in parallel
 #   algs     test_backends --algorithm radix|merge|bitonic|rank, u32 and f64, one process each,
 #            and racecheck / memcheck of each algorithm (n <= 4097)
+#   final    the closing correctness pass (tests of radix on 64-bit keys, every algorithm on u32
+#            and f64, AUTO on u32/f32/f64, the host pipeline with $PIPE_ENV; memcheck and
+#            racecheck of CLI sorts and reduces, $PIPE_SAN for a pipelined CLI sort)
+#   bench    bench_cuda, every suite, CSV + JSON (the committed table)
+#   oclreduce  bench_opencl reduce rows (u32, f32; 2^24, 2^28) in 3 processes each
 #   san      compute-sanitizer memcheck / racecheck / synccheck on small test_backends runs
 #   rows     bench_cuda --only ROW for every bench binary (bench_cuda, bench_k*) and each of
 #            $ROWS (default: the 2^28 headline rows), variants interleaved row by row
@@ -62,6 +67,64 @@ for step in "$@"; do
     wait
     for f in "$OUT"/t_*.log; do
       note "$(basename "$f" .log): $(grep -E '^[0-9]+ passed' "$f" | tail -1) [$(grep -c '^FAIL' "$f") FAIL lines]"
+    done ;;
+  final)
+    # the session's closing correctness pass: phase 1 tests, phase 2 sanitizers (CLI sorts on
+    # host data past every tile size, and reduce), each phase's processes in parallel
+    L=${TEST_LIMIT:-300}
+    for t in u64 i64 f64; do
+      timeout $L "$B/test_backends" --backend cuda --algorithm radix --quick --filter "$t/" > "$OUT/f_radix_$t.log" 2>&1 &
+    done
+    for t in u32 f64; do
+      timeout $L "$B/test_backends" --backend cuda --algorithm all --quick --max-n 70000 --filter "$t/" > "$OUT/f_all_$t.log" 2>&1 &
+    done
+    for t in u32 f32 f64; do
+      timeout $L "$B/test_backends" --backend cuda --quick --filter "$t/" > "$OUT/f_auto_$t.log" 2>&1 &
+    done
+    if [ -n "${PIPE_ENV:-}" ]; then  # the host-data pipeline at test sizes (chunk knob)
+      for t in u32 f32 i64 f64; do
+        env $PIPE_ENV timeout $L "$B/test_backends" --backend cuda --quick --max-n 70000 --filter "$t/" > "$OUT/f_pipe_$t.log" 2>&1 &
+      done
+    fi
+    wait
+    note "final tests took $(( $(date +%s) - t0 )) s"
+    G=$B/gpusort; D=/tmp/san; mkdir -p $D
+    $G gen --type u64 --n 100000 --seed 3 -o $D/k64 && $G gen --type u64 --n 100000 --seed 4 -o $D/v64
+    $G gen --type u32 --n 70000 --seed 5 -o $D/k32
+    $G gen --type f32 --n 1000000 --seed 6 --dist special -o $D/f32 2>/dev/null || $G gen --type f32 --n 1000000 --seed 6 -o $D/f32
+    san() { # name tool command...
+      local name=$1 tool=$2; shift 2
+      timeout ${SAN_LIMIT:-240} compute-sanitizer --tool $tool --error-exitcode 3 "$@" > "$OUT/g_${name}_$tool.log" 2>&1
+      echo "rc=$?" >> "$OUT/g_${name}_$tool.log"
+    }
+    for tool in memcheck racecheck; do
+      san radix_u64pairs $tool $G sort $D/k64 --type u64 --values $D/v64 --value-type u64 -o $D/k64.$tool --values-out $D/v64.$tool --backend cuda --algorithm radix -q &
+      san merge_u32 $tool $G sort $D/k32 --type u32 -o $D/k32.$tool --backend cuda --algorithm merge -q &
+      san reduce_f32 $tool $G reduce $D/f32 --type f32 --op sum --backend cuda &
+      san reduce_f32max $tool $G reduce $D/f32 --type f32 --op max --backend cuda &
+      [ -n "${PIPE_SAN:-}" ] && san pipe $tool env $PIPE_SAN $G sort $D/k32 --type u32 -o $D/k32.p$tool --backend cuda -q &
+    done
+    wait
+    for f in $D/k64.memcheck $D/k64.racecheck; do echo "$(basename $f): $($G check $f --type u64 2>&1)" >> "$OUT/g_checks.log"; done
+    for f in $D/k32.memcheck $D/k32.racecheck $D/k32.pmemcheck $D/k32.pracecheck; do [ -f $f ] && echo "$(basename $f): $($G check $f --type u32 2>&1)" >> "$OUT/g_checks.log"; done
+    for f in "$OUT"/f_*.log; do
+      note "$(basename "$f" .log): $(grep -E '^[0-9]+ passed' "$f" | tail -1) [$(grep -c '^FAIL' "$f") FAIL lines]"
+    done
+    for f in "$OUT"/g_*_*.log; do
+      note "$(basename "$f" .log): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$f" | tail -1) $(tail -1 "$f")"
+    done
+    cat "$OUT/g_checks.log" >> "$S" ;;
+  bench)
+    timeout ${BENCH_LIMIT:-420} "$B/bench_cuda" --csv "$OUT/bench.csv" --json "$OUT/bench.json" > "$OUT/bench.log" 2>&1
+    note "bench_cuda (all suites) rc=$?"; grep -E "^(radix|reduce|host)" "$OUT/bench.log" | sed -E 's/ +/ /g' >> "$S"
+    grep -E "^(bitonic|merge|rank|segmented) " "$OUT/bench.log" | sed -E 's/ +/ /g' >> "$S" ;;
+  oclreduce)
+    mkdir -p /tmp/icd && echo libnvidia-opencl.so.1 > /tmp/icd/nvidia.icd
+    for r in 1 2 3; do
+      for t in u32 f32; do
+        OCL_ICD_VENDORS=/tmp/icd timeout 60 "$B/bench_opencl" --type $t --sizes 24,28 --device-only --no-bitonic --no-radix > "$OUT/ocl_${t}_$r.log" 2>&1
+        note "bench_opencl $t round $r rc=$?"; grep -iE "reduce" "$OUT/ocl_${t}_$r.log" | sed -E 's/ +/ /g' >> "$S"
+      done
     done ;;
   algs)
     # every named algorithm on its own process (u32 and f64, n <= 70000), and sanitizers of each
