@@ -82,6 +82,7 @@ struct Row {
     double gkeys, gbps, ratio_cub, ratio_thrust;
     long long ours_scratch, cub_scratch;
     std::string check;
+    std::string algorithm = "-";  /* what gpusort's AUTO ran (gpusort_ctx_last_algorithm) */
 };
 static std::vector<Row> g_rows;
 
@@ -340,6 +341,7 @@ static void bench_sort(Mode mode, int and_k, size_t n, bool with_thrust)
     ours(0);
     CK(cudaDeviceSynchronize());
     const long long our_scratch = (long long)(device_used() - used0);
+    const char *algorithm = gpusort_algorithm_name(gpusort_ctx_last_algorithm(ctx));
     const double t_ours = time_median(ours);
 
     /* Check our output of input 0. */
@@ -426,12 +428,13 @@ static void bench_sort(Mode mode, int and_k, size_t n, bool with_thrust)
     row.ours_scratch = our_scratch;
     row.cub_scratch = (long long)cub_bytes;
     row.check = ok ? "ok" : "FAIL";
+    row.algorithm = algorithm;
     g_rows.push_back(row);
     printf("%-6s %-12s %-4s %-13s 2^%-3d ours %9.3f ms %7.2f Gkeys/s %7.1f GB/s | cub %9.3f ms "
-           "x%5.2f | thrust %9.3f ms | scratch %lld vs cub %lld MiB | %s\n",
+           "x%5.2f | thrust %9.3f ms | scratch %lld vs cub %lld MiB | %s | %s\n",
            row.suite.c_str(), row.op.c_str(), row.type.c_str(), row.dist.c_str(),
            (int)__builtin_ctzll(n), t_ours, row.gkeys, row.gbps, t_cub, row.ratio_cub, t_thrust,
-           our_scratch >> 20, (long long)cub_bytes >> 20, row.check.c_str());
+           our_scratch >> 20, (long long)cub_bytes >> 20, row.check.c_str(), algorithm);
     fflush(stdout);
 }
 
@@ -703,12 +706,12 @@ static void write_csv(const char *path)
     FILE *f = fopen(path, "w");
     if (!f) { perror(path); return; }
     fprintf(f, "suite,op,type,dist,n,ours_ms,cub_ms,cub_kernel_ms,thrust_ms,gkeys_per_s,gbps,"
-               "ratio_cub,ratio_thrust,ours_scratch_bytes,cub_scratch_bytes,check\n");
+               "ratio_cub,ratio_thrust,ours_scratch_bytes,cub_scratch_bytes,check,algorithm\n");
     for (const Row &r : g_rows)
-        fprintf(f, "%s,%s,%s,%s,%zu,%.4f,%.4f,%.4f,%.4f,%.3f,%.1f,%.4f,%.4f,%lld,%lld,%s\n",
+        fprintf(f, "%s,%s,%s,%s,%zu,%.4f,%.4f,%.4f,%.4f,%.3f,%.1f,%.4f,%.4f,%lld,%lld,%s,%s\n",
                 r.suite.c_str(), r.op.c_str(), r.type.c_str(), r.dist.c_str(), r.n, r.ours_ms,
                 r.cub_ms, r.cub_kernel_ms, r.thrust_ms, r.gkeys, r.gbps, r.ratio_cub,
-                r.ratio_thrust, r.ours_scratch, r.cub_scratch, r.check.c_str());
+                r.ratio_thrust, r.ours_scratch, r.cub_scratch, r.check.c_str(), r.algorithm.c_str());
     fclose(f);
 }
 
@@ -723,10 +726,10 @@ static void write_json(const char *path, const char *device)
                    "\"n\": %zu, \"ours_ms\": %.4f, \"cub_ms\": %.4f, \"cub_kernel_ms\": %.4f, "
                    "\"thrust_ms\": %.4f, \"gkeys_per_s\": %.3f, \"gbps\": %.1f, \"ratio_cub\": %.4f, "
                    "\"ratio_thrust\": %.4f, \"ours_scratch_bytes\": %lld, \"cub_scratch_bytes\": %lld, "
-                   "\"check\": \"%s\"}%s\n",
+                   "\"check\": \"%s\", \"algorithm\": \"%s\"}%s\n",
                 r.suite.c_str(), r.op.c_str(), r.type.c_str(), r.dist.c_str(), r.n, r.ours_ms,
                 r.cub_ms, r.cub_kernel_ms, r.thrust_ms, r.gkeys, r.gbps, r.ratio_cub,
-                r.ratio_thrust, r.ours_scratch, r.cub_scratch, r.check.c_str(),
+                r.ratio_thrust, r.ours_scratch, r.cub_scratch, r.check.c_str(), r.algorithm.c_str(),
                 i + 1 < g_rows.size() ? "," : "");
     }
     fprintf(f, "]}\n");
@@ -736,15 +739,15 @@ static void write_json(const char *path, const char *device)
 static void print_table()
 {
     printf("\n| suite | op | type | dist | n | ours ms | Gkeys/s | GB/s | CUB ms | ratio vs CUB | "
-           "thrust ms | our scratch MiB | CUB temp MiB | check |\n");
-    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+           "thrust ms | our scratch MiB | CUB temp MiB | check | AUTO ran |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (const Row &r : g_rows)
-        printf("| %s | %s | %s | %s | 2^%d | %.3f | %.2f | %.1f | %.3f | %.3f | %.3f | %s | %s | %s |\n",
+        printf("| %s | %s | %s | %s | 2^%d | %.3f | %.2f | %.1f | %.3f | %.3f | %.3f | %s | %s | %s | %s |\n",
                r.suite.c_str(), r.op.c_str(), r.type.c_str(), r.dist.c_str(),
                (int)__builtin_ctzll(r.n), r.ours_ms, r.gkeys, r.gbps, r.cub_ms, r.ratio_cub,
                r.thrust_ms, r.ours_scratch >= 0 ? std::to_string(r.ours_scratch >> 20).c_str() : "-",
                r.cub_scratch >= 0 ? std::to_string(r.cub_scratch >> 20).c_str() : "-",
-               r.check.c_str());
+               r.check.c_str(), r.algorithm.c_str());
 }
 
 static void usage(void)

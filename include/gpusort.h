@@ -203,6 +203,11 @@ GPUSORT_API gpusort_backend gpusort_ctx_backend(const gpusort_ctx *ctx);
 GPUSORT_API int gpusort_ctx_device(const gpusort_ctx *ctx);
 /* Detail of the last failing call on this context ("" if none). Valid until the next call. */
 GPUSORT_API const char *gpusort_ctx_last_error(const gpusort_ctx *ctx);
+/* The algorithm the last gpusort_sort / _sort_pairs / _argsort / _sort_ex on this context ran,
+ * with AUTO resolved to the backend's choice (e.g. RANK for a few thousand keys on CUDA). AUTO if
+ * no such call has succeeded yet, or the last one failed or had n = 0. For logs and benchmarks:
+ * the choice may change between releases as the crossovers are re-measured. */
+GPUSORT_API gpusort_algorithm gpusort_ctx_last_algorithm(const gpusort_ctx *ctx);
 
 /* Worker threads for the CPU backend (and for host-side work of the others, such as merging
  * runs). 0 = all online cores (the default). */

@@ -89,6 +89,8 @@ struct gpusort_ctx {
     int device;
     int threads;                        /* 0 = all online cores */
     void *kept[GPUSORT__KEPT_MAX];      /* host scratch kept between calls, or NULL */
+    gpusort_algorithm last_algorithm;   /* what the last sort ran: the core stores the request,
+                                           a backend that resolves AUTO stores its choice */
     char last_error[GPUSORT_ERROR_MAX];
 };
 

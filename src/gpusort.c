@@ -226,6 +226,11 @@ int gpusort_ctx_device(const gpusort_ctx *ctx) { return ctx ? ctx->device : -1; 
 
 const char *gpusort_ctx_last_error(const gpusort_ctx *ctx) { return ctx ? ctx->last_error : ""; }
 
+gpusort_algorithm gpusort_ctx_last_algorithm(const gpusort_ctx *ctx)
+{
+    return ctx ? ctx->last_algorithm : GPUSORT_ALGORITHM_AUTO;
+}
+
 gpusort_status gpusort_ctx_set_threads(gpusort_ctx *ctx, int threads)
 {
     if (!ctx || threads < 0) return GPUSORT_STATUS_INVALID_ARGUMENT;
@@ -325,9 +330,13 @@ gpusort_status gpusort_sort_ex(gpusort_ctx *ctx, const gpusort_sort_desc *desc)
 {
     gpusort_status s = check_ctx(ctx);
     if (s) return s;
+    ctx->last_algorithm = GPUSORT_ALGORITHM_AUTO;
     if ((s = check_desc(ctx, desc))) return s;
     if (desc->n == 0) return GPUSORT_STATUS_SUCCESS;
-    return ctx->ops->sort(ctx, desc);
+    ctx->last_algorithm = desc->algorithm; /* a backend resolving AUTO overwrites it */
+    s = ctx->ops->sort(ctx, desc);
+    if (s) ctx->last_algorithm = GPUSORT_ALGORITHM_AUTO;
+    return s;
 }
 
 gpusort_status gpusort_sort(gpusort_ctx *ctx, gpusort_type type, const void *keys_in,

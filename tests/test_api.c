@@ -582,6 +582,44 @@ done:
     free(k), free(ref), free(v), free(k0);
 }
 
+/* gpusort_ctx_last_algorithm: AUTO resolved to what ran, the request when named, AUTO after a
+ * failure or an empty sort; on every backend that has a device (host data). */
+static void test_last_algorithm(void)
+{
+    enum { N = 3000 };
+    static uint32_t k[N], v[N];
+    const gpusort_backend backends[] = {GPUSORT_BACKEND_CPU, GPUSORT_BACKEND_OPENCL,
+                                        GPUSORT_BACKEND_CUDA};
+    ASSERT_EQ(gpusort_ctx_last_algorithm(NULL), GPUSORT_ALGORITHM_AUTO);
+    for (int b = 0; b < 3; b++) {
+        gpusort_ctx *ctx = NULL;
+        if (gpusort_ctx_create(&ctx, backends[b], -1) != GPUSORT_STATUS_SUCCESS) continue;
+        const char *name = gpusort_backend_name(backends[b]);
+        ASSERT_EQ(gpusort_ctx_last_algorithm(ctx), GPUSORT_ALGORITHM_AUTO);
+        for (size_t i = 0; i < N; i++) k[i] = (uint32_t)(i * 2654435761u), v[i] = (uint32_t)i;
+        ASSERT_STATUS(gpusort_sort(ctx, GPUSORT_TYPE_U32, k, k, N, GPUSORT_ORDER_ASC,
+                                   GPUSORT_ALGORITHM_AUTO), GPUSORT_STATUS_SUCCESS);
+        gpusort_algorithm a = gpusort_ctx_last_algorithm(ctx);
+        CHECK_(a != GPUSORT_ALGORITHM_AUTO, "%s: AUTO not resolved by the last sort", name);
+        /* what ran must be one the backend offers by name */
+        ASSERT_STATUS(gpusort_sort(ctx, GPUSORT_TYPE_U32, k, k, N, GPUSORT_ORDER_DESC, a),
+                      GPUSORT_STATUS_SUCCESS);
+        ASSERT_EQ(gpusort_ctx_last_algorithm(ctx), a);
+        ASSERT_STATUS(gpusort_argsort(ctx, GPUSORT_TYPE_U32, k, GPUSORT_TYPE_U32, v, N,
+                                      GPUSORT_ORDER_ASC, GPUSORT_ALGORITHM_RADIX),
+                      GPUSORT_STATUS_SUCCESS);
+        ASSERT_EQ(gpusort_ctx_last_algorithm(ctx), GPUSORT_ALGORITHM_RADIX);
+        ASSERT_STATUS(gpusort_sort(ctx, GPUSORT_TYPE_U32, k, k, 0, GPUSORT_ORDER_ASC,
+                                   GPUSORT_ALGORITHM_RADIX), GPUSORT_STATUS_SUCCESS);
+        ASSERT_EQ(gpusort_ctx_last_algorithm(ctx), GPUSORT_ALGORITHM_AUTO);
+        ASSERT_INVALID(ctx, gpusort_sort(ctx, GPUSORT_TYPE_U32, NULL, k, N, GPUSORT_ORDER_ASC,
+                                         GPUSORT_ALGORITHM_AUTO));
+        ASSERT_EQ(gpusort_ctx_last_algorithm(ctx), GPUSORT_ALGORITHM_AUTO);
+        if (verbose) printf("  ok: %s: AUTO on %d u32 keys ran %s\n", name, N, gpusort_algorithm_name(a));
+        gpusort_ctx_free(ctx);
+    }
+}
+
 int main(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
@@ -597,6 +635,7 @@ int main(int argc, char **argv)
     test_names();
     test_backends_and_devices();
     test_contexts();
+    test_last_algorithm();
 
     gpusort_ctx *ctx = NULL;
     gpusort_status s = gpusort_ctx_create(&ctx, GPUSORT_BACKEND_CPU, 0);

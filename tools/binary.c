@@ -1054,7 +1054,9 @@ int gpusort_cli_sort(int argc, char **argv)
                      job.runs);
         fprintf(stderr, "sorted %" PRIu64 " %s keys%s with %s (%s, %s) in %.6f s: %.1f Mkeys/s%s\n",
                 job.n, tname, pairs, gpusort_backend_name(gpusort_ctx_backend(ctx)),
-                gpusort_algorithm_name(o.algorithm), device_name(ctx, dev, sizeof dev), secs,
+                gpusort_algorithm_name(job.runs || o.algorithm != GPUSORT_ALGORITHM_AUTO
+                                           ? o.algorithm : gpusort_ctx_last_algorithm(ctx)),
+                device_name(ctx, dev, sizeof dev), secs,
                 secs > 0 ? (double)job.n / secs / 1e6 : 0.0, ext);
     }
     gpusort_ctx_free(ctx);

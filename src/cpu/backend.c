@@ -92,8 +92,12 @@ gpusort_status gpusort__cpu_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d)
 {
     switch (d->algorithm) {
     case GPUSORT_ALGORITHM_AUTO:
-    case GPUSORT_ALGORITHM_RADIX: return gpusort__cpu_radix_sort(ctx, d);
-    case GPUSORT_ALGORITHM_MERGE: return gpusort__cpu_merge_sort(ctx, d);
+    case GPUSORT_ALGORITHM_RADIX:
+        ctx->last_algorithm = GPUSORT_ALGORITHM_RADIX;
+        return gpusort__cpu_radix_sort(ctx, d);
+    case GPUSORT_ALGORITHM_MERGE:
+        ctx->last_algorithm = GPUSORT_ALGORITHM_MERGE;
+        return gpusort__cpu_merge_sort(ctx, d);
     default:
         return gpusort__set_error(ctx, GPUSORT_STATUS_UNSUPPORTED,
                                   "the CPU backend offers the radix and merge algorithms, not %s "

@@ -511,6 +511,7 @@ static gpusort_algorithm auto_algorithm(const gpusort_sort_desc *d)
 static gpusort_status dispatch_device(gpusort_ctx *ctx, const gpusort_sort_desc *d)
 {
     gpusort_algorithm a = d->algorithm == GPUSORT_ALGORITHM_AUTO ? auto_algorithm(d) : d->algorithm;
+    ctx->last_algorithm = a;
     switch (a) {
     case GPUSORT_ALGORITHM_RADIX: return gpusort__cuda_radix_sort(ctx, d);
     case GPUSORT_ALGORITHM_BITONIC: return gpusort__cuda_bitonic_sort(ctx, d);

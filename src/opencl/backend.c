@@ -742,6 +742,7 @@ static gpusort_status ocl_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d)
                                   "the OpenCL backend has no %s sort (it offers radix and "
                                   "bitonic; merge and rank are CPU/CUDA algorithms)",
                                   gpusort_algorithm_name(alg));
+    ctx->last_algorithm = alg == GPUSORT_ALGORITHM_BITONIC ? alg : GPUSORT_ALGORITHM_RADIX;
     if (!(d->flags & GPUSORT_FLAG_CL_MEM)) {
         size_t run = host_run_limit(ctx, d, alg);
         return d->n > run ? sort_host_runs(ctx, d, alg, run) : sort_host(ctx, d, alg);
