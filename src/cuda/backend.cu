@@ -25,22 +25,26 @@
  *                             memory and the PCIe transfer overlap.
  *   mixed kinds               invalid argument (gpusort.h: all pointers of one call alike).
  * What overlaps on the host path, and which path runs when (sort_host):
- *   pipeline      n >= HOST_PIPE_MIN_KEYS (2^22) keys, algorithm AUTO, radix or merge, the
- *                 array fits on the device: host_pipeline. The array goes in as (up to) 4
- *                 chunks; chunk c is copied in on the copy streams while the device sorts
- *                 chunk c - 1 in place (the device-data sort, waiting on the chunk's copy
- *                 event); the sorted chunks are merged on the device (merge.cu's merge-path
- *                 passes, gpusort__cuda_merge_runs: stable, ties take the earlier chunk), and
- *                 the last merge pass runs in 8 ranges of output tiles, each followed by an
- *                 event, so that the copy-out of range j overlaps the merge of range j + 1.
- *                 Exposed beyond the two copies: the last chunk's sort, the merge passes but
- *                 the last, and 1/8 of the last (the constants say why 4 and 8). Argsort sorts
- *                 the chunks as pairs with device-made global indices.
- *   single shot   smaller n, bitonic or rank named (chunks merged would not be that sort),
- *                 GPUSORT_CUDA_HOST_PIPELINE=0, or too little device memory for the pipeline:
- *                 host_run copies everything in, sorts, copies out; only the copies' CPU and
- *                 DMA halves overlap (measured 0.84-0.88 of a bare pinned copy-in + copy-out
- *                 for 1 GiB, bench/results/cuda-2026-11-22.md).
+ *   pipeline      n >= HOST_PIPE_MIN_KEYS (2^22) keys, algorithm AUTO, radix or merge, every
+ *                 host array pinned (pageable ones only with GPUSORT_CUDA_HOST_PIPELINE=1: no
+ *                 gain measured, host_pipe_chunk says why), the array fits on the device:
+ *                 host_pipeline. The array goes in as (up to) 4 chunks; chunk c is copied in
+ *                 on a copy stream while the device sorts chunk c - 1 in place (the
+ *                 device-data sort, waiting on the chunk's copy event); the sorted chunks are
+ *                 merged on the device (merge.cu's merge-path passes, gpusort__cuda_merge_runs:
+ *                 stable, ties take the earlier chunk), and the last merge pass runs in 8
+ *                 ranges of output tiles, each followed by an event, so that the copy-out of
+ *                 range j overlaps the merge of range j + 1. Exposed beyond the two copies:
+ *                 the last chunk's sort, the merge passes but the last, and 1/8 of the last
+ *                 (the constants say why 4 and 8). Argsort sorts the chunks as pairs with
+ *                 device-made global indices. Measured 0.93-0.94 of a bare pinned copy-in +
+ *                 copy-out for 1 GiB u32, against 0.88 for the single shot in the same
+ *                 process (bench/results/host-pipeline-2026-11-24.md).
+ *   single shot   smaller n, pageable arrays, bitonic or rank named (chunks merged would not
+ *                 be that sort), GPUSORT_CUDA_HOST_PIPELINE=0, or too little device memory for
+ *                 the pipeline: host_run copies everything in, sorts, copies out; only the
+ *                 copies' CPU and DMA halves overlap (0.84-0.88 of a bare pinned copy-in +
+ *                 copy-out for 1 GiB, bench/results/cuda-2026-11-22.md).
  *   runs + CPU    arrays larger than the device: below.
  * In both GPU paths pageable memory overlaps the CPU's copy into pinned staging (8 threads)
  * with the DMA of the previous staging buffer, both directions.
@@ -64,7 +68,8 @@
  * keys, so that the runs + CPU merge path runs at test sizes (scripts/device_cuda.sh uses it);
  * GPUSORT_CUDA_HOST_CHUNK_KEYS=N makes the pipeline run at any n > N with chunks of the largest
  * 4096 * 2^k <= N keys (several chunks, merge passes and output ranges at test sizes);
- * GPUSORT_CUDA_HOST_PIPELINE=0 turns the pipeline off (bench_cuda --suite host times both).
+ * GPUSORT_CUDA_HOST_PIPELINE=0 turns the pipeline off, =1 on for pageable arrays too
+ * (bench_cuda --suite host times both).
  */
 #include "block_sort.h"
 #include "cuda_internal.h"
@@ -677,13 +682,14 @@ static __global__ void fill_iota(void *v, size_t n, int wide)
 }
 
 /* The chunk length of the host pipeline for d, or 0 where the single-shot path runs: algorithms
- * other than radix, merge and AUTO (their chunks could not be merged more cheaply than sorted
- * whole), GPUSORT_CUDA_HOST_PIPELINE=0 (the benchmark's A/B switch), n below HOST_PIPE_MIN_KEYS.
+ * other than radix, merge and AUTO (bitonic or rank named: chunks merged would not be that sort),
+ * GPUSORT_CUDA_HOST_PIPELINE=0 (the benchmark's A/B switch), n below HOST_PIPE_MIN_KEYS,
+ * pageable arrays unless asked for (below).
  * A chunk is 4096 * 2^k keys (the merge passes' run widths): the smallest with at most
  * HOST_PIPE_CHUNKS chunks. Testing knob: GPUSORT_CUDA_HOST_CHUNK_KEYS=N takes the largest such
  * length <= N (at least 4096) at any n, so that several chunks and merge passes run at test
  * sizes. */
-static size_t host_pipe_chunk(const gpusort_sort_desc *d)
+static size_t host_pipe_chunk(const gpusort_sort_desc *d, const int *pinned)
 {
     if (d->algorithm != GPUSORT_ALGORITHM_AUTO && d->algorithm != GPUSORT_ALGORITHM_RADIX &&
         d->algorithm != GPUSORT_ALGORITHM_MERGE)
@@ -692,6 +698,14 @@ static size_t host_pipe_chunk(const gpusort_sort_desc *d)
     if (ab && !strcmp(ab, "0")) return 0;
     const char *knob = getenv("GPUSORT_CUDA_HOST_CHUNK_KEYS");
     const size_t want = knob ? (size_t)strtoull(knob, NULL, 10) : 0;
+    /* Pageable arrays: only when asked (GPUSORT_CUDA_HOST_PIPELINE=1, or the chunk knob). Their
+     * round trip is bound by the CPU's copies into staging (70-120 ms for 1 GiB against 39 ms
+     * of DMA, H200 host), and in 4 processes the pipeline measured -1.9, +1.7, +5.9, +7.6 ms
+     * against the single shot (medians of 7, runs spread over 70-166 ms): no gain shown. */
+    const int all_pinned = pinned[0] && (!d->keys_out || pinned[1]) &&
+                           (d->value_type == GPUSORT_TYPE_NONE ||
+                            ((!d->values_in || pinned[2]) && pinned[3]));
+    if (!all_pinned && !want && !(ab && !strcmp(ab, "1"))) return 0;
     size_t m = GPUSORT_CUDA_BLOCK_TILE;
     if (want) {
         while (m * 2 <= want) m *= 2;
@@ -824,7 +838,7 @@ static gpusort_status sort_host(gpusort_ctx *ctx, const gpusort_sort_desc *d, co
     size_t cap = host_run_capacity(ctx, ks + vs);
     if (n <= cap) {
         gpusort_status s;
-        const size_t m = host_pipe_chunk(d);
+        const size_t m = host_pipe_chunk(d, pinned);
         if (m) {
             s = host_pipeline(ctx, d, pinned, m);
             if (s != GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY) return s;
