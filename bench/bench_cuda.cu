@@ -22,8 +22,9 @@
  *     after) against CUB's temp_storage_bytes.
  * Reduce: ours returns the result to the host, so CUB is timed as DeviceReduce::Sum plus the copy
  * of its result to the host (column cub_ms); CUB's kernel alone is column cub_kernel_ms.
- * Host: 1 GiB of u32 keys in pageable and in pinned memory, sorted end to end (wall clock) against
- * a pinned copy in plus copy out; and the CPU/GPU crossover for host data.
+ * Host: 1 GiB of u32 keys in pageable and in pinned memory, sorted end to end with the host
+ * pipeline on and off (same process, alternated) against a pinned copy in plus copy out (CUDA
+ * events); the parts (copies alone, device sort); and the CPU/GPU crossover for host data.
  */
 #include "bench_cuda.h"
 #include "gpusort.h"
@@ -638,39 +639,82 @@ static void host_row(const char *op, size_t n, double ours, double peer, bool ok
     fflush(stdout);
 }
 
+/* Host data end to end, 1 GiB of u32: the host pipeline on and off (GPUSORT_CUDA_HOST_PIPELINE,
+ * read by every call) against a bare pinned copy in + copy out, in pinned and in pageable
+ * memory; contenders of a row group timed in alternation (time_interleaved: CUDA events on
+ * g_stream around the call, which completes before returning; one warm-up, median of --runs).
+ * Then the parts, for explaining the ratio: copy in alone, copy out alone, the device sort. */
 static void suite_host()
 {
     const size_t n = g_quick ? (size_t)1 << 26 : (size_t)1 << 28; /* 1 GiB of u32 */
     const size_t bytes = n * 4;
-    const int runs = g_quick ? 3 : g_runs;
-    /* Baseline: pinned copy in + copy out. */
-    uint32_t *pin_in = NULL, *pin_out = NULL, *d = NULL;
+    uint32_t *pin_in = NULL, *pin_out = NULL, *d = NULL, *d2 = NULL;
     CK(cudaMallocHost(&pin_in, bytes));
     CK(cudaMallocHost(&pin_out, bytes));
     CK(cudaMalloc(&d, bytes));
+    CK(cudaMalloc(&d2, bytes));
     host_fill(pin_in, n, g_seed);
-    const double t_copy = wall_median([&] {
-        CK(cudaMemcpy(d, pin_in, bytes, cudaMemcpyHostToDevice));
-        CK(cudaMemcpy(pin_out, d, bytes, cudaMemcpyDeviceToHost));
-    }, runs);
-    cudaFree(d);
-    const double t_pinned = wall_median([&] {
-        GK(gpusort_sort(g_ctx, GPUSORT_TYPE_U32, pin_in, pin_out, n, GPUSORT_ORDER_ASC,
-                        GPUSORT_ALGORITHM_AUTO));
-    }, runs);
-    host_row("pinned end-to-end vs copies", n, t_pinned, t_copy, host_sorted(pin_out, n));
-    cudaFreeHost(pin_out);
     uint32_t *pg_in = (uint32_t *)malloc(bytes), *pg_out = (uint32_t *)malloc(bytes);
+    if (!pg_in || !pg_out) {
+        fprintf(stderr, "bench_cuda: out of host memory\n");
+        exit(2);
+    }
     memcpy(pg_in, pin_in, bytes);
     memset(pg_out, 0, bytes);
+    typedef std::function<void(int)> Fn;
+    const Fn copy = [&](int) {
+        CK(cudaMemcpyAsync(d, pin_in, bytes, cudaMemcpyHostToDevice, g_stream));
+        CK(cudaMemcpyAsync(pin_out, d, bytes, cudaMemcpyDeviceToHost, g_stream));
+    };
+    auto sort_fn = [&](uint32_t *in, uint32_t *out, const char *pipe) {
+        return Fn([=](int) {
+            setenv("GPUSORT_CUDA_HOST_PIPELINE", pipe, 1);
+            GK(gpusort_sort(g_ctx, GPUSORT_TYPE_U32, in, out, n, GPUSORT_ORDER_ASC,
+                            GPUSORT_ALGORITHM_AUTO));
+        });
+    };
+    const char *kinds[2] = {"pinned", "pageable"};
+    for (int k = 0; k < 2; k++) {
+        uint32_t *in = k ? pg_in : pin_in, *out = k ? pg_out : pin_out;
+        std::vector<Fn> fs = {copy, sort_fn(in, out, "1"), sort_fn(in, out, "0")};
+        /* every contender writes `out` (the copy writes pin_out): check the last sort alone */
+        const std::vector<double> t = time_interleaved(fs, kinds[k]);
+        memset(out, 0, bytes);
+        fs[1](0);
+        const bool ok_on = host_sorted(out, n);
+        memset(out, 0, bytes);
+        fs[2](0);
+        const bool ok_off = host_sorted(out, n);
+        printf("host %s: bare pinned copy in + out %.3f ms\n", kinds[k], t[0]);
+        host_row(k ? "pageable pipeline on vs copies" : "pinned pipeline on vs copies", n, t[1],
+                 t[0], ok_on);
+        host_row(k ? "pageable pipeline off vs copies" : "pinned pipeline off vs copies", n, t[2],
+                 t[0], ok_off);
+    }
+    unsetenv("GPUSORT_CUDA_HOST_PIPELINE");
+    {
+        /* The parts: copy in alone, copy out alone, the device sort alone (device pointers,
+         * out of place from an unsorted buffer). */
+        CK(cudaMemcpy(d2, pin_in, bytes, cudaMemcpyHostToDevice));
+        std::vector<Fn> fs = {
+            [&](int) { CK(cudaMemcpyAsync(d, pin_in, bytes, cudaMemcpyHostToDevice, g_stream)); },
+            [&](int) { CK(cudaMemcpyAsync(pin_out, d, bytes, cudaMemcpyDeviceToHost, g_stream)); },
+            [&](int) {
+                GK(gpusort_sort(g_ctx, GPUSORT_TYPE_U32, d2, d, n, GPUSORT_ORDER_ASC,
+                                GPUSORT_ALGORITHM_AUTO));
+            }};
+        const std::vector<double> t = time_interleaved(fs, "parts");
+        printf("host parts (2^%d u32, medians): pinned copy in %.3f ms, copy out %.3f ms, device "
+               "sort %.3f ms\n",
+               (int)__builtin_ctzll(n), t[0], t[1], t[2]);
+    }
+    cudaFree(d);
+    cudaFree(d2);
     cudaFreeHost(pin_in);
-    const double t_pageable = wall_median([&] {
-        GK(gpusort_sort(g_ctx, GPUSORT_TYPE_U32, pg_in, pg_out, n, GPUSORT_ORDER_ASC,
-                        GPUSORT_ALGORITHM_AUTO));
-    }, runs);
-    host_row("pageable end-to-end vs copies", n, t_pageable, t_copy, host_sorted(pg_out, n));
+    cudaFreeHost(pin_out);
     free(pg_in);
     free(pg_out);
+    const int runs = g_quick ? 3 : g_runs;
 
     /* Crossover: CPU backend vs the GPU round trip (algorithm RADIX forces the GPU). */
     gpusort_ctx *cpu = NULL;

@@ -28,6 +28,18 @@ extern "C" void test_cuda_free(void *p)
     if (p) (void)check(cudaFree(p));
 }
 
+extern "C" void *test_cuda_host_alloc(size_t bytes)
+{
+    void *p = NULL;
+    if (check(cudaMallocHost(&p, bytes ? bytes : 1))) return NULL;
+    return p;
+}
+
+extern "C" void test_cuda_host_free(void *p)
+{
+    if (p) (void)check(cudaFreeHost(p));
+}
+
 extern "C" int test_cuda_upload(void *device_dst, const void *host_src, size_t bytes)
 {
     return bytes ? check(cudaMemcpy(device_dst, host_src, bytes, cudaMemcpyHostToDevice)) : 0;

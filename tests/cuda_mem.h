@@ -21,6 +21,9 @@ extern "C" {
 /* Device memory of at least `bytes` (1 byte for 0), or NULL. */
 void *test_cuda_alloc(size_t bytes);
 void test_cuda_free(void *p);
+/* Pinned (page-locked) host memory, cudaMallocHost, or NULL. */
+void *test_cuda_host_alloc(size_t bytes);
+void test_cuda_host_free(void *p);
 /* Host -> device and device -> host copies (synchronous). */
 int test_cuda_upload(void *device_dst, const void *host_src, size_t bytes);
 int test_cuda_download(void *host_dst, const void *device_src, size_t bytes);

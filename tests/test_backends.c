@@ -4,6 +4,7 @@
  *
  *   test_backends --backend cpu|cuda|opencl [--algorithm auto|radix|merge|bitonic|rank|all]
  *                 [--seed S] [--quick | --full] [--max-n N] [--filter SUBSTRING] [-v]
+ *                 [--pinned] [--host-only]
  *
  * WHAT IS CHECKED, for each type x distribution x size x order (x algorithm):
  *   keys out of place, keys in place, pairs with u32 values (out of place), pairs with u64 values
@@ -18,7 +19,9 @@
  *   huge segment, segments of odd sizes, elements outside every segment) and batch sort (rows
  *   of several lengths), each compared with the reference segment by segment.
  *   On the CUDA backend every check runs twice: with host pointers and with DEVICE pointers
- *   (tests/cuda_mem.cu allocates them). On OpenCL the sorts also run on cl_mem buffers
+ *   (tests/cuda_mem.cu allocates them); --pinned makes the host arrays pinned (cudaMallocHost:
+ *   the host path's direct-DMA branches), --host-only leaves the device pointers out (for runs
+ *   with a host-path knob such as GPUSORT_CUDA_HOST_CHUNK_KEYS). On OpenCL the sorts also run on cl_mem buffers
  *   (GPUSORT_FLAG_CL_MEM) made on a caller's queue handed over with gpusort_ctx_set_stream
  *   (tests/cl_mem.c), for the uniform, special and few distributions (all with --full);
  *   reduce, segmented and batch sort take host pointers only there.
@@ -76,6 +79,8 @@ static struct {
     int quick;
     int full;
     int no_cl_mem;
+    int pinned;        /* CUDA: host arrays from cudaMallocHost */
+    int host_only;     /* CUDA: no device-pointer pass */
     size_t max_n;
     const char *filter;
     int verbose;
@@ -106,6 +111,8 @@ static void usage(FILE *f)
             "  --filter     run only cases whose \"type/dist\" contains SUBSTRING, e.g. f32/ or "
             "/zipf\n"
             "  --no-cl-mem  OpenCL: host pointers only (default: also cl_mem buffers)\n"
+            "  --pinned     CUDA: host arrays in pinned memory (default: malloc)\n"
+            "  --host-only  CUDA: host pointers only (default: also device pointers)\n"
             "  -v           print every case when done; -vv (or -v -v) also before it starts\n"
             "Exit status: 0 all passed, 1 a failure, 77 skipped (backend not built or no device).\n");
 }
@@ -172,6 +179,8 @@ static int host_copy(void *dst, const void *src, size_t bytes)
 
 static const mem_kind host_mem = {"host", host_alloc, host_release, host_copy, host_copy, 0, 0};
 #ifdef GPUSORT_HAVE_CUDA
+static const mem_kind pinned_mem = {"pinned", test_cuda_host_alloc, test_cuda_host_free, host_copy,
+                                    host_copy, 0, 0};
 static const mem_kind device_mem = {"device", test_cuda_alloc, test_cuda_free, test_cuda_upload,
                                     test_cuda_download, 0, 0};
 #endif
@@ -863,6 +872,8 @@ int main(int argc, char **argv)
         if (!strcmp(a, "--quick")) { opt.quick = 1; continue; }
         if (!strcmp(a, "--full")) { opt.full = 1; continue; }
         if (!strcmp(a, "--no-cl-mem")) { opt.no_cl_mem = 1; continue; }
+        if (!strcmp(a, "--pinned")) { opt.pinned = 1; continue; }
+        if (!strcmp(a, "--host-only")) { opt.host_only = 1; continue; }
         if (!v) { usage(stderr); return 2; }
         i++;
         if (!strcmp(a, "--backend")) {
@@ -921,10 +932,13 @@ int main(int argc, char **argv)
     }
     mem_kinds[num_mem_kinds++] = &host_mem;
 #ifdef GPUSORT_HAVE_CUDA
-    if (opt.backend == GPUSORT_BACKEND_CUDA) {
-        mem_kinds[num_mem_kinds++] = &device_mem;
-        rank_max_n = test_cuda_rank_max_n();
+    if (opt.backend == GPUSORT_BACKEND_CUDA && opt.pinned) {
+        mem_kinds[0] = &pinned_mem;
+        printf("host arrays: pinned (cudaMallocHost)\n");
     }
+    if (opt.backend == GPUSORT_BACKEND_CUDA) rank_max_n = test_cuda_rank_max_n();
+    if (opt.backend == GPUSORT_BACKEND_CUDA && !opt.host_only)
+        mem_kinds[num_mem_kinds++] = &device_mem;
 #endif
 #ifdef GPUSORT_HAVE_OPENCL
     /* OpenCL: the host pointers, then cl_mem buffers on the caller's queue (the backend adopts

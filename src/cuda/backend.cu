@@ -16,19 +16,40 @@
  *                             context's stream. With a caller's stream (set_stream) the call is
  *                             asynchronous; on the context's own stream it waits for the result.
  *   host memory               "host path": the data goes to device scratch (IO slots), is sorted
- *                             there and comes back; the call completes before returning.
+ *                             there and comes back (pipelined in chunks when large, below);
+ *                             the call completes before returning.
  *                             Pinned (registered or cudaHostAlloc'd) memory is copied directly
  *                             by DMA. Pageable memory goes through two pinned staging buffers
  *                             owned by the context: the CPU fills one while the copy engine
  *                             drains the other (two copy streams), so the memcpy into pinned
  *                             memory and the PCIe transfer overlap.
  *   mixed kinds               invalid argument (gpusort.h: all pointers of one call alike).
- * What overlaps on the host path: the CPU's copy into pinned staging (8 threads) with the DMA of
- * the previous chunk, both directions. The sort's kernels do NOT overlap the copies: a radix
- * sort needs every key before its first pass can place any, so copy-in, sort and copy-out of a
- * run follow each other (measured 0.84 of a bare pinned copy-in + copy-out for 1 GiB, see
- * bench/results/cuda-2026-11-22.md). Host data for reduce goes to the device the same way (the
- * CPU reduces it when it does not fit).
+ * What overlaps on the host path, and which path runs when (sort_host):
+ *   pipeline      n >= HOST_PIPE_MIN_KEYS (2^22) keys, algorithm AUTO, radix or merge, every
+ *                 host array pinned (pageable ones only with GPUSORT_CUDA_HOST_PIPELINE=1: no
+ *                 gain measured, host_pipe_chunk says why), the array fits on the device:
+ *                 host_pipeline. The array goes in as (up to) 4 chunks; chunk c is copied in
+ *                 on a copy stream while the device sorts chunk c - 1 in place (the
+ *                 device-data sort, waiting on the chunk's copy event); the sorted chunks are
+ *                 merged on the device (merge.cu's merge-path passes, gpusort__cuda_merge_runs:
+ *                 stable, ties take the earlier chunk), and the last merge pass runs in 8
+ *                 ranges of output tiles, each followed by an event, so that the copy-out of
+ *                 range j overlaps the merge of range j + 1. Exposed beyond the two copies:
+ *                 the last chunk's sort, the merge passes but the last, and 1/8 of the last
+ *                 (the constants say why 4 and 8). Argsort sorts the chunks as pairs with
+ *                 device-made global indices. Measured 0.93-0.94 of a bare pinned copy-in +
+ *                 copy-out for 1 GiB u32, against 0.88 for the single shot in the same
+ *                 process (bench/results/host-pipeline-2026-11-24.md).
+ *   single shot   smaller n, pageable arrays, bitonic or rank named (chunks merged would not
+ *                 be that sort), GPUSORT_CUDA_HOST_PIPELINE=0, or too little device memory for
+ *                 the pipeline: host_run copies everything in, sorts, copies out; only the
+ *                 copies' CPU and DMA halves overlap (0.84-0.88 of a bare pinned copy-in +
+ *                 copy-out for 1 GiB, bench/results/cuda-2026-11-22.md).
+ *   runs + CPU    arrays larger than the device: below.
+ * In both GPU paths pageable memory overlaps the CPU's copy into pinned staging (8 threads)
+ * with the DMA of the previous staging buffer, both directions.
+ * Host data for reduce goes to the device the same way as the single shot (the CPU reduces it
+ * when it does not fit).
  *
  * Host arrays larger than the device can hold (with the radix sort's alternate buffers) are
  * sorted in runs of the largest size that fits; the sorted runs come back to a host buffer and
@@ -43,9 +64,14 @@
  * the size asked (never shrunk) and freed by destroy. A failed cudaMalloc gives
  * OUT_OF_DEVICE_MEMORY, never a crash; on the host path it makes the runs smaller.
  *
- * Testing knob: the environment variable GPUSORT_CUDA_HOST_RUN_KEYS=N caps host-path runs at N
- * keys, so that the runs + CPU merge path runs at test sizes (scripts/device_cuda.sh uses it).
+ * Testing knobs (environment variables): GPUSORT_CUDA_HOST_RUN_KEYS=N caps host-path runs at N
+ * keys, so that the runs + CPU merge path runs at test sizes (scripts/device_cuda.sh uses it);
+ * GPUSORT_CUDA_HOST_CHUNK_KEYS=N makes the pipeline run at any n > N with chunks of the largest
+ * 4096 * 2^k <= N keys (several chunks, merge passes and output ranges at test sizes);
+ * GPUSORT_CUDA_HOST_PIPELINE=0 turns the pipeline off, =1 on for pageable arrays too
+ * (bench_cuda --suite host times both).
  */
+#include "block_sort.h"
 #include "cuda_internal.h"
 #include "cpu/cpu.h"
 
@@ -68,6 +94,24 @@
 #define STAGE_BYTES ((size_t)32 << 20)
 #define STAGE_THREADS 8
 
+/* The host pipeline (host_pipeline below). From HOST_PIPE_MIN_KEYS keys on, the array goes to
+ * the device in HOST_PIPE_CHUNKS chunks (a power of two times 4096 keys each, so the chunks are
+ * the merge's runs), and the last merge pass in HOST_PIPE_RANGES ranges.
+ *   HOST_PIPE_MIN_KEYS 2^22 (16 MiB of u32): what the pipeline can hide is the sort's time
+ *     (about 0.1 ms at 2^22 u32 on an H200, 5 ms at 2^28); what it adds is a merge pass per
+ *     doubling of the chunk count beyond the one that overlaps the copy-out, and ~10 launches
+ *     and events (some 10 us each on the host). Below 2^22 that leaves nothing to gain (an
+ *     estimate, not a measurement: the benchmark measures 2^28).
+ *   HOST_PIPE_CHUNKS 4: after the last chunk's copy-in, the sort of that chunk and all merge
+ *     passes but the last are exposed: T_sort(n/C) + (log2(C) - 1) * T_pass. At 2^28 u32
+ *     (T_sort(2^28) ~ 5.2 ms, T_pass ~ 0.7 ms): C = 2 2.6 ms, C = 4 2.0 ms, C = 8 2.05 ms.
+ *   HOST_PIPE_RANGES 8: the copy-out of range 0 waits for its merge, 1/8 of the last pass
+ *     (~0.1 ms at 2^28); the merge runs ~30x faster than PCIe, so later ranges are ready before
+ *     the copy engine reaches them. */
+#define HOST_PIPE_MIN_KEYS ((size_t)1 << 22)
+#define HOST_PIPE_CHUNKS 4
+#define HOST_PIPE_RANGES 8
+
 /* Device memory left free for the runtime, kernels' look-back state and other users when the
  * host path sizes its runs. */
 #define DEVICE_MEM_RESERVE ((size_t)512 << 20)
@@ -79,6 +123,7 @@ typedef struct cuda_impl {
     cudaStream_t copy_stream[2];   /* host-path copies of pageable data */
     cudaEvent_t copy_done[2];      /* the last DMA to or from staging buffer i is done */
     cudaEvent_t ready;             /* the stream's work so far (the copy streams wait on it) */
+    cudaEvent_t range_done[HOST_PIPE_RANGES]; /* host pipeline: range j of the last merge pass */
     void *scratch[GPUSORT_CUDA_SCRATCH_COUNT];
     size_t scratch_bytes[GPUSORT_CUDA_SCRATCH_COUNT];
     void *stage[2];                /* pinned staging, STAGE_BYTES each (allocated on first use) */
@@ -231,6 +276,11 @@ static gpusort_status cuda_init(gpusort_ctx *ctx, int device)
     if ((s = gpusort__cuda_check(ctx, cudaEventCreateWithFlags(&im->ready, cudaEventDisableTiming),
                                  "cudaEventCreate")))
         goto fail;
+    for (int j = 0; j < HOST_PIPE_RANGES; j++)
+        if ((s = gpusort__cuda_check(ctx, cudaEventCreateWithFlags(&im->range_done[j],
+                                                                   cudaEventDisableTiming),
+                                     "cudaEventCreate")))
+            goto fail;
     return GPUSORT_STATUS_SUCCESS;
 fail:
     cuda_destroy(ctx);
@@ -250,6 +300,8 @@ static void cuda_destroy(gpusort_ctx *ctx)
         if (im->copy_stream[i]) cudaStreamDestroy(im->copy_stream[i]);
     }
     if (im->ready) cudaEventDestroy(im->ready);
+    for (int j = 0; j < HOST_PIPE_RANGES; j++)
+        if (im->range_done[j]) cudaEventDestroy(im->range_done[j]);
     if (im->own_stream) cudaStreamDestroy(im->own_stream);
     (void)cudaGetLastError();
     free(im);
@@ -366,27 +418,27 @@ static gpusort_status stage_alloc(gpusort_ctx *ctx)
     return GPUSORT_STATUS_SUCCESS;
 }
 
-/* Copy `bytes` from host `src` to device `dst`; the data is ready for work enqueued on the
- * context's stream afterwards. Pinned memory: one cudaMemcpyAsync on the stream. Pageable:
- * double-buffered through the staging buffers on the two copy streams. */
-static gpusort_status copy_h2d(gpusort_ctx *ctx, void *dst, const void *src, size_t bytes,
-                               int pinned)
+/* Enqueue the copy of `bytes` from host `src` to device `dst` on the copy streams and make the
+ * context's stream wait for it (work enqueued there afterwards sees the data). The copy streams
+ * must already be ordered after earlier users of dst (copy_h2d does that; the host pipeline once
+ * for all its chunks). Pinned: one cudaMemcpyAsync on copy stream 0. Pageable: double-buffered
+ * through the staging buffers (stage_alloc'd by the caller), buffer b on copy stream b; the call
+ * returns when the CPU has filled the last staging buffer, the DMAs may still run. */
+static gpusort_status h2d_enqueue(gpusort_ctx *ctx, void *dst, const void *src, size_t bytes,
+                                  int pinned)
 {
     cuda_impl *im = impl_of(ctx);
+    gpusort_status s;
     if (bytes == 0) return GPUSORT_STATUS_SUCCESS;
-    if (pinned)
-        return gpusort__cuda_check(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice,
-                                                        im->stream),
-                                   "cudaMemcpyAsync (host to device)");
-    gpusort_status s = stage_alloc(ctx);
-    if (s) { /* no pinned memory to be had: the driver's own (synchronous) staging */
-        ctx->last_error[0] = 0;
-        return gpusort__cuda_check(ctx, cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice),
-                                   "cudaMemcpy (host to device)");
+    if (pinned) {
+        if ((s = gpusort__cuda_check(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice,
+                                                          im->copy_stream[0]),
+                                     "cudaMemcpyAsync (host to device)")))
+            return s;
+        cudaEventRecord(im->copy_done[0], im->copy_stream[0]);
+        cudaStreamWaitEvent(im->stream, im->copy_done[0], 0);
+        return gpusort__cuda_check(ctx, cudaGetLastError(), "host to device copy");
     }
-    /* Earlier work on the stream may still use dst: the copy streams wait for it. */
-    cudaEventRecord(im->ready, im->stream);
-    for (int i = 0; i < 2; i++) cudaStreamWaitEvent(im->copy_stream[i], im->ready, 0);
     size_t chunks = (bytes + STAGE_BYTES - 1) / STAGE_BYTES;
     for (size_t c = 0; c < chunks; c++) {
         int b = (int)(c & 1);
@@ -408,6 +460,83 @@ static gpusort_status copy_h2d(gpusort_ctx *ctx, void *dst, const void *src, siz
         cudaStreamWaitEvent(im->stream, im->copy_done[i], 0);
     }
     return gpusort__cuda_check(ctx, cudaGetLastError(), "host to device copy");
+}
+
+/* Copy `bytes` from host `src` to device `dst`; the data is ready for work enqueued on the
+ * context's stream afterwards. Pinned memory: one cudaMemcpyAsync on the stream. Pageable:
+ * double-buffered through the staging buffers on the two copy streams. */
+static gpusort_status copy_h2d(gpusort_ctx *ctx, void *dst, const void *src, size_t bytes,
+                               int pinned)
+{
+    cuda_impl *im = impl_of(ctx);
+    if (bytes == 0) return GPUSORT_STATUS_SUCCESS;
+    if (pinned)
+        return gpusort__cuda_check(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice,
+                                                        im->stream),
+                                   "cudaMemcpyAsync (host to device)");
+    gpusort_status s = stage_alloc(ctx);
+    if (s) { /* no pinned memory to be had: the driver's own (synchronous) staging */
+        ctx->last_error[0] = 0;
+        return gpusort__cuda_check(ctx, cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice),
+                                   "cudaMemcpy (host to device)");
+    }
+    /* Earlier work on the stream may still use dst: the copy streams wait for it. */
+    cudaEventRecord(im->ready, im->stream);
+    for (int i = 0; i < 2; i++) cudaStreamWaitEvent(im->copy_stream[i], im->ready, 0);
+    return h2d_enqueue(ctx, dst, src, bytes, 0);
+}
+
+/* A device-to-host copy through the staging buffers: segments, each copied once `gate` (an
+ * event recorded on the context's stream; NULL = none) has happened. */
+typedef struct d2h_seg {
+    char *dst;          /* host, pageable */
+    const char *src;    /* device */
+    size_t len;
+    cudaEvent_t gate;
+} d2h_seg;
+
+/* The segments, cut into pieces of STAGE_BYTES, go through the two staging buffers in turn:
+ * piece k by DMA into buffer k & 1 on copy stream k & 1, enqueued before the CPU drains piece
+ * k - 1 from the other buffer, so the DMA runs while the CPU copies. A DMA into buffer b
+ * follows that buffer's earlier DMAs on the same copy stream, and the CPU has drained it before
+ * (the piece two back, drained in the previous step), so it is free. Returns when every byte is
+ * in place. The copy streams must already be ordered after the writers of the sources (gates,
+ * or the caller's wait on `ready`). */
+static gpusort_status d2h_staged(gpusort_ctx *ctx, const d2h_seg *seg, size_t nseg)
+{
+    cuda_impl *im = impl_of(ctx);
+    gpusort_status s;
+    char *pend_dst[2] = {NULL, NULL};
+    size_t pend_len[2] = {0, 0};
+    size_t k = 0;
+    for (size_t i = 0; i <= nseg; i++) {
+        size_t len_i = i < nseg ? seg[i].len : STAGE_BYTES; /* i == nseg: drain the last piece */
+        for (size_t off = 0; off < len_i; off += STAGE_BYTES) {
+            const int b = (int)(k & 1);
+            if (i < nseg) {
+                const size_t len = len_i - off < STAGE_BYTES ? len_i - off : STAGE_BYTES;
+                if (seg[i].gate) cudaStreamWaitEvent(im->copy_stream[b], seg[i].gate, 0);
+                if ((s = gpusort__cuda_check(ctx, cudaMemcpyAsync(im->stage[b], seg[i].src + off,
+                                                                  len, cudaMemcpyDeviceToHost,
+                                                                  im->copy_stream[b]),
+                                             "cudaMemcpyAsync (device to staging)")))
+                    return s;
+                cudaEventRecord(im->copy_done[b], im->copy_stream[b]);
+                pend_dst[b] = seg[i].dst + off;
+                pend_len[b] = len;
+            }
+            if (k >= 1 && pend_dst[b ^ 1]) { /* drain piece k - 1 */
+                if ((s = gpusort__cuda_check(ctx, cudaEventSynchronize(im->copy_done[b ^ 1]),
+                                             "cudaEventSynchronize (staging)")))
+                    return s;
+                par_memcpy(ctx, pend_dst[b ^ 1], im->stage[b ^ 1], pend_len[b ^ 1]);
+                pend_dst[b ^ 1] = NULL;
+            }
+            k++;
+            if (i == nseg) break;
+        }
+    }
+    return gpusort__cuda_check(ctx, cudaGetLastError(), "device to host copy");
 }
 
 /* Copy `bytes` from device `src` (written by work on the context's stream) to host `dst`; the
@@ -436,34 +565,8 @@ static gpusort_status copy_d2h(gpusort_ctx *ctx, void *dst, const void *src, siz
     }
     cudaEventRecord(im->ready, im->stream);
     for (int i = 0; i < 2; i++) cudaStreamWaitEvent(im->copy_stream[i], im->ready, 0);
-    size_t chunks = (bytes + STAGE_BYTES - 1) / STAGE_BYTES;
-    /* Enqueue chunk c + 1 before draining chunk c, so the DMA runs while the CPU copies. A DMA
-     * into staging buffer b follows that buffer's earlier DMAs on the same copy stream, and the
-     * CPU has drained it before (the loop below), so it is free. */
-    for (size_t c = 0; c <= chunks; c++) {
-        if (c < chunks) {
-            int b = (int)(c & 1);
-            size_t off = c * STAGE_BYTES;
-            size_t len = bytes - off < STAGE_BYTES ? bytes - off : STAGE_BYTES;
-            if ((s = gpusort__cuda_check(ctx, cudaMemcpyAsync(im->stage[b], (const char *)src + off,
-                                                              len, cudaMemcpyDeviceToHost,
-                                                              im->copy_stream[b]),
-                                         "cudaMemcpyAsync (device to staging)")))
-                return s;
-            cudaEventRecord(im->copy_done[b], im->copy_stream[b]);
-        }
-        if (c >= 1) {
-            size_t p = c - 1;
-            int b = (int)(p & 1);
-            size_t off = p * STAGE_BYTES;
-            size_t len = bytes - off < STAGE_BYTES ? bytes - off : STAGE_BYTES;
-            if ((s = gpusort__cuda_check(ctx, cudaEventSynchronize(im->copy_done[b]),
-                                         "cudaEventSynchronize (staging)")))
-                return s;
-            par_memcpy(ctx, (char *)dst + off, im->stage[b], len);
-        }
-    }
-    return gpusort__cuda_check(ctx, cudaGetLastError(), "device to host copy");
+    const d2h_seg one = {(char *)dst, (const char *)src, bytes, NULL};
+    return d2h_staged(ctx, &one, 1);
 }
 
 /* ---- dispatch ---- */
@@ -599,6 +702,168 @@ static size_t host_run_capacity(gpusort_ctx *ctx, size_t per_key)
     return cap_knob && cap_knob < cap ? cap_knob : cap;
 }
 
+/* ---- the host pipeline ---- */
+
+/* v[i] = i: argsort's indices, made on the device before the chunks arrive, so that each chunk
+ * sorts as pairs whose values are already global positions. */
+static __global__ void fill_iota(void *v, size_t n, int wide)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        if (wide) ((uint64_t *)v)[i] = i;
+        else ((uint32_t *)v)[i] = (uint32_t)i;
+    }
+}
+
+/* The chunk length of the host pipeline for d, or 0 where the single-shot path runs: algorithms
+ * other than radix, merge and AUTO (bitonic or rank named: chunks merged would not be that sort),
+ * GPUSORT_CUDA_HOST_PIPELINE=0 (the benchmark's A/B switch), n below HOST_PIPE_MIN_KEYS,
+ * pageable arrays unless asked for (below).
+ * A chunk is 4096 * 2^k keys (the merge passes' run widths): the smallest with at most
+ * HOST_PIPE_CHUNKS chunks. Testing knob: GPUSORT_CUDA_HOST_CHUNK_KEYS=N takes the largest such
+ * length <= N (at least 4096) at any n, so that several chunks and merge passes run at test
+ * sizes. */
+static size_t host_pipe_chunk(const gpusort_sort_desc *d, const int *pinned)
+{
+    if (d->algorithm != GPUSORT_ALGORITHM_AUTO && d->algorithm != GPUSORT_ALGORITHM_RADIX &&
+        d->algorithm != GPUSORT_ALGORITHM_MERGE)
+        return 0;
+    const char *ab = getenv("GPUSORT_CUDA_HOST_PIPELINE");
+    if (ab && !strcmp(ab, "0")) return 0;
+    const char *knob = getenv("GPUSORT_CUDA_HOST_CHUNK_KEYS");
+    const size_t want = knob ? (size_t)strtoull(knob, NULL, 10) : 0;
+    /* Pageable arrays: only when asked (GPUSORT_CUDA_HOST_PIPELINE=1, or the chunk knob). Their
+     * round trip is bound by the CPU's copies into staging (70-120 ms for 1 GiB against 39 ms
+     * of DMA, H200 host), and in 4 processes the pipeline measured -1.9, +1.7, +5.9, +7.6 ms
+     * against the single shot (medians of 7, runs spread over 70-166 ms): no gain shown. */
+    const int all_pinned = pinned[0] && (!d->keys_out || pinned[1]) &&
+                           (d->value_type == GPUSORT_TYPE_NONE ||
+                            ((!d->values_in || pinned[2]) && pinned[3]));
+    if (!all_pinned && !want && !(ab && !strcmp(ab, "1"))) return 0;
+    size_t m = GPUSORT_CUDA_BLOCK_TILE;
+    if (want) {
+        while (m * 2 <= want) m *= 2;
+    } else {
+        if (d->n < HOST_PIPE_MIN_KEYS) return 0;
+        while (m * HOST_PIPE_CHUNKS < d->n) m *= 2;
+    }
+    return d->n > m ? m : 0;
+}
+
+/* Wait for everything the pipeline enqueued (an error path must not leave DMAs running into
+ * staging buffers or scratch that the next call reuses). */
+static void pipe_drain(cuda_impl *im)
+{
+    cudaStreamSynchronize(im->copy_stream[0]);
+    cudaStreamSynchronize(im->copy_stream[1]);
+    cudaStreamSynchronize(im->stream);
+    (void)cudaGetLastError();
+}
+
+/* Sort host data through the device in chunks of m keys (host_pipe_chunk):
+ *   1. copy chunk c in (copy streams) while the device sorts chunk c - 1 (the device-data sort,
+ *      in place in IO_KEYS/IO_VALUES, on the context's stream after chunk c's copy event);
+ *   2. merge the sorted chunks (gpusort__cuda_merge_runs, ping-pong with KEYS/VALUES); its last
+ *      pass in HOST_PIPE_RANGES ranges, each followed by an event;
+ *   3. copy range j out (copy streams, gated by its event) while range j + 1 merges.
+ * Argsort sorts pairs: its indices are made on the device (fill_iota) while chunk 0 arrives.
+ * OUT_OF_DEVICE_MEMORY (scratch or staging not to be had) leaves the host arrays untouched and
+ * the device idle, so the caller can take the single-shot path; the call completes before
+ * returning. */
+static gpusort_status host_pipeline(gpusort_ctx *ctx, const gpusort_sort_desc *d,
+                                    const int *pinned, size_t m)
+{
+    cuda_impl *im = impl_of(ctx);
+    const size_t n = d->n;
+    const size_t ks = gpusort_type_size(d->key_type);
+    const size_t vs = d->value_type == GPUSORT_TYPE_NONE ? 0 : gpusort_type_size(d->value_type);
+    const int argsort = vs && !d->values_in;
+    gpusort_status s;
+    char *dk = (char *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_IO_KEYS, n * ks);
+    char *dv = vs ? (char *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_IO_VALUES, n * vs)
+                  : NULL;
+    /* The merge's ping-pong buffers, taken now at full size: the chunk sorts then find their
+     * alternate buffers there and no scratch grows (cudaFree waits for the device) mid-way. */
+    char *ak = (char *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_KEYS, n * ks);
+    char *av = vs ? (char *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_VALUES, n * vs)
+                  : NULL;
+    if (!dk || !ak || (vs && (!dv || !av))) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
+    const int pageable = !pinned[0] || (d->keys_out && !pinned[1]) ||
+                         (vs && d->values_in && !pinned[2]) || (vs && !pinned[3]);
+    if (pageable && stage_alloc(ctx)) /* no pinned memory: the single-shot path copies without */
+        return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
+
+    /* Earlier work on the stream may still use the buffers: the copy streams wait for it. */
+    cudaEventRecord(im->ready, im->stream);
+    for (int i = 0; i < 2; i++) cudaStreamWaitEvent(im->copy_stream[i], im->ready, 0);
+    if (argsort) {
+        const size_t blocks = (n + 255) / 256 < 4096 ? (n + 255) / 256 : 4096;
+        fill_iota<<<(unsigned)blocks, 256, 0, im->stream>>>(dv, n, vs == 8);
+        if ((s = gpusort__cuda_check(ctx, cudaGetLastError(), "fill_iota"))) goto fail;
+    }
+    for (size_t off = 0; off < n; off += m) {
+        const size_t mc = n - off < m ? n - off : m;
+        if ((s = h2d_enqueue(ctx, dk + off * ks, (const char *)d->keys_in + off * ks, mc * ks,
+                             pinned[0])))
+            goto fail;
+        if (vs && !argsort &&
+            (s = h2d_enqueue(ctx, dv + off * vs, (const char *)d->values_in + off * vs, mc * vs,
+                             pinned[2])))
+            goto fail;
+        gpusort_sort_desc cd = *d;
+        cd.keys_in = cd.keys_out = dk + off * ks;
+        cd.values_in = cd.values_out = vs ? dv + off * vs : NULL;
+        cd.n = mc;
+        if ((s = dispatch_device(ctx, &cd))) goto fail;
+    }
+    {
+        gpusort_sort_desc md = *d;
+        md.keys_out = dk;
+        md.values_out = dv;
+        uint64_t end[HOST_PIPE_RANGES];
+        int alt = 0;
+        if ((s = gpusort__cuda_merge_runs(ctx, &md, m, ak, av, im->range_done, end,
+                                          HOST_PIPE_RANGES, &alt)))
+            goto fail;
+        const char *rk = alt ? ak : dk, *rv = alt ? av : dv;
+        /* Copy-out: pinned arrays by one DMA per range on copy stream 0; pageable ones through
+         * staging (d2h_staged), both gated by the range's event. */
+        d2h_seg seg[2 * HOST_PIPE_RANGES];
+        size_t nseg = 0;
+        for (int j = 0; j < HOST_PIPE_RANGES; j++) {
+            const size_t lo = j ? end[j - 1] : 0, cnt = end[j] - lo;
+            for (int a = 0; a < 2 && cnt; a++) {
+                const size_t es = a ? vs : ks;
+                char *dst = (char *)(a ? d->values_out : d->keys_out);
+                if (!es || !dst) continue;
+                const char *src = (a ? rv : rk) + lo * es;
+                if (pinned[a ? 3 : 1]) {
+                    cudaStreamWaitEvent(im->copy_stream[0], im->range_done[j], 0);
+                    if ((s = gpusort__cuda_check(ctx, cudaMemcpyAsync(dst + lo * es, src, cnt * es,
+                                                                      cudaMemcpyDeviceToHost,
+                                                                      im->copy_stream[0]),
+                                                 "cudaMemcpyAsync (device to host)")))
+                        goto fail;
+                } else {
+                    const d2h_seg g = {dst + lo * es, src, cnt * es, im->range_done[j]};
+                    seg[nseg++] = g;
+                }
+            }
+        }
+        if ((s = d2h_staged(ctx, seg, nseg))) goto fail;
+        if ((s = gpusort__cuda_check(ctx, cudaStreamSynchronize(im->copy_stream[0]),
+                                     "cudaStreamSynchronize (copy-out)")))
+            goto fail;
+        return gpusort__cuda_check(ctx, cudaStreamSynchronize(im->stream),
+                                   "cudaStreamSynchronize");
+    }
+fail:
+    /* OUT_OF_DEVICE_MEMORY comes only from scratch (chunk sorts, merge), before the copy-out:
+     * once the device is drained the host arrays are untouched, and the caller may retry. */
+    pipe_drain(im);
+    return s;
+}
+
 static gpusort_status sort_host(gpusort_ctx *ctx, const gpusort_sort_desc *d, const int *pinned)
 {
     size_t n = d->n;
@@ -606,7 +871,14 @@ static gpusort_status sort_host(gpusort_ctx *ctx, const gpusort_sort_desc *d, co
     size_t vs = d->value_type == GPUSORT_TYPE_NONE ? 0 : gpusort_type_size(d->value_type);
     size_t cap = host_run_capacity(ctx, ks + vs);
     if (n <= cap) {
-        gpusort_status s = host_run(ctx, d, 0, n, d->keys_out, d->values_out, pinned);
+        gpusort_status s;
+        const size_t m = host_pipe_chunk(d, pinned);
+        if (m) {
+            s = host_pipeline(ctx, d, pinned, m);
+            if (s != GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY) return s;
+            ctx->last_error[0] = 0; /* host arrays untouched: try the single-shot path */
+        }
+        s = host_run(ctx, d, 0, n, d->keys_out, d->values_out, pinned);
         if (s != GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY) return s;
         ctx->last_error[0] = 0;
         cap = n / 2; /* someone else took the memory meanwhile: fall through to runs */

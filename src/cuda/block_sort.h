@@ -5,6 +5,7 @@
  *
  *   gpusort__cuda_block_sort_launch   sort tiles/segments of up to 4096 keys, one block each
  *   gpusort__cuda_merge_segments      stable merge sort of a list of (large) segments
+ *   gpusort__cuda_merge_runs          the merge passes alone, from sorted runs (host pipeline)
  *   gpusort__cuda_merge_multiway      seed 000's one-block column sort + multi-way merge variants
  *
  * C++ linkage (every caller is a .cu file of this backend).
@@ -78,6 +79,21 @@ int gpusort__cuda_float_exact(gpusort_ctx *ctx, const gpusort_sort_desc *d);
 gpusort_status gpusort__cuda_merge_segments(gpusort_ctx *ctx, const gpusort_sort_desc *d,
                                             const uint64_t *lo, const uint64_t *hi,
                                             size_t count, int float_exact);
+
+/* Merge sorted runs into one sorted array (stable: ties take the earlier run), the merge passes
+ * of merge_segments without its tile phase. d (device data): n, key/value types and order;
+ * d->keys_out (and d->values_out when value_type is set; argsort callers pass the indices as
+ * values) hold the runs [k*w0, (k+1)*w0), the last one shorter; keys_in/values_in are ignored.
+ * w0 = 4096 * 2^k < n. keys_alt/values_alt: n-element ping-pong buffers (values_alt unused for
+ * keys only). The last pass is enqueued in `ranges` ranges of output tiles; after range j the
+ * call records range_done[j] on the context's stream and sets range_end[j], the end of range j
+ * in keys (range j = [range_end[j-1], range_end[j]), range_end[-1] = 0; the last = n).
+ * *result_alt: 0 = the sorted data is in keys_out/values_out, 1 = in keys_alt/values_alt
+ * (ceil(log2(runs)) passes ping-pong). Uses scratch AUX2 ((n / 4096 + 2) * 8 bytes). */
+gpusort_status gpusort__cuda_merge_runs(gpusort_ctx *ctx, const gpusort_sort_desc *d, uint64_t w0,
+                                        void *keys_alt, void *values_alt,
+                                        const cudaEvent_t *range_done, uint64_t *range_end,
+                                        int ranges, int *result_alt);
 
 /* Seed 000, generalised: one block of `lists` threads (1..1024) radix-sorts `lists` columns
  * (element i belongs to column i % lists) by 1-bit LSD passes, then merges the columns:

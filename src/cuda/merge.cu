@@ -6,6 +6,9 @@
  * Exports:
  *   gpusort__cuda_merge_sort       (cuda_internal.h) the whole array = one segment
  *   gpusort__cuda_merge_segments   (block_sort.h) a list of segments in the same launches
+ *   gpusort__cuda_merge_runs       (block_sort.h) passes only, from sorted runs of width w0, the
+ *                                  last pass in ranges of output tiles (backend.cu's host
+ *                                  pipeline copies range j out while range j + 1 merges)
  *   gpusort__cuda_merge_multiway   (block_sort.h) seed 000's variants (benchmark table)
  *
  * ALGORITHM (merge_segments). MT = 4096 = the output tile of a merge block.
@@ -78,6 +81,7 @@ struct merge_pass {
     uint64_t lo0, hi0; /* t_count == 1: the one segment (no table, no host copy to wait for) */
     int plog;          /* a run pair spans 1 << plog output tiles: run width w = MT << (plog-1) */
     uint64_t *part;
+    uint64_t tile0;    /* k_merge: block i merges output tile tile0 + i (a range of the pass) */
 };
 
 /* Radix key (src/keys.h, compile-time type class) and back. The inverse is exact for integers
@@ -232,7 +236,7 @@ __global__ void __launch_bounds__(M_THREADS, sizeof(K) == 4 ? (VB == 0 ? 5 : VB 
     __shared__ uint16_t s_src[SRC ? MT + MT / 32 : 1];
     pdl_wait_and_release();
     const int tid = threadIdx.x;
-    const uint64_t b = blockIdx.x;
+    const uint64_t b = p.tile0 + blockIdx.x;
     const merge_tile t = find_tile(p, b);
     const uint64_t tot = t.na + t.nb;
     const uint64_t dend = t.d + MT < tot ? t.d + MT : tot;
@@ -572,46 +576,55 @@ static unsigned blocks_for(uint64_t work, unsigned threads)
     return (unsigned)((work + threads - 1) / threads);
 }
 
+/* One pass: the partition of all `tiles` output tiles (when part), then the merge of output
+ * tiles [t0, t1). A whole pass is (part, 0, tiles); merge_runs' last pass runs in ranges. */
 template <typename K, int VB, bool FLOAT, bool GATHER>
-static gpusort_status run_pass_t(gpusort_ctx *ctx, const merge_pass &p, uint64_t tiles)
+static gpusort_status run_pass_t(gpusort_ctx *ctx, merge_pass p, uint64_t tiles, bool part,
+                                 uint64_t t0, uint64_t t1)
 {
     cudaStream_t st = gpusort__cuda_stream(ctx);
     /* 8192 tiles = 2^25 keys: the warp search measured 6.6..8.4 us per pass at 2^24 against
      * 8..16 us for the thread search; at 2^28 the thread search wins (see k_merge_partition1). */
     /* Programmatic dependent launch (block_sort.cuh) up to 8192 tiles: same-run A/B on the H200,
      * 2^24 u32 keys 0.789 -> 0.777 ms, pairs 1.300 -> 1.287 ms; at 2^28 (65536 tiles) it cost
-     * 1% (13.24 -> 13.36 ms): the next kernel's blocks wait on the SMs during a long tail. */
-    const int pdl = tiles <= 8192;
-    if (tiles <= 8192)
+     * 1% (13.24 -> 13.36 ms): the next kernel's blocks wait on the SMs during a long tail.
+     * Not for a range of a pass: an event recorded between two kernels must see the first one
+     * complete (merge_runs), so ranges keep plain stream order. */
+    const int pdl = tiles <= 8192 && t0 == 0 && t1 == tiles;
+    if (part && tiles <= 8192)
         launch_pdl(k_merge_partition<K, FLOAT>, blocks_for(tiles * 32, 256), 256, 0, st, pdl, p,
                    tiles);
-    else
+    else if (part)
         launch_pdl(k_merge_partition1<K, FLOAT>, blocks_for(tiles, 256), 256, 0, st, pdl, p,
                    tiles);
-    launch_pdl(k_merge<K, VB, FLOAT, GATHER>, (unsigned)tiles, M_THREADS, 0, st, pdl, p);
+    p.tile0 = t0;
+    if (t1 > t0)
+        launch_pdl(k_merge<K, VB, FLOAT, GATHER>, (unsigned)(t1 - t0), M_THREADS, 0, st, pdl, p);
     return gpusort__cuda_check(ctx, cudaGetLastError(), "merge kernels");
 }
 
 template <typename K, int VB>
 static gpusort_status run_pass_v(gpusort_ctx *ctx, const merge_pass &p, uint64_t tiles,
-                                 bool flt, bool gather)
+                                 bool flt, bool gather, bool part, uint64_t t0, uint64_t t1)
 {
-    if (!flt) return run_pass_t<K, VB, false, false>(ctx, p, tiles);
-    return gather ? run_pass_t<K, VB, true, true>(ctx, p, tiles)
-                  : run_pass_t<K, VB, true, false>(ctx, p, tiles);
+    if (!flt) return run_pass_t<K, VB, false, false>(ctx, p, tiles, part, t0, t1);
+    return gather ? run_pass_t<K, VB, true, true>(ctx, p, tiles, part, t0, t1)
+                  : run_pass_t<K, VB, true, false>(ctx, p, tiles, part, t0, t1);
 }
 
 static gpusort_status run_pass(gpusort_ctx *ctx, const merge_pass &p, uint64_t tiles, int ks,
-                               int vs, bool flt, bool gather)
+                               int vs, bool flt, bool gather, bool part = true, uint64_t t0 = 0,
+                               uint64_t t1 = ~0ull)
 {
+    if (t1 > tiles) t1 = tiles;
     if (ks == 8) {
-        if (vs == 8) return run_pass_v<uint64_t, 8>(ctx, p, tiles, flt, gather);
-        if (vs == 4) return run_pass_v<uint64_t, 4>(ctx, p, tiles, flt, gather);
-        return run_pass_v<uint64_t, 0>(ctx, p, tiles, flt, gather);
+        if (vs == 8) return run_pass_v<uint64_t, 8>(ctx, p, tiles, flt, gather, part, t0, t1);
+        if (vs == 4) return run_pass_v<uint64_t, 4>(ctx, p, tiles, flt, gather, part, t0, t1);
+        return run_pass_v<uint64_t, 0>(ctx, p, tiles, flt, gather, part, t0, t1);
     }
-    if (vs == 8) return run_pass_v<uint32_t, 8>(ctx, p, tiles, flt, gather);
-    if (vs == 4) return run_pass_v<uint32_t, 4>(ctx, p, tiles, flt, gather);
-    return run_pass_v<uint32_t, 0>(ctx, p, tiles, flt, gather);
+    if (vs == 8) return run_pass_v<uint32_t, 8>(ctx, p, tiles, flt, gather, part, t0, t1);
+    if (vs == 4) return run_pass_v<uint32_t, 4>(ctx, p, tiles, flt, gather, part, t0, t1);
+    return run_pass_v<uint32_t, 0>(ctx, p, tiles, flt, gather, part, t0, t1);
 }
 
 gpusort_status gpusort__cuda_merge_segments(gpusort_ctx *ctx, const gpusort_sort_desc *d,
@@ -728,6 +741,66 @@ extern "C" gpusort_status gpusort__cuda_merge_sort(gpusort_ctx *ctx, const gpuso
 {
     uint64_t lo = 0, hi = d->n;
     return gpusort__cuda_merge_segments(ctx, d, &lo, &hi, 1, gpusort__cuda_float_exact(ctx, d));
+}
+
+/* Merge sorted runs of w0 keys (the host pipeline of backend.cu: chunks sorted one by one).
+ * The passes of merge_segments without its tile phase, for one segment [0, n); the last pass
+ * is launched in `ranges` ranges of output tiles, each followed by an event. */
+gpusort_status gpusort__cuda_merge_runs(gpusort_ctx *ctx, const gpusort_sort_desc *d, uint64_t w0,
+                                        void *keys_alt, void *values_alt,
+                                        const cudaEvent_t *range_done, uint64_t *range_end,
+                                        int ranges, int *result_alt)
+{
+    const uint64_t n = d->n;
+    const size_t ks = gpusort_type_size(d->key_type);
+    const size_t vs = d->value_type == GPUSORT_TYPE_NONE ? 0 : gpusort_type_size(d->value_type);
+    if (w0 < MT || (w0 & (w0 - 1)) || n <= w0 || ranges < 1)
+        return gpusort__set_error(ctx, GPUSORT_STATUS_INVALID_ARGUMENT,
+                                  "merge_runs: w0 = 4096 * 2^k < n, ranges >= 1");
+    const uint64_t tiles = (n + MT - 1) / MT;
+    if (tiles > 0x7fffffffull)
+        return gpusort__set_error(ctx, GPUSORT_STATUS_UNSUPPORTED, "too many merge tiles");
+    uint64_t *part = (uint64_t *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_AUX2,
+                                                       (tiles + 1) * sizeof(uint64_t));
+    if (!part) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
+    const bool is_float = d->key_type == GPUSORT_TYPE_F32 || d->key_type == GPUSORT_TYPE_F64;
+    cudaStream_t st = gpusort__cuda_stream(ctx);
+    merge_pass p;
+    memset(&p, 0, sizeof p);
+    p.mask = gpusort_cuda::radix_mask(d->key_type, d->order);
+    p.t_count = 1;
+    p.lo0 = 0;
+    p.hi0 = n;
+    p.part = part;
+    p.plog = 1;
+    for (uint64_t w = MT; w < w0; w *= 2) p.plog++;
+    void *bk[2] = {d->keys_out, keys_alt};
+    void *bv[2] = {vs ? d->values_out : NULL, vs ? values_alt : NULL};
+    int cur = 0;
+    gpusort_status s;
+    for (uint64_t w = w0; w < n; w *= 2, p.plog++) {
+        p.kin = bk[cur];
+        p.vin = bv[cur];
+        p.kout = bk[cur ^ 1];
+        p.vout = bv[cur ^ 1];
+        if (w * 2 < n) { /* not the last pass */
+            if ((s = run_pass(ctx, p, tiles, (int)ks, (int)vs, is_float, is_float))) return s;
+        } else {
+            for (int j = 0; j < ranges; j++) {
+                const uint64_t t0 = tiles * j / ranges, t1 = tiles * (j + 1) / ranges;
+                if ((s = run_pass(ctx, p, tiles, (int)ks, (int)vs, is_float, is_float, j == 0, t0,
+                                  t1)))
+                    return s;
+                range_end[j] = t1 * MT < n ? t1 * MT : n;
+                if ((s = gpusort__cuda_check(ctx, cudaEventRecord(range_done[j], st),
+                                             "cudaEventRecord (merge range)")))
+                    return s;
+            }
+        }
+        cur ^= 1;
+    }
+    *result_alt = cur;
+    return GPUSORT_STATUS_SUCCESS;
 }
 
 /* ---- seed 000: one block, column radix sort + multi-way merge ---- */
