@@ -83,7 +83,9 @@ for step in "$@"; do
     done
     if [ -n "${PIPE_ENV:-}" ]; then  # the host-data pipeline at test sizes (chunk knob)
       for t in u32 f32 i64 f64; do
-        env $PIPE_ENV timeout $L "$B/test_backends" --backend cuda --quick --max-n 70000 --filter "$t/" > "$OUT/f_pipe_$t.log" 2>&1 &
+        pin=; case $t in u32|f64) pin=--pinned;; esac
+        env $PIPE_ENV timeout $L "$B/test_backends" --backend cuda --quick --max-n 70000 --host-only $pin \
+            --filter "$t/" > "$OUT/f_pipe_$t$pin.log" 2>&1 &
       done
     fi
     wait
@@ -92,9 +94,9 @@ for step in "$@"; do
     $G gen --type u64 --n 100000 --seed 3 -o $D/k64 && $G gen --type u64 --n 100000 --seed 4 -o $D/v64
     $G gen --type u32 --n 70000 --seed 5 -o $D/k32
     $G gen --type f32 --n 1000000 --seed 6 --dist special -o $D/f32 2>/dev/null || $G gen --type f32 --n 1000000 --seed 6 -o $D/f32
-    san() { # name tool command...
+    san() { # name tool command...   ($SANENV: VAR=value for the sorted program)
       local name=$1 tool=$2; shift 2
-      timeout ${SAN_LIMIT:-240} compute-sanitizer --tool $tool --error-exitcode 3 "$@" > "$OUT/g_${name}_$tool.log" 2>&1
+      env ${SANENV:-GPUSORT_NONE=1} timeout ${SAN_LIMIT:-240} compute-sanitizer --tool $tool --error-exitcode 3 "$@" > "$OUT/g_${name}_$tool.log" 2>&1
       echo "rc=$?" >> "$OUT/g_${name}_$tool.log"
     }
     for tool in memcheck racecheck; do
@@ -102,7 +104,7 @@ for step in "$@"; do
       san merge_u32 $tool $G sort $D/k32 --type u32 -o $D/k32.$tool --backend cuda --algorithm merge -q &
       san reduce_f32 $tool $G reduce $D/f32 --type f32 --op sum --backend cuda &
       san reduce_f32max $tool $G reduce $D/f32 --type f32 --op max --backend cuda &
-      [ -n "${PIPE_SAN:-}" ] && san pipe $tool env $PIPE_SAN $G sort $D/k32 --type u32 -o $D/k32.p$tool --backend cuda -q &
+      [ -n "${PIPE_SAN:-}" ] && SANENV=$PIPE_SAN san pipe $tool $G sort $D/k32 --type u32 -o $D/k32.p$tool --backend cuda -q &
     done
     wait
     for f in $D/k64.memcheck $D/k64.racecheck; do echo "$(basename $f): $($G check $f --type u64 2>&1)" >> "$OUT/g_checks.log"; done
