@@ -76,7 +76,9 @@ for step in "$@"; do
       timeout $L "$B/test_backends" --backend cuda --algorithm radix --quick --filter "$t/" > "$OUT/f_radix_$t.log" 2>&1 &
     done
     for t in u32 f64; do
-      timeout $L "$B/test_backends" --backend cuda --algorithm all --quick --max-n 70000 --filter "$t/" > "$OUT/f_all_$t.log" 2>&1 &
+      for a in merge bitonic rank; do
+        timeout $L "$B/test_backends" --backend cuda --algorithm $a --quick --max-n 70000 --filter "$t/" > "$OUT/f_${a}_$t.log" 2>&1 &
+      done
     done
     for t in u32 f32 f64; do
       timeout $L "$B/test_backends" --backend cuda --quick --filter "$t/" > "$OUT/f_auto_$t.log" 2>&1 &
