@@ -817,6 +817,14 @@ static gpusort_status host_pipeline(gpusort_ctx *ctx, const gpusort_sort_desc *d
         if ((s = dispatch_device(ctx, &cd))) goto fail;
     }
     {
+        /* The ping-pong buffers again: a chunk sort whose scratch outgrew them (a bitonic item
+         * of key + index, with a test knob's n barely above m) has replaced them. */
+        ak = (char *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_KEYS, n * ks);
+        av = vs ? (char *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_VALUES, n * vs) : NULL;
+        if (!ak || (vs && !av)) {
+            s = GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
+            goto fail;
+        }
         gpusort_sort_desc md = *d;
         md.keys_out = dk;
         md.values_out = dv;
