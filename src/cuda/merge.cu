@@ -46,8 +46,9 @@
  * The segment table goes to the device (and the call waits for that copy) only for several
  * segments; one segment (the merge sort) travels in the kernel arguments. Up to 8192 tiles the
  * passes use programmatic dependent launch (block_sort.cuh).
- * Measured (H200, bench/results/seeds-2026-11-22c.md): 2^24 u32 keys 0.78 ms (1.00-1.01x
- * cub::DeviceMergeSort), pairs 1.29 ms (1.13x); 2^28 keys 13.2 ms (0.95x), pairs 22.4 ms (1.16x).
+ * Measured (H200, bench/results/merge-2026-11-24.md): 2^24 u32 keys 0.72 ms (1.08-1.09x
+ * cub::DeviceMergeSort), pairs 1.27-1.28 ms (1.14-1.15x); 2^28 keys 11.92-11.95 ms (1.05x),
+ * pairs 22.10-22.13 ms (1.17x).
  *
  * Scratch: KEYS n*K and VALUES n*V (ping-pong), AUX2 the segment tables (several segments) and
  * the partitions (24 bytes per segment + 8 per tile); the multi-way variants AUX/AUX2 (in-place
@@ -224,15 +225,24 @@ template <> struct tr_val<8> { typedef uint64_t T; };
  * values and gathered float keys) are staged in shared memory and written coalesced.
  * Templated on everything the inner loops test (key width, value width, float or integer
  * transform, gather): a run-time type switch per key cost about as much as the merge itself.
+ * Instruction counts matter here (the pass is issue-bound as much as DRAM-bound): a full tile
+ * loads through two per-thread pointers with the A/B choice as a predicate and shared slots as
+ * a constant stride from a per-thread base (the per-key "o < ca ? ka[o] : kb[o - ca]" with
+ * MPAD(o) had compiled to ~17 instructions per key, now ~10); bare keys leave through 16-byte
+ * shared and global accesses when the output is 16-byte aligned. Bare 4-byte keys without a
+ * gather fit 40 registers: 6 blocks per SM instead of 5. Same-run H200 A/B (2^28 u32 keys,
+ * bench/results/merge-2026-11-24.md): 13.20 ms -> 12.28 (loads, read-back) -> 12.27 (16-byte
+ * stores) -> 11.93 ms (6 blocks per SM); without the 16-byte stores 11.97 ms.
  */
 template <typename K, int VB, bool FLOAT, bool GATHER>
-__global__ void __launch_bounds__(M_THREADS, sizeof(K) == 4 ? (VB == 0 ? 5 : VB == 4 ? 4 : 3)
-                                                                : (VB == 0 ? 3 : 2))
+__global__ void __launch_bounds__(M_THREADS, sizeof(K) == 4
+                                                 ? (VB == 0 ? (GATHER ? 5 : 6) : VB == 4 ? 4 : 3)
+                                                 : (VB == 0 ? 3 : 2))
     k_merge(merge_pass p)
 {
     typedef typename tr_val<VB>::T V;
     constexpr bool SRC = VB != 0 || GATHER;
-    __shared__ K s_key[MPAD(MT) + 1];  /* + 1: the look-ahead load past the last key */
+    __shared__ __align__(16) K s_key[MPAD(MT) + 1];  /* + 1: the look-ahead load past the end */
     __shared__ uint16_t s_src[SRC ? MT + MT / 32 : 1];
     pdl_wait_and_release();
     const int tid = threadIdx.x;
@@ -252,16 +262,17 @@ __global__ void __launch_bounds__(M_THREADS, sizeof(K) == 4 ? (VB == 0 ? 5 : VB 
         /* All 16 loads in flight before the first use. */
         K kv[M_ITEMS];
         if (full) {
+            /* Output slot o = q * M_THREADS + tid is A key o (o < ca) or B key o - ca. */
+            const K *pa = ka + tid, *pb = kb - ca + tid;
 #pragma unroll
             for (int q = 0; q < M_ITEMS; q++) {
-                const int o = q * M_THREADS + tid;
-                kv[q] = o < ca ? ka[o] : kb[o - ca];
+                if (q * M_THREADS + tid < ca) kv[q] = pa[q * M_THREADS];
+                else kv[q] = pb[q * M_THREADS];
             }
+            const int sb = tid + (tid >> 3);  /* MPAD(o) = sb + q * MPAD(M_THREADS) */
 #pragma unroll
-            for (int q = 0; q < M_ITEMS; q++) {
-                const int o = q * M_THREADS + tid;
-                s_key[MPAD(o)] = rk_of<FLOAT>(kv[q], mask);
-            }
+            for (int q = 0; q < M_ITEMS; q++)
+                s_key[sb + q * MPAD(M_THREADS)] = rk_of<FLOAT>(kv[q], mask);
         } else {
 #pragma unroll
             for (int q = 0; q < M_ITEMS; q++) {
@@ -305,6 +316,37 @@ __global__ void __launch_bounds__(M_THREADS, sizeof(K) == 4 ? (VB == 0 ? 5 : VB 
         }
     }
     __syncthreads();
+    const uint64_t out = t.lo + t.base + t.d;
+    K *kout = (K *)p.kout + out;
+    if constexpr (!SRC) {
+        if (full && ((uintptr_t)kout & 15) == 0) {
+            /* 16-byte chunks: thread t stages its chunks NC t .. NC t + NC-1 and writes chunks
+             * c M_THREADS + t. Chunk ch sits at slot ch + ch / 8: 8 threads (one phase of a
+             * 16-byte access) then hit 8 different 16-byte bank groups both ways. */
+            constexpr int KPC = 16 / sizeof(K), NC = M_ITEMS / KPC;
+            uint4 *s4 = (uint4 *)s_key;
+#pragma unroll
+            for (int c = 0; c < NC; c++) {
+                uint4 v;
+                memcpy(&v, &ok[c * KPC], 16);
+                const unsigned ch = (unsigned)tid * NC + c;
+                s4[ch + (ch >> 3)] = v;
+            }
+            __syncthreads();
+            const int sb = tid + (tid >> 3);
+#pragma unroll
+            for (int c = 0; c < NC; c++) {
+                uint4 v = s4[sb + c * MPAD(M_THREADS)];
+                K e[KPC];
+                memcpy(e, &v, 16);
+#pragma unroll
+                for (int x = 0; x < KPC; x++) e[x] = bits_of<FLOAT>(e[x], mask);
+                memcpy(&v, e, 16);
+                ((uint4 *)kout)[c * M_THREADS + tid] = v;
+            }
+            return;
+        }
+    }
 #pragma unroll
     for (int q = 0; q < M_ITEMS; q++) {
         const int o = tid * M_ITEMS + q;
@@ -314,19 +356,19 @@ __global__ void __launch_bounds__(M_THREADS, sizeof(K) == 4 ? (VB == 0 ? 5 : VB 
         }
     }
     __syncthreads();
-    const uint64_t out = t.lo + t.base + t.d;
-    K *kout = (K *)p.kout + out;
     const V *va = (const V *)p.vin + ga, *vb = (const V *)p.vin + gb;
     K okey[M_ITEMS];
     V oval[VB ? M_ITEMS : 1];
+    const int rb = tid + (tid >> 5);  /* o + (o >> 5) = rb + q * (M_THREADS + M_THREADS / 32) */
 #pragma unroll
     for (int q = 0; q < M_ITEMS; q++) {
         const int o = q * M_THREADS + tid;
+        const int so = rb + q * (M_THREADS + M_THREADS / 32);
         if (full || o < total) {
             int src = 0;
-            if constexpr (SRC) src = s_src[o + (o >> 5)];
+            if constexpr (SRC) src = s_src[so];
             if constexpr (GATHER) okey[q] = src < ca ? ka[src] : kb[src - ca];
-            else okey[q] = bits_of<FLOAT>(s_key[o + (o >> 5)], mask);
+            else okey[q] = bits_of<FLOAT>(s_key[so], mask);
             if constexpr (VB != 0) oval[q] = src < ca ? va[src] : vb[src - ca];
         }
     }
