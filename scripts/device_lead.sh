@@ -18,6 +18,8 @@
 #   final    the closing correctness pass (tests of radix on 64-bit keys, every algorithm on u32
 #            and f64, AUTO on u32/f32/f64, the host pipeline with $PIPE_ENV; memcheck and
 #            racecheck of CLI sorts and reduces, $PIPE_SAN for a pipelined CLI sort)
+#   portions test_backends_portions (radix with 24576-key portions) on u32, u64, f64
+#   seedsrows  bench_cuda --suite seeds --only merge,bitonic,rank
 #   bench    bench_cuda, every suite, CSV + JSON (the committed table)
 #   oclreduce  bench_opencl reduce rows (u32, f32; 2^24, 2^28) in 3 processes each
 #   san      compute-sanitizer memcheck / racecheck / synccheck on small test_backends runs
@@ -94,7 +96,7 @@ for step in "$@"; do
     note "final tests took $(( $(date +%s) - t0 )) s"
     G=$B/gpusort; D=/tmp/san; mkdir -p $D
     $G gen --type u64 --n 100000 --seed 3 -o $D/k64 && $G gen --type u64 --n 100000 --seed 4 -o $D/v64
-    $G gen --type u32 --n 70000 --seed 5 -o $D/k32
+    $G gen --type u32 --n 70000 --seed 5 -o $D/k32 && $G gen --type u32 --n 70000 --seed 8 -o $D/v32
     $G gen --type f32 --n 1000000 --seed 6 --dist special -o $D/f32 2>/dev/null || $G gen --type f32 --n 1000000 --seed 6 -o $D/f32
     san() { # name tool command...   ($SANENV: VAR=value for the sorted program)
       local name=$1 tool=$2; shift 2
@@ -104,13 +106,14 @@ for step in "$@"; do
     for tool in memcheck racecheck; do
       san radix_u64pairs $tool $G sort $D/k64 --type u64 --values $D/v64 --value-type u64 -o $D/k64.$tool --values-out $D/v64.$tool --backend cuda --algorithm radix -q &
       san merge_u32 $tool $G sort $D/k32 --type u32 -o $D/k32.$tool --backend cuda --algorithm merge -q &
+      san merge_u32pairs $tool $G sort $D/k32 --type u32 --values $D/v32 --value-type u32 -o $D/k32.m$tool --values-out $D/v32.m$tool --backend cuda --algorithm merge -q &
       san reduce_f32 $tool $G reduce $D/f32 --type f32 --op sum --backend cuda &
       san reduce_f32max $tool $G reduce $D/f32 --type f32 --op max --backend cuda &
       [ -n "${PIPE_SAN:-}" ] && SANENV=$PIPE_SAN san pipe $tool $G sort $D/k32 --type u32 -o $D/k32.p$tool --backend cuda -q &
     done
     wait
     for f in $D/k64.memcheck $D/k64.racecheck; do echo "$(basename $f): $($G check $f --type u64 2>&1)" >> "$OUT/g_checks.log"; done
-    for f in $D/k32.memcheck $D/k32.racecheck $D/k32.pmemcheck $D/k32.pracecheck; do [ -f $f ] && echo "$(basename $f): $($G check $f --type u32 2>&1)" >> "$OUT/g_checks.log"; done
+    for f in $D/k32.memcheck $D/k32.racecheck $D/k32.pmemcheck $D/k32.pracecheck $D/k32.mmemcheck $D/k32.mracecheck; do [ -f $f ] && echo "$(basename $f): $($G check $f --type u32 2>&1)" >> "$OUT/g_checks.log"; done
     for f in "$OUT"/f_*.log; do
       note "$(basename "$f" .log): $(grep -E '^[0-9]+ passed' "$f" | tail -1) [$(grep -c '^FAIL' "$f") FAIL lines]"
     done
@@ -118,6 +121,18 @@ for step in "$@"; do
       note "$(basename "$f" .log): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$f" | tail -1) $(tail -1 "$f")"
     done
     cat "$OUT/g_checks.log" >> "$S" ;;
+  portions)
+    # radix with 24576-key portions (test_backends_portions: -DGPUSORT_RADIX_PORTION_LOG2=15), so
+    # every size above that runs the multi-portion look-back
+    for t in u32 u64 f64; do
+      timeout ${TEST_LIMIT:-240} "$B/test_backends_portions" --backend cuda --algorithm radix --quick \
+          --filter "$t/" > "$OUT/p_$t.log" 2>&1 &
+    done
+    wait
+    for f in "$OUT"/p_*.log; do note "portions $(basename "$f" .log): $(grep -E '^[0-9]+ passed' "$f" | tail -1)"; done ;;
+  seedsrows)
+    timeout 200 "$B/bench_cuda" --suite seeds --only merge,bitonic,rank > "$OUT/seedsrows.log" 2>&1
+    note "seeds rows rc=$?"; grep -E "^(bitonic|merge|rank) |checks" "$OUT/seedsrows.log" | sed -E 's/ +/ /g' >> "$S" ;;
   bench)
     timeout ${BENCH_LIMIT:-420} "$B/bench_cuda" --csv "$OUT/bench.csv" --json "$OUT/bench.json" > "$OUT/bench.log" 2>&1
     note "bench_cuda (all suites) rc=$?"; grep -E "^(radix|reduce|host)" "$OUT/bench.log" | sed -E 's/ +/ /g' >> "$S"
