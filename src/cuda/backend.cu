@@ -574,19 +574,21 @@ static gpusort_status copy_d2h(gpusort_ctx *ctx, void *dst, const void *src, siz
 /* AUTO for device data: the fastest stable algorithm by key width, n and keys/pairs, from the
  * crossovers measured on an H200 (bench_cuda --suite seeds --only cross: u32, f32, u64, f64 keys
  * alone and with u32 values, device pointers, median of 7, every output checked against the CPU
- * backend; bench/results/auto-2026-11-24.md). Times in us at the measured sizes:
- *   every type    n <= 2^13                   rank     one launch, 6.4-10.5 us for n <= 2^12;
- *                                                      radix 17-40 us, bitonic 6.5-91 us
- *   32-bit keys   2^13 < n <= 2^15            rank     2^14: 38-42 vs radix 48-57
- *                 2^15 < n <= 2^18            bitonic  2^16: 35 vs radix 54-58; 2^18: 48-50 vs 55-57
- *   32-bit pairs  2^13 < n <= 2^17            merge    2^14: 36-42 vs radix 63-67; 2^16: 49-55
- *                                                      vs 72-82; 2^18 a tie (u32 64 vs 71, f32
- *                                                      70 vs 67)
- *   64-bit keys   2^13 < n <= 2^19            merge    2^14: 36-48 vs radix 72-77; 2^18: 64-82
- *                                                      vs 93-97; 2^20: u64 128 vs 148 (merge),
- *                 (integer keys to 2^20)               f64 155 vs 146 (radix)
- *   64-bit pairs  2^13 < n <= 2^20            merge    2^16: 64-67 vs 92-93; 2^20: 144-153 vs 166-169
- *   everything else                           radix    (2^20 32-bit: 74-78 us vs bitonic 96-98)
+ * backend; two runs, bench/results/auto-2026-11-24.md). Times in us at the measured sizes:
+ *   every type    n <= 2^13                   rank     one launch, 6.1-10.5 us for n <= 2^12;
+ *                                                      radix 17-45 us, bitonic 6.5-91 us
+ *   32-bit keys   2^13 < n <= 2^15  integers  rank     2^14: 37-38 vs bitonic 54 (its one-block
+ *                                                      path), radix 48
+ *                 2^13 < n <= 2^15  floats    bitonic  2^14: 25-26 vs rank 39-42, radix 54-57
+ *                 2^15 < n <= 2^18            bitonic  2^16: 34-35 vs radix 50-58; 2^18: 48-50 vs 55-58
+ *   32-bit pairs  2^13 < n <= 2^17            merge    2^14: 35-42 vs radix 63-67; 2^16: 49-55
+ *                                                      vs 68-82; 2^18 about even (62-70 vs 64-71)
+ *   64-bit keys   2^13 < n <= 2^16  floats    bitonic  2^14: 42 vs merge 48, radix 76-77; 2^16: 61 vs 63
+ *                 2^13 < n <= 2^19            merge    2^14: 34-36 (u64) vs radix 69-72; 2^18: 62-82
+ *                 (integer keys to 2^20)               vs 93-97; 2^20: u64 123-128 vs 148 (merge),
+ *                                                      f64 146-155 vs 146-149 (radix)
+ *   64-bit pairs  2^13 < n <= 2^20            merge    2^16: 63-67 vs 92-122; 2^20: 143-153 vs 166-178
+ *   everything else                           radix    (2^20 32-bit: 73-78 us vs bitonic 93-98)
  * Argsort counts as pairs. i32/i64 run the u32/u64 code with a transform and follow them.
  * All candidates are stable, so AUTO keeps the API's promise whatever it picks. */
 static gpusort_algorithm auto_algorithm(const gpusort_sort_desc *d)
@@ -598,11 +600,12 @@ static gpusort_algorithm auto_algorithm(const gpusort_sort_desc *d)
 #define GS_P2(k) ((size_t)1 << (k))
     if (n <= GS_P2(13)) return GPUSORT_ALGORITHM_RANK;
     if (!wide && !pairs) {
-        if (n <= GS_P2(15)) return GPUSORT_ALGORITHM_RANK;
+        if (n <= GS_P2(15) && !flt) return GPUSORT_ALGORITHM_RANK;
         if (n <= GS_P2(18)) return GPUSORT_ALGORITHM_BITONIC;
     } else if (!wide) {
         if (n <= GS_P2(17)) return GPUSORT_ALGORITHM_MERGE;
     } else if (!pairs) {
+        if (flt && n <= GS_P2(16)) return GPUSORT_ALGORITHM_BITONIC;
         if (n <= GS_P2(flt ? 19 : 20)) return GPUSORT_ALGORITHM_MERGE;
     } else {
         if (n <= GS_P2(20)) return GPUSORT_ALGORITHM_MERGE;
