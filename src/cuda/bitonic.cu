@@ -66,10 +66,14 @@ using namespace gpusort_bs;
 
 #define B_ITEMS 16  /* items per thread on chip */
 
-/* Pass widths per item type (see LEVELS above). */
+/* Pass widths per item type (see LEVELS above). GPUSORT_BITONIC_RF4: RF for 4-byte items (a
+ * tuning knob; 5 holds 2 x 32 items per thread and saves a device pass in some spans). */
+#ifndef GPUSORT_BITONIC_RF4
+#define GPUSORT_BITONIC_RF4 4
+#endif
 template <typename It> struct bitonic_cfg {
     static constexpr int THREADS = 32768 / (int)sizeof(It) / B_ITEMS;  /* tile: 32 KiB */
-    static constexpr int RF = sizeof(It) <= 8 ? 4 : 3;
+    static constexpr int RF = sizeof(It) <= 4 ? GPUSORT_BITONIC_RF4 : sizeof(It) <= 8 ? 4 : 3;
     static constexpr int RH = sizeof(It) <= 8 ? 5 : 4;
 };
 
@@ -633,6 +637,7 @@ static gpusort_status bitonic_large(gpusort_ctx *ctx, gpusort_bs_args a, int tot
         case 1: launch_flip<It, 1>(st, pdl, items, n, LOG, k); break;
         case 2: launch_flip<It, 2>(st, pdl, items, n, LOG, k); break;
         case 3: launch_flip<It, 3>(st, pdl, items, n, LOG, k); break;
+        case 4: launch_flip<It, 4 <= RF ? 4 : RF>(st, pdl, items, n, LOG, k); break;
         default: launch_flip<It, RF>(st, pdl, items, n, LOG, k); break;
         }
         int j = k - 1 - r, rem = g - r;
