@@ -20,6 +20,8 @@
 #            racecheck of CLI sorts and reduces, $PIPE_SAN for a pipelined CLI sort)
 #   portions test_backends_portions (radix with 24576-key portions) on u32, u64, f64
 #   seedsrows  bench_cuda --suite seeds --only merge,bitonic,rank
+#   bitab    seeds bitonic rows of bench_cuda and of a variant build bench_v, alternating; the
+#            variant's bitonic tests (test_backends_v) and AUTO f32/f64 tests
 #   bench    bench_cuda, every suite, CSV + JSON (the committed table)
 #   oclreduce  bench_opencl reduce rows (u32, f32; 2^24, 2^28) in 3 processes each
 #   san      compute-sanitizer memcheck / racecheck / synccheck on small test_backends runs
@@ -133,6 +135,23 @@ for step in "$@"; do
   seedsrows)
     timeout 200 "$B/bench_cuda" --suite seeds --only merge,bitonic,rank > "$OUT/seedsrows.log" 2>&1
     note "seeds rows rc=$?"; grep -E "^(bitonic|merge|rank) |checks" "$OUT/seedsrows.log" | sed -E 's/ +/ /g' >> "$S" ;;
+  bitab)
+    # bench_cuda against a variant build bench_v (carried), seeds bitonic rows, alternating
+    # processes; then the variant's bitonic tests (test_backends_v) and AUTO tests of the base
+    for r in 1 2 3; do
+      for b in bench_cuda bench_v; do
+        timeout 60 "$B/$b" --suite seeds --only bitonic > "$OUT/bitab_${b}_$r.log" 2>&1
+        grep -E "^bitonic" "$OUT/bitab_${b}_$r.log" | sed -E "s/ +/ /g; s/^/$b $r: /" >> "$S"
+      done
+    done
+    for t in u32 i32 f32 f64; do
+      timeout ${TEST_LIMIT:-240} "$B/test_backends_v" --backend cuda --algorithm bitonic --filter "$t/" > "$OUT/v_bitonic_$t.log" 2>&1 &
+    done
+    for t in f32 f64; do
+      timeout ${TEST_LIMIT:-240} "$B/test_backends" --backend cuda --quick --filter "$t/" > "$OUT/v_auto_$t.log" 2>&1 &
+    done
+    wait
+    for f in "$OUT"/v_*.log; do note "$(basename "$f" .log): $(grep -E '^[0-9]+ passed' "$f" | tail -1) [$(grep -c '^FAIL' "$f") FAIL lines]"; done ;;
   bench)
     timeout ${BENCH_LIMIT:-420} "$B/bench_cuda" --csv "$OUT/bench.csv" --json "$OUT/bench.json" > "$OUT/bench.log" 2>&1
     note "bench_cuda (all suites) rc=$?"; grep -E "^(radix|reduce|host)" "$OUT/bench.log" | sed -E 's/ +/ /g' >> "$S"
