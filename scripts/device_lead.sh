@@ -144,8 +144,13 @@ for step in "$@"; do
         grep -E "^bitonic" "$OUT/bitab_${b}_$r.log" | sed -E "s/ +/ /g; s/^/$b $r: /" >> "$S"
       done
     done
-    for t in u32 i32 f32 f64; do
-      timeout ${TEST_LIMIT:-240} "$B/test_backends_v" --backend cuda --algorithm bitonic --filter "$t/" > "$OUT/v_bitonic_$t.log" 2>&1 &
+    TB=${TB:-test_backends_v}
+    for t in u32 i32 f32 u64 f64; do
+      timeout ${TEST_LIMIT:-240} "$B/$TB" --backend cuda --algorithm bitonic --filter "$t/" > "$OUT/v_bitonic_$t.log" 2>&1 &
+    done
+    for t in u32/uniform f32/special u64/uniform; do  # spans up to 2^23 (random sizes to 2^23)
+      timeout ${TEST_LIMIT:-240} "$B/$TB" --backend cuda --algorithm bitonic --full --max-n 8388613 \
+          --filter "$t" > "$OUT/v_bitonic_full_${t%/*}.log" 2>&1 &
     done
     for t in f32 f64; do
       timeout ${TEST_LIMIT:-240} "$B/test_backends" --backend cuda --quick --filter "$t/" > "$OUT/v_auto_$t.log" 2>&1 &

@@ -71,6 +71,9 @@ using namespace gpusort_bs;
 #ifndef GPUSORT_BITONIC_RF4
 #define GPUSORT_BITONIC_RF4 4
 #endif
+#ifndef GPUSORT_BITONIC_MERGE2
+#define GPUSORT_BITONIC_MERGE2 1
+#endif
 template <typename It> struct bitonic_cfg {
     static constexpr int THREADS = 32768 / (int)sizeof(It) / B_ITEMS;  /* tile: 32 KiB */
     static constexpr int RF = sizeof(It) <= 4 ? GPUSORT_BITONIC_RF4 : sizeof(It) <= 8 ? 4 : 3;
@@ -626,7 +629,15 @@ static gpusort_status bitonic_large(gpusort_ctx *ctx, gpusort_bs_args a, int tot
      * (40 registers, 100 bytes of spill) measured 1.63 ms against 1.44 at 2^24.) */
     void (*merge_kernel)(It *, gpusort_bs_args, int) =
         stats ? k_tile_merge<K, IDX, THREADS, !IDX> : k_tile_merge<K, IDX, THREADS, false>;
+    /* The same merge on 2T-tiles (twice the threads): it also runs stride T, so a span whose
+     * last device pass would be that one stride alone (a half-cleaner of width 1) saves the
+     * pass (GPUSORT_BITONIC_MERGE2; see the measurement at the top of this file). */
+    const size_t sm2 = smem_bytes<It>(2 * BT);
+    void (*merge2_kernel)(It *, gpusort_bs_args, int) =
+        stats ? k_tile_merge<K, IDX, 2 * THREADS, !IDX> : k_tile_merge<K, IDX, 2 * THREADS, false>;
+    const unsigned tiles2 = (unsigned)((n + 2 * BT - 1) / (2 * BT));
     if ((s = allow_smem(ctx, sort_kernel, sm)) || (s = allow_smem(ctx, merge_kernel, sm))) return s;
+    if (GPUSORT_BITONIC_MERGE2 && (s = allow_smem(ctx, merge2_kernel, sm2))) return s;
     launch_pdl(sort_kernel, tiles, THREADS, sm, st, 0, items, t, stats);
     /* 2. spans 2T .. 2^LOG */
     constexpr int RF = C::RF, RH = C::RH;
@@ -641,6 +652,9 @@ static gpusort_status bitonic_large(gpusort_ctx *ctx, gpusort_bs_args a, int tot
         default: launch_flip<It, RF>(st, pdl, items, n, LOG, k); break;
         }
         int j = k - 1 - r, rem = g - r;
+        /* the 2T merge takes stride T (j == LOG_T when rem == 1 is all that is left) */
+        const bool merge2 = GPUSORT_BITONIC_MERGE2 && rem % RH == 1;
+        if (merge2) rem--;
         while (rem > 0) {
             int r2 = rem < RH ? rem : RH;
             switch (r2) {
@@ -653,7 +667,10 @@ static gpusort_status bitonic_large(gpusort_ctx *ctx, gpusort_bs_args a, int tot
             j -= r2;
             rem -= r2;
         }
-        launch_pdl(merge_kernel, tiles, THREADS, sm, st, pdl, items, a, (int)(k == LOG));
+        if (merge2)
+            launch_pdl(merge2_kernel, tiles2, 2 * THREADS, sm2, st, pdl, items, a, (int)(k == LOG));
+        else
+            launch_pdl(merge_kernel, tiles, THREADS, sm, st, pdl, items, a, (int)(k == LOG));
         if ((s = gpusort__cuda_check(ctx, cudaGetLastError(), "bitonic kernels"))) return s;
     }
     if (stats) {  /* 3. the tie classes (exits at once when there is nothing to fix) */
