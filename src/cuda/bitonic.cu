@@ -47,6 +47,11 @@
  *   Measured (H200, u32 2^24, ncu): tile sort 220 us, device passes ~33 us each (~3.9 TB/s),
  *   tile merges ~45 us each; bench/results/bitonic-rank-2026-11-22b.md. Whole sorts (events,
  *   bench/results/seeds-2026-11-22c.md): u32 0.094 ms at 2^20, 1.44 ms at 2^24; f32 +1..3 us.
+ *   A span whose last device pass would be stride T alone instead merges 2T-tiles on chip
+ *   (k_tile_merge at twice the threads), from one 2T-tile per SM on: 2^24 1.43 -> 1.38 ms.
+ *   Tried and dropped (2026-11-24, same process): flips of 2 x 32 items for 4-byte items
+ *   (GPUSORT_BITONIC_RF4=5, 128 registers, half the threads): 2^20 0.094 -> 0.102 ms, 2^24
+ *   1.43 -> 1.71 ms.
  *   Tried and dropped there: the tile kernels storing their blocked registers with 16-byte
  *   stores instead of the shared-memory transpose (0.114 against 0.095 ms at 2^20, 1.60 against
  *   1.45 ms at 2^24), 3 tile-merge blocks per SM (40 registers + spill: 1.63 ms at 2^24).
@@ -631,11 +636,14 @@ static gpusort_status bitonic_large(gpusort_ctx *ctx, gpusort_bs_args a, int tot
         stats ? k_tile_merge<K, IDX, THREADS, !IDX> : k_tile_merge<K, IDX, THREADS, false>;
     /* The same merge on 2T-tiles (twice the threads): it also runs stride T, so a span whose
      * last device pass would be that one stride alone (a half-cleaner of width 1) saves the
-     * pass (GPUSORT_BITONIC_MERGE2; see the measurement at the top of this file). */
+     * pass. Only with at least one 2T-tile per SM: H200, same process, u32 2^24 1.431-1.435 ->
+     * 1.379-1.383 ms (2 passes of 20 saved), but 2^20 (64 2T-tiles for 132 SMs) 0.094-0.096 ->
+     * 0.095-0.098 ms. GPUSORT_BITONIC_MERGE2=0 turns it off (A/B builds). */
     const size_t sm2 = smem_bytes<It>(2 * BT);
     void (*merge2_kernel)(It *, gpusort_bs_args, int) =
         stats ? k_tile_merge<K, IDX, 2 * THREADS, !IDX> : k_tile_merge<K, IDX, 2 * THREADS, false>;
     const unsigned tiles2 = (unsigned)((n + 2 * BT - 1) / (2 * BT));
+    const unsigned sms = (unsigned)gpusort__cuda_props(ctx)->multiProcessorCount;
     if ((s = allow_smem(ctx, sort_kernel, sm)) || (s = allow_smem(ctx, merge_kernel, sm))) return s;
     if (GPUSORT_BITONIC_MERGE2 && (s = allow_smem(ctx, merge2_kernel, sm2))) return s;
     launch_pdl(sort_kernel, tiles, THREADS, sm, st, 0, items, t, stats);
@@ -653,7 +661,7 @@ static gpusort_status bitonic_large(gpusort_ctx *ctx, gpusort_bs_args a, int tot
         }
         int j = k - 1 - r, rem = g - r;
         /* the 2T merge takes stride T (j == LOG_T when rem == 1 is all that is left) */
-        const bool merge2 = GPUSORT_BITONIC_MERGE2 && rem % RH == 1;
+        const bool merge2 = GPUSORT_BITONIC_MERGE2 && rem % RH == 1 && tiles2 >= sms;
         if (merge2) rem--;
         while (rem > 0) {
             int r2 = rem < RH ? rem : RH;
