@@ -139,7 +139,7 @@ for step in "$@"; do
     # bench_cuda against a variant build bench_v (carried), seeds bitonic rows, alternating
     # processes; then the variant's bitonic tests (test_backends_v) and AUTO tests of the base
     for r in 1 2 3; do
-      for b in bench_cuda bench_v; do
+      for b in bench_cuda $(cd $B && ls bench_v* 2>/dev/null); do
         timeout 60 "$B/$b" --suite seeds --only bitonic > "$OUT/bitab_${b}_$r.log" 2>&1
         grep -E "^bitonic" "$OUT/bitab_${b}_$r.log" | sed -E "s/ +/ /g; s/^/$b $r: /" >> "$S"
       done

@@ -79,6 +79,12 @@ using namespace gpusort_bs;
 #ifndef GPUSORT_BITONIC_MERGE2
 #define GPUSORT_BITONIC_MERGE2 1
 #endif
+#ifndef GPUSORT_BITONIC_SMALL_TILE_N
+#define GPUSORT_BITONIC_SMALL_TILE_N 0
+#endif
+#ifndef GPUSORT_BITONIC_SORT_MINB
+#define GPUSORT_BITONIC_SORT_MINB 0  /* 1: the tile sort's several-blocks-per-SM build at any n */
+#endif
 template <typename It> struct bitonic_cfg {
     static constexpr int THREADS = 32768 / (int)sizeof(It) / B_ITEMS;  /* tile: 32 KiB */
     static constexpr int RF = sizeof(It) <= 4 ? GPUSORT_BITONIC_RF4 : sizeof(It) <= 8 ? 4 : 3;
@@ -597,12 +603,11 @@ static gpusort_status allow_smem(gpusort_ctx *ctx, Kern kern, size_t sm)
 /* Tiles of THREADS * B_ITEMS items (32 KiB). Tried: 64 KiB tiles (1024 threads) from 2^22 on,
  * one span and three device passes fewer at 2^24, but the tile sort then spills and runs one
  * block per SM: 1.48 ms against 1.44 ms for u32 2^24 on the H200. */
-template <typename K, bool IDX>
+template <typename K, bool IDX, int THREADS = bitonic_cfg<Item<K, IDX>>::THREADS>
 static gpusort_status bitonic_large(gpusort_ctx *ctx, gpusort_bs_args a, int total)
 {
     typedef Item<K, IDX> It;
     typedef bitonic_cfg<It> C;
-    constexpr int THREADS = C::THREADS;
     constexpr int BT = THREADS * B_ITEMS, LOG_T = log2_of(BT);
     cudaStream_t st = gpusort__cuda_stream(ctx);
     const int pdl = 1;  /* see pdl_wait_and_release: 97.4 -> 94.6 us (2^20), 1.54 -> 1.48 ms */
@@ -624,8 +629,8 @@ static gpusort_status bitonic_large(gpusort_ctx *ctx, gpusort_bs_args a, int tot
     gpusort_bs_args t = a;
     t.items_out = items;
     const size_t sm = smem_bytes<It>(BT);
-    constexpr int MINB = THREADS == 512 && sizeof(It) == 4 ? 2 : 1;
-    const int two = tiles > (unsigned)gpusort__cuda_props(ctx)->multiProcessorCount;
+    constexpr int MINB = sizeof(It) != 4 ? 1 : THREADS == 512 ? 2 : THREADS == 256 ? 4 : 1;
+    const int two = GPUSORT_BITONIC_SORT_MINB || tiles > (unsigned)gpusort__cuda_props(ctx)->multiProcessorCount;
     void (*sort_kernel)(It *, gpusort_bs_args, uint32_t *) =
         stats ? (two ? k_tile_sort<K, IDX, THREADS, MINB, !IDX> : k_tile_sort<K, IDX, THREADS, 1, !IDX>)
               : (two ? k_tile_sort<K, IDX, THREADS, MINB, false> : k_tile_sort<K, IDX, THREADS, 1, false>);
@@ -751,5 +756,10 @@ extern "C" gpusort_status gpusort__cuda_bitonic_sort(gpusort_ctx *ctx, const gpu
     }
     if (ks == 8) return idx ? bitonic_large<uint64_t, true>(ctx, a, 0)
                             : bitonic_large<uint64_t, false>(ctx, a, total);
-    return idx ? bitonic_large<uint32_t, true>(ctx, a, 0) : bitonic_large<uint32_t, false>(ctx, a, total);
+    if (idx) return bitonic_large<uint32_t, true>(ctx, a, 0);
+    /* 4-byte items up to GPUSORT_BITONIC_SMALL_TILE_N: half-size tiles (16 KiB, 256 threads),
+     * twice the blocks per kernel where 32 KiB tiles leave one block per SM. */
+    if (d->n <= (size_t)GPUSORT_BITONIC_SMALL_TILE_N)
+        return bitonic_large<uint32_t, false, bitonic_cfg<Item<uint32_t, false>>::THREADS / 2>(ctx, a, total);
+    return bitonic_large<uint32_t, false>(ctx, a, total);
 }
