@@ -24,7 +24,8 @@
  *
  * LEVELS. T = 32 KiB of items per tile: 8192 items of 4 bytes (32-bit keys without values),
  * 4096 of 8 (64-bit keys, or 32-bit keys + index), 2048 of 16 (64-bit keys + index); T/16
- * threads of 16 items each.
+ * threads of 16 items each. 4-byte items up to 2^21 use 16 KiB tiles (more blocks per kernel,
+ * see GPUSORT_BITONIC_SMALL_TILE_N).
  *   n <= 2T     one block (or one warp for n <= 32) sorts everything on chip and writes the
  *               output: one kernel (block_sort.cuh via segmented.cu's launcher).
  *   n >  2T     1. k_tile_sort: every T-tile sorted on chip, items (radix key, global index)
@@ -47,6 +48,7 @@
  *   Measured (H200, u32 2^24, ncu): tile sort 220 us, device passes ~33 us each (~3.9 TB/s),
  *   tile merges ~45 us each; bench/results/bitonic-rank-2026-11-22b.md. Whole sorts (events,
  *   bench/results/seeds-2026-11-22c.md): u32 0.094 ms at 2^20, 1.44 ms at 2^24; f32 +1..3 us.
+ *   Up to 2^21 4-byte items use 16 KiB tiles (256 threads): 2^20 u32 0.096 -> 0.092 ms.
  *   A span whose last device pass would be stride T alone instead merges 2T-tiles on chip
  *   (k_tile_merge at twice the threads), from one 2T-tile per SM on: 2^24 1.43 -> 1.38 ms.
  *   Tried and dropped (2026-11-24, same process): flips of 2 x 32 items for 4-byte items
@@ -79,11 +81,18 @@ using namespace gpusort_bs;
 #ifndef GPUSORT_BITONIC_MERGE2
 #define GPUSORT_BITONIC_MERGE2 1
 #endif
+/* GPUSORT_BITONIC_SMALL_TILE_N: 4-byte items up to this n sort in 16 KiB tiles (256 threads),
+ * twice the blocks per kernel where 32 KiB tiles leave one block per SM; one span more.
+ * GPUSORT_BITONIC_SORT_MINB: the tile sort's several-blocks-per-SM build (64 registers, no
+ * spill) at any n, also where every tile has an SM of its own (the other build: 110 registers
+ * and 108 bytes of spill). H200, same call, 2^20 u32 / f32: 0.0960 / 0.0973 ms before, 0.0919 /
+ * 0.0932 with both (0.0924 / 0.0942 with small tiles alone, 0.0962 / 0.0972 with the build
+ * alone); 2^24 unchanged (1.38 ms). */
 #ifndef GPUSORT_BITONIC_SMALL_TILE_N
-#define GPUSORT_BITONIC_SMALL_TILE_N 0
+#define GPUSORT_BITONIC_SMALL_TILE_N 2097152
 #endif
 #ifndef GPUSORT_BITONIC_SORT_MINB
-#define GPUSORT_BITONIC_SORT_MINB 0  /* 1: the tile sort's several-blocks-per-SM build at any n */
+#define GPUSORT_BITONIC_SORT_MINB 1
 #endif
 template <typename It> struct bitonic_cfg {
     static constexpr int THREADS = 32768 / (int)sizeof(It) / B_ITEMS;  /* tile: 32 KiB */
