@@ -52,8 +52,7 @@
  *   A span whose last device pass would be stride T alone instead merges 2T-tiles on chip
  *   (k_tile_merge at twice the threads), from one 2T-tile per SM on: 2^24 1.43 -> 1.38 ms.
  *   Tried and dropped (2026-11-24, same process): flips of 2 x 32 items for 4-byte items
- *   (GPUSORT_BITONIC_RF4=5, 128 registers, half the threads): 2^20 0.094 -> 0.102 ms, 2^24
- *   1.43 -> 1.71 ms.
+ *   (RF = 5, 128 registers, half the threads): 2^20 0.094 -> 0.102 ms, 2^24 1.43 -> 1.71 ms.
  *   Tried and dropped there: the tile kernels storing their blocked registers with 16-byte
  *   stores instead of the shared-memory transpose (0.114 against 0.095 ms at 2^20, 1.60 against
  *   1.45 ms at 2^24), 3 tile-merge blocks per SM (40 registers + spill: 1.63 ms at 2^24).
@@ -73,30 +72,23 @@ using namespace gpusort_bs;
 
 #define B_ITEMS 16  /* items per thread on chip */
 
-/* Pass widths per item type (see LEVELS above). GPUSORT_BITONIC_RF4: RF for 4-byte items (a
- * tuning knob; 5 holds 2 x 32 items per thread and saves a device pass in some spans). */
-#ifndef GPUSORT_BITONIC_RF4
-#define GPUSORT_BITONIC_RF4 4
-#endif
+/* Pass widths per item type (see LEVELS above). */
 #ifndef GPUSORT_BITONIC_MERGE2
 #define GPUSORT_BITONIC_MERGE2 1
 #endif
 /* GPUSORT_BITONIC_SMALL_TILE_N: 4-byte items up to this n sort in 16 KiB tiles (256 threads),
- * twice the blocks per kernel where 32 KiB tiles leave one block per SM; one span more.
- * GPUSORT_BITONIC_SORT_MINB: the tile sort's several-blocks-per-SM build (64 registers, no
- * spill) at any n, also where every tile has an SM of its own (the other build: 110 registers
- * and 108 bytes of spill). H200, same call, 2^20 u32 / f32: 0.0960 / 0.0973 ms before, 0.0919 /
- * 0.0932 with both (0.0924 / 0.0942 with small tiles alone, 0.0962 / 0.0972 with the build
- * alone); 2^24 unchanged (1.38 ms). */
+ * twice the blocks per kernel where 32 KiB tiles leave one block per SM; one span more. The tile
+ * sort is always its several-blocks-per-SM build (64 registers, no spill; the one-block build
+ * that ran where every tile had an SM of its own took 110 registers and 108 bytes of spill).
+ * H200, same call, 2^20 u32 / f32: 0.0960 / 0.0973 ms before, 0.0919 / 0.0932 with both (0.0924
+ * / 0.0942 with small tiles alone, 0.0962 / 0.0972 with the tile-sort build alone); 2^24
+ * unchanged (1.38 ms). */
 #ifndef GPUSORT_BITONIC_SMALL_TILE_N
 #define GPUSORT_BITONIC_SMALL_TILE_N 2097152
 #endif
-#ifndef GPUSORT_BITONIC_SORT_MINB
-#define GPUSORT_BITONIC_SORT_MINB 1
-#endif
 template <typename It> struct bitonic_cfg {
     static constexpr int THREADS = 32768 / (int)sizeof(It) / B_ITEMS;  /* tile: 32 KiB */
-    static constexpr int RF = sizeof(It) <= 4 ? GPUSORT_BITONIC_RF4 : sizeof(It) <= 8 ? 4 : 3;
+    static constexpr int RF = sizeof(It) <= 8 ? 4 : 3;
     static constexpr int RH = sizeof(It) <= 8 ? 5 : 4;
 };
 
@@ -633,16 +625,14 @@ static gpusort_status bitonic_large(gpusort_ctx *ctx, gpusort_bs_args a, int tot
         if (!stats) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
     }
     gpusort_status s;
-    /* 1. tiles sorted on chip, items to scratch. Two blocks per SM (64 registers) where there
-     * are tiles enough for it; one (no spilling) where every tile has an SM of its own. */
+    /* 1. tiles sorted on chip, items to scratch: several blocks per SM for 4-byte items (64
+     * registers: 2 of 512 threads, 4 of 256), one for larger items. */
     gpusort_bs_args t = a;
     t.items_out = items;
     const size_t sm = smem_bytes<It>(BT);
     constexpr int MINB = sizeof(It) != 4 ? 1 : THREADS == 512 ? 2 : THREADS == 256 ? 4 : 1;
-    const int two = GPUSORT_BITONIC_SORT_MINB || tiles > (unsigned)gpusort__cuda_props(ctx)->multiProcessorCount;
     void (*sort_kernel)(It *, gpusort_bs_args, uint32_t *) =
-        stats ? (two ? k_tile_sort<K, IDX, THREADS, MINB, !IDX> : k_tile_sort<K, IDX, THREADS, 1, !IDX>)
-              : (two ? k_tile_sort<K, IDX, THREADS, MINB, false> : k_tile_sort<K, IDX, THREADS, 1, false>);
+        stats ? k_tile_sort<K, IDX, THREADS, MINB, !IDX> : k_tile_sort<K, IDX, THREADS, MINB, false>;
     /* (No minimum of blocks per SM for the merge: "__launch_bounds__(512, 1)" made ptxas take 80
      * registers instead of 63 for u32 keys, one block per SM instead of two; 3 blocks per SM
      * (40 registers, 100 bytes of spill) measured 1.63 ms against 1.44 at 2^24.) */
@@ -670,7 +660,6 @@ static gpusort_status bitonic_large(gpusort_ctx *ctx, gpusort_bs_args a, int tot
         case 1: launch_flip<It, 1>(st, pdl, items, n, LOG, k); break;
         case 2: launch_flip<It, 2>(st, pdl, items, n, LOG, k); break;
         case 3: launch_flip<It, 3>(st, pdl, items, n, LOG, k); break;
-        case 4: launch_flip<It, 4 <= RF ? 4 : RF>(st, pdl, items, n, LOG, k); break;
         default: launch_flip<It, RF>(st, pdl, items, n, LOG, k); break;
         }
         int j = k - 1 - r, rem = g - r;
