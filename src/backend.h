@@ -28,6 +28,9 @@
 extern "C" {
 #endif
 
+/* The arguments of one sort (keys, pairs or argsort), checked by the core. */
+typedef gpusort_sort_desc gpusort__sort_args;
+
 #define GPUSORT_BACKEND_OPS_VERSION 1
 #define GPUSORT_ERROR_MAX 1024
 
@@ -47,15 +50,15 @@ typedef struct gpusort_backend_ops {
     void (*destroy)(gpusort_ctx *ctx);
 
     /* Keys, pairs and argsort (desc->values_in == NULL with a value type). */
-    gpusort_status (*sort)(gpusort_ctx *ctx, const gpusort_sort_desc *desc);
+    gpusort_status (*sort)(gpusort_ctx *ctx, const gpusort__sort_args *desc);
     gpusort_status (*reduce)(gpusort_ctx *ctx, gpusort_type type, const void *data, size_t n,
                              gpusort_op op, gpusort_value *result);
 
     /* (optional) */
-    gpusort_status (*segmented_sort)(gpusort_ctx *ctx, const gpusort_sort_desc *desc,
+    gpusort_status (*segmented_sort)(gpusort_ctx *ctx, const gpusort__sort_args *desc,
                                      const uint64_t *offsets, size_t num_segments);
     /* (optional) */
-    gpusort_status (*batch_sort)(gpusort_ctx *ctx, const gpusort_sort_desc *desc,
+    gpusort_status (*batch_sort)(gpusort_ctx *ctx, const gpusort__sort_args *desc,
                                  size_t row_length);
     /* (optional) perm_out is always U64 here; the core narrows to U32 if asked. */
     gpusort_status (*sort_strings)(gpusort_ctx *ctx, const uint8_t *bytes,

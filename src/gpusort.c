@@ -270,7 +270,7 @@ static int overlaps(const void *a, size_t na, const void *b, size_t nb)
 }
 
 /* Check a sort description; on success *argsort tells whether values are generated indices. */
-static gpusort_status check_desc(gpusort_ctx *ctx, const gpusort_sort_desc *d)
+static gpusort_status check_desc(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
     if (!d) return FAIL(ctx, "the sort description is NULL");
     if (!type_valid(d->key_type)) return FAIL(ctx, "invalid key type %d", (int)d->key_type);
@@ -326,7 +326,7 @@ static gpusort_status check_ctx(gpusort_ctx *ctx)
 
 /* ---- sorting ---- */
 
-gpusort_status gpusort_sort_ex(gpusort_ctx *ctx, const gpusort_sort_desc *desc)
+gpusort_status gpusort_sort_ex(gpusort_ctx *ctx, const gpusort__sort_args *desc)
 {
     gpusort_status s = check_ctx(ctx);
     if (s) return s;
@@ -343,7 +343,7 @@ gpusort_status gpusort_sort(gpusort_ctx *ctx, gpusort_type type, const void *key
                             void *keys_out, size_t n, gpusort_order order,
                             gpusort_algorithm algorithm)
 {
-    gpusort_sort_desc d = {type, keys_in, keys_out, GPUSORT_TYPE_NONE, NULL, NULL,
+    gpusort__sort_args d = {type, keys_in, keys_out, GPUSORT_TYPE_NONE, NULL, NULL,
                            n, order, algorithm, 0};
     return gpusort_sort_ex(ctx, &d);
 }
@@ -361,7 +361,7 @@ gpusort_status gpusort_sort_pairs(gpusort_ctx *ctx, gpusort_type key_type, const
         ctx->last_error[0] = 0;
         return FAIL(ctx, "sort_pairs needs a value type (u32 or u64)");
     }
-    gpusort_sort_desc d = {key_type, keys_in, keys_out, value_type, values_in, values_out,
+    gpusort__sort_args d = {key_type, keys_in, keys_out, value_type, values_in, values_out,
                            n, order, algorithm, 0};
     return gpusort_sort_ex(ctx, &d);
 }
@@ -374,7 +374,7 @@ gpusort_status gpusort_argsort(gpusort_ctx *ctx, gpusort_type key_type, const vo
         ctx->last_error[0] = 0;
         return FAIL(ctx, "argsort needs an index type (u32 or u64)");
     }
-    gpusort_sort_desc d = {key_type, keys, NULL, index_type, NULL, indices_out,
+    gpusort__sort_args d = {key_type, keys, NULL, index_type, NULL, indices_out,
                            n, order, algorithm, 0};
     return gpusort_sort_ex(ctx, &d);
 }
@@ -393,7 +393,7 @@ static void copy_error(gpusort_ctx *to, const gpusort_ctx *from)
     memcpy(to->last_error, from->last_error, sizeof to->last_error);
 }
 
-gpusort_status gpusort_segmented_sort(gpusort_ctx *ctx, const gpusort_sort_desc *desc,
+gpusort_status gpusort_segmented_sort(gpusort_ctx *ctx, const gpusort__sort_args *desc,
                                       const uint64_t *offsets, size_t num_segments)
 {
     gpusort_status s = check_ctx(ctx);
@@ -413,7 +413,7 @@ gpusort_status gpusort_segmented_sort(gpusort_ctx *ctx, const gpusort_sort_desc 
     return s;
 }
 
-gpusort_status gpusort_batch_sort(gpusort_ctx *ctx, const gpusort_sort_desc *desc,
+gpusort_status gpusort_batch_sort(gpusort_ctx *ctx, const gpusort__sort_args *desc,
                                   size_t row_length)
 {
     gpusort_status s = check_ctx(ctx);

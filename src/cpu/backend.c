@@ -73,7 +73,7 @@ static gpusort_status cpu_init(gpusort_ctx *ctx, int device)
 
 static void cpu_destroy(gpusort_ctx *ctx) { ctx->impl = NULL; }
 
-void gpusort__cpu_job_from_desc(gpusort__cpu_job *job, const gpusort_sort_desc *d, int threads)
+void gpusort__cpu_job_from_desc(gpusort__cpu_job *job, const gpusort__sort_args *d, int threads)
 {
     job->key_type = d->key_type;
     job->key_bytes = (int)gpusort_type_size(d->key_type);
@@ -88,7 +88,7 @@ void gpusort__cpu_job_from_desc(gpusort__cpu_job *job, const gpusort_sort_desc *
     job->threads = threads > 0 ? threads : 1;
 }
 
-gpusort_status gpusort__cpu_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d)
+gpusort_status gpusort__cpu_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
     switch (d->algorithm) {
     case GPUSORT_ALGORITHM_AUTO:

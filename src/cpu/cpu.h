@@ -34,22 +34,22 @@ gpusort_status gpusort__cpu_parallel_for(int threads, size_t count,
 void gpusort__cpu_parallel_copy(int threads, void *dst, const void *src, size_t n, size_t es,
                                 uint64_t base);
 
-gpusort_status gpusort__cpu_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d);
-gpusort_status gpusort__cpu_radix_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d);
-gpusort_status gpusort__cpu_merge_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d);
+gpusort_status gpusort__cpu_sort(gpusort_ctx *ctx, const gpusort__sort_args *d);
+gpusort_status gpusort__cpu_radix_sort(gpusort_ctx *ctx, const gpusort__sort_args *d);
+gpusort_status gpusort__cpu_merge_sort(gpusort_ctx *ctx, const gpusort__sort_args *d);
 
 /* Stable k-way merge of sorted runs. Run r is elements [run_offsets[r], run_offsets[r+1]) of
  * d->keys_in (and d->values_in if d has values), each sorted in d->order by the gpusort order.
  * The merged result goes to d->keys_out / d->values_out (must not alias the inputs). Ties go to
  * the lower run, so merging runs cut from one array in order is stable. */
-gpusort_status gpusort__cpu_merge_runs(gpusort_ctx *ctx, const gpusort_sort_desc *d,
+gpusort_status gpusort__cpu_merge_runs(gpusort_ctx *ctx, const gpusort__sort_args *d,
                                        const uint64_t *run_offsets, size_t num_runs);
 
 gpusort_status gpusort__cpu_reduce(gpusort_ctx *ctx, gpusort_type type, const void *data,
                                    size_t n, gpusort_op op, gpusort_value *result);
-gpusort_status gpusort__cpu_segmented_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d,
+gpusort_status gpusort__cpu_segmented_sort(gpusort_ctx *ctx, const gpusort__sort_args *d,
                                            const uint64_t *offsets, size_t num_segments);
-gpusort_status gpusort__cpu_batch_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d,
+gpusort_status gpusort__cpu_batch_sort(gpusort_ctx *ctx, const gpusort__sort_args *d,
                                        size_t row_length);
 gpusort_status gpusort__cpu_sort_strings(gpusort_ctx *ctx, const uint8_t *bytes,
                                          const uint64_t *offsets, size_t n, gpusort_order order,

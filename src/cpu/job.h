@@ -1,7 +1,7 @@
 /*
  * job.h -- INTERNAL to the CPU backend: one sort request in the form its sort kernels take.
  *
- * The public description (gpusort_sort_desc) is turned into a gpusort__cpu_job once, in
+ * The public description (gpusort__sort_args) is turned into a gpusort__cpu_job once, in
  * backend.c / segmented.c, so that radix.c and merge.c see plain sizes and pointers:
  *   key_bytes     4 or 8 (from the key type)
  *   value_bytes   0 (keys only), 4 or 8
@@ -29,7 +29,7 @@ typedef struct gpusort__cpu_job {
 } gpusort__cpu_job;
 
 /* Fill a job from a checked description (whole array, index_base 0). */
-void gpusort__cpu_job_from_desc(gpusort__cpu_job *job, const gpusort_sort_desc *d, int threads);
+void gpusort__cpu_job_from_desc(gpusort__cpu_job *job, const gpusort__sort_args *d, int threads);
 
 /* The kernels behind gpusort__cpu_radix_sort / gpusort__cpu_merge_sort, on a job. */
 gpusort_status gpusort__cpu_radix_job(gpusort_ctx *ctx, const gpusort__cpu_job *job);

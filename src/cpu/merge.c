@@ -2,7 +2,7 @@
  * merge.c -- stable parallel merge sort (GPUSORT_ALGORITHM_MERGE on the CPU) and the stable
  * k-way merge of sorted runs that the GPU backends use for host arrays larger than the GPU.
  *
- * Exports gpusort__cpu_merge_sort (a checked gpusort_sort_desc), gpusort__cpu_merge_job (a
+ * Exports gpusort__cpu_merge_sort (a checked gpusort__sort_args), gpusort__cpu_merge_job (a
  * job, job.h) and gpusort__cpu_merge_runs (cpu.h).
  *
  * ALGORITHM. Keys compare by their radix keys (rkey.h: the gpusort total order; -0.0 == +0.0;
@@ -277,14 +277,14 @@ done:
     return st;
 }
 
-gpusort_status gpusort__cpu_merge_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d)
+gpusort_status gpusort__cpu_merge_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
     gpusort__cpu_job job;
     gpusort__cpu_job_from_desc(&job, d, gpusort__threads(ctx));
     return gpusort__cpu_merge_job(ctx, &job);
 }
 
-gpusort_status gpusort__cpu_merge_runs(gpusort_ctx *ctx, const gpusort_sort_desc *d,
+gpusort_status gpusort__cpu_merge_runs(gpusort_ctx *ctx, const gpusort__sort_args *d,
                                        const uint64_t *run_offsets, size_t num_runs)
 {
     if (num_runs == 0) return GPUSORT_STATUS_SUCCESS;

@@ -2,7 +2,7 @@
  * radix.c -- multithreaded radix sort: keys, pairs and argsort of all six key types,
  * ascending and descending, stable, in place or out of place.
  *
- * Exports gpusort__cpu_radix_sort (a checked gpusort_sort_desc) and gpusort__cpu_radix_job (a
+ * Exports gpusort__cpu_radix_sort (a checked gpusort__sort_args) and gpusort__cpu_radix_job (a
  * gpusort__cpu_job, see job.h; segmented.c calls it per segment). The element loops are in
  * radix_impl.h / radix_wc.h, compiled once per key width, value width and key family.
  *
@@ -545,7 +545,7 @@ done:
     return st;
 }
 
-gpusort_status gpusort__cpu_radix_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d)
+gpusort_status gpusort__cpu_radix_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
     gpusort__cpu_job job;
     gpusort__cpu_job_from_desc(&job, d, gpusort__threads(ctx));

@@ -29,7 +29,7 @@ enum {
 };
 
 typedef struct segplan {
-    const gpusort_sort_desc *d;
+    const gpusort__sort_args *d;
     gpusort__cpu_job whole;        /* the job for the whole array; segments narrow it */
     const uint64_t *offsets;       /* NULL: rows of row_length */
     size_t row_length, num_segments, large;
@@ -84,7 +84,7 @@ static void group_task(void *arg, size_t g)
 /* Copy [lo, hi) unchanged to the output (indices for argsort). */
 static void copy_gap(const segplan *p, size_t lo, size_t hi)
 {
-    const gpusort_sort_desc *d = p->d;
+    const gpusort__sort_args *d = p->d;
     size_t ks = (size_t)p->whole.key_bytes, vs = (size_t)p->whole.value_bytes;
     if (hi <= lo) return;
     if (d->keys_out && d->keys_out != d->keys_in)
@@ -101,7 +101,7 @@ static void copy_gap(const segplan *p, size_t lo, size_t hi)
 
 static gpusort_status run_segments(gpusort_ctx *ctx, segplan *p)
 {
-    const gpusort_sort_desc *d = p->d;
+    const gpusort__sort_args *d = p->d;
     int threads = gpusort__threads(ctx);
     gpusort__cpu_job_from_desc(&p->whole, d, threads);
     if (p->offsets) {
@@ -161,7 +161,7 @@ static gpusort_status run_segments(gpusort_ctx *ctx, segplan *p)
     return st;
 }
 
-gpusort_status gpusort__cpu_segmented_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d,
+gpusort_status gpusort__cpu_segmented_sort(gpusort_ctx *ctx, const gpusort__sort_args *d,
                                            const uint64_t *offsets, size_t num_segments)
 {
     static const uint64_t none[1] = {0};
@@ -173,7 +173,7 @@ gpusort_status gpusort__cpu_segmented_sort(gpusort_ctx *ctx, const gpusort_sort_
     return run_segments(ctx, &p);
 }
 
-gpusort_status gpusort__cpu_batch_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d,
+gpusort_status gpusort__cpu_batch_sort(gpusort_ctx *ctx, const gpusort__sort_args *d,
                                        size_t row_length)
 {
     segplan p;

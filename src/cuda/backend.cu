@@ -591,7 +591,7 @@ static gpusort_status copy_d2h(gpusort_ctx *ctx, void *dst, const void *src, siz
  *   everything else                           radix    (2^20 32-bit: 73-78 us vs bitonic 93-98)
  * Argsort counts as pairs. i32/i64 run the u32/u64 code with a transform and follow them.
  * All candidates are stable, so AUTO keeps the API's promise whatever it picks. */
-static gpusort_algorithm auto_algorithm(const gpusort_sort_desc *d)
+static gpusort_algorithm auto_algorithm(const gpusort__sort_args *d)
 {
     const size_t n = d->n;
     const int wide = gpusort_type_size(d->key_type) == 8;
@@ -614,7 +614,7 @@ static gpusort_algorithm auto_algorithm(const gpusort_sort_desc *d)
     return GPUSORT_ALGORITHM_RADIX;
 }
 
-static gpusort_status dispatch_device(gpusort_ctx *ctx, const gpusort_sort_desc *d)
+static gpusort_status dispatch_device(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
     gpusort_algorithm a = d->algorithm == GPUSORT_ALGORITHM_AUTO ? auto_algorithm(d) : d->algorithm;
     ctx->last_algorithm = a;
@@ -640,9 +640,9 @@ static gpusort_status finish_device_call(gpusort_ctx *ctx, gpusort_status s)
 }
 
 /* Sort device data: give argsort (keys_out == NULL) a scratch key buffer. */
-static gpusort_status sort_device(gpusort_ctx *ctx, const gpusort_sort_desc *d)
+static gpusort_status sort_device(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
-    gpusort_sort_desc dd = *d;
+    gpusort__sort_args dd = *d;
     if (!dd.keys_out) {
         dd.keys_out = gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_IO_KEYS,
                                             d->n * gpusort_type_size(d->key_type));
@@ -654,7 +654,7 @@ static gpusort_status sort_device(gpusort_ctx *ctx, const gpusort_sort_desc *d)
 /* One run of the host path: elements [off, off + m) of d go to the device, are sorted there and
  * come back to keys_out/values_out (host, same offsets), which may be d's outputs or a host
  * temporary. idx_base: for argsort, indices start at this value (runs after the first). */
-static gpusort_status host_run(gpusort_ctx *ctx, const gpusort_sort_desc *d, size_t off, size_t m,
+static gpusort_status host_run(gpusort_ctx *ctx, const gpusort__sort_args *d, size_t off, size_t m,
                                void *keys_out, void *values_out, const int *pinned)
 {
     size_t ks = gpusort_type_size(d->key_type);
@@ -671,7 +671,7 @@ static gpusort_status host_run(gpusort_ctx *ctx, const gpusort_sort_desc *d, siz
     if (vs && d->values_in &&
         (s = copy_h2d(ctx, dv, (const char *)d->values_in + off * vs, m * vs, pinned[2])))
         return s;
-    gpusort_sort_desc dd = *d;
+    gpusort__sort_args dd = *d;
     dd.keys_in = dk;
     dd.keys_out = dk;
     dd.values_in = d->values_in ? dv : NULL;
@@ -726,7 +726,7 @@ static __global__ void fill_iota(void *v, size_t n, int wide)
  * HOST_PIPE_CHUNKS chunks. Testing knob: GPUSORT_CUDA_HOST_CHUNK_KEYS=N takes the largest such
  * length <= N (at least 4096) at any n, so that several chunks and merge passes run at test
  * sizes. */
-static size_t host_pipe_chunk(const gpusort_sort_desc *d, const int *pinned)
+static size_t host_pipe_chunk(const gpusort__sort_args *d, const int *pinned)
 {
     if (d->algorithm != GPUSORT_ALGORITHM_AUTO && d->algorithm != GPUSORT_ALGORITHM_RADIX &&
         d->algorithm != GPUSORT_ALGORITHM_MERGE)
@@ -773,7 +773,7 @@ static void pipe_drain(cuda_impl *im)
  * OUT_OF_DEVICE_MEMORY (scratch or staging not to be had) leaves the host arrays untouched and
  * the device idle, so the caller can take the single-shot path; the call completes before
  * returning. */
-static gpusort_status host_pipeline(gpusort_ctx *ctx, const gpusort_sort_desc *d,
+static gpusort_status host_pipeline(gpusort_ctx *ctx, const gpusort__sort_args *d,
                                     const int *pinned, size_t m)
 {
     cuda_impl *im = impl_of(ctx);
@@ -813,7 +813,7 @@ static gpusort_status host_pipeline(gpusort_ctx *ctx, const gpusort_sort_desc *d
             (s = h2d_enqueue(ctx, dv + off * vs, (const char *)d->values_in + off * vs, mc * vs,
                              pinned[2])))
             goto fail;
-        gpusort_sort_desc cd = *d;
+        gpusort__sort_args cd = *d;
         cd.keys_in = cd.keys_out = dk + off * ks;
         cd.values_in = cd.values_out = vs ? dv + off * vs : NULL;
         cd.n = mc;
@@ -828,7 +828,7 @@ static gpusort_status host_pipeline(gpusort_ctx *ctx, const gpusort_sort_desc *d
             s = GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
             goto fail;
         }
-        gpusort_sort_desc md = *d;
+        gpusort__sort_args md = *d;
         md.keys_out = dk;
         md.values_out = dv;
         uint64_t end[HOST_PIPE_RANGES];
@@ -875,7 +875,7 @@ fail:
     return s;
 }
 
-static gpusort_status sort_host(gpusort_ctx *ctx, const gpusort_sort_desc *d, const int *pinned)
+static gpusort_status sort_host(gpusort_ctx *ctx, const gpusort__sort_args *d, const int *pinned)
 {
     size_t n = d->n;
     size_t ks = gpusort_type_size(d->key_type);
@@ -912,7 +912,7 @@ static gpusort_status sort_host(gpusort_ctx *ctx, const gpusort_sort_desc *d, co
         return gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY,
                                   "too little device memory for host data of %zu keys", n);
     size_t runs = (n + cap - 1) / cap;
-    gpusort_sort_desc rd = *d;
+    gpusort__sort_args rd = *d;
     char *tk = (char *)malloc(n * ks);
     char *tv = vs ? (char *)malloc(n * vs) : NULL;
     char *iota = (vs && !d->values_in) ? (char *)malloc(n * vs) : NULL;
@@ -937,7 +937,7 @@ static gpusort_status sort_host(gpusort_ctx *ctx, const gpusort_sort_desc *d, co
     }
     offs[runs] = n;
     {
-        gpusort_sort_desc md = *d;
+        gpusort__sort_args md = *d;
         md.keys_in = tk;
         md.values_in = tv;
         /* argsort: keys_out may be NULL; merge the keys into the key temporary's twin. */
@@ -963,7 +963,7 @@ done:
 
 /* The start of every sort entry point: the context's device, and where the four arrays of d
  * live (one kind for all, *k; pinned[i] for each host array). */
-static gpusort_status enter_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d, enum mem_kind *k,
+static gpusort_status enter_sort(gpusort_ctx *ctx, const gpusort__sort_args *d, enum mem_kind *k,
                                  int pinned[4])
 {
     gpusort_status s = gpusort__cuda_check(ctx, cudaSetDevice(impl_of(ctx)->device),
@@ -977,7 +977,7 @@ static gpusort_status enter_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d, e
     return GPUSORT_STATUS_SUCCESS;
 }
 
-static gpusort_status cuda_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d)
+static gpusort_status cuda_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
     int pinned[4];
     enum mem_kind k;
@@ -1028,7 +1028,7 @@ static gpusort_status to_device(gpusort_ctx *ctx, const void *p, size_t bytes, i
 
 /* Segmented sort: device data runs in place; host data goes through the IO slots (keys, values)
  * and IO_OFFSETS (offsets) and comes back. */
-static gpusort_status segmented_common(gpusort_ctx *ctx, const gpusort_sort_desc *d,
+static gpusort_status segmented_common(gpusort_ctx *ctx, const gpusort__sort_args *d,
                                        const uint64_t *offsets, size_t num_segments,
                                        int offsets_on_device)
 {
@@ -1044,7 +1044,7 @@ static gpusort_status segmented_common(gpusort_ctx *ctx, const gpusort_sort_desc
     size_t ks = gpusort_type_size(d->key_type);
     size_t vs = d->value_type == GPUSORT_TYPE_NONE ? 0 : gpusort_type_size(d->value_type);
     if (k == MEM_DEVICE) {
-        gpusort_sort_desc dd = *d;
+        gpusort__sort_args dd = *d;
         if (!dd.keys_out) {
             dd.keys_out = gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_IO_KEYS, d->n * ks);
             if (!dd.keys_out) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
@@ -1057,7 +1057,7 @@ static gpusort_status segmented_common(gpusort_ctx *ctx, const gpusort_sort_desc
     if ((s = copy_h2d(ctx, dk, d->keys_in, d->n * ks, pinned[0]))) return s;
     if (vs && d->values_in && (s = copy_h2d(ctx, dv, d->values_in, d->n * vs, pinned[2])))
         return s;
-    gpusort_sort_desc dd = *d;
+    gpusort__sort_args dd = *d;
     dd.keys_in = dk;
     dd.keys_out = dk;
     dd.values_in = d->values_in ? dv : NULL;
@@ -1068,7 +1068,7 @@ static gpusort_status segmented_common(gpusort_ctx *ctx, const gpusort_sort_desc
     return GPUSORT_STATUS_SUCCESS;
 }
 
-static gpusort_status cuda_segmented_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d,
+static gpusort_status cuda_segmented_sort(gpusort_ctx *ctx, const gpusort__sort_args *d,
                                           const uint64_t *offsets, size_t num_segments)
 {
     return segmented_common(ctx, d, offsets, num_segments, 0);
@@ -1081,7 +1081,7 @@ static __global__ void fill_row_offsets(uint64_t *offs, size_t count, uint64_t r
         offs[i] = i * row_length;
 }
 
-static gpusort_status cuda_batch_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d,
+static gpusort_status cuda_batch_sort(gpusort_ctx *ctx, const gpusort__sort_args *d,
                                       size_t row_length)
 {
     cuda_impl *im = impl_of(ctx);

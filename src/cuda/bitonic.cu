@@ -701,7 +701,7 @@ static gpusort_status bitonic_large(gpusort_ctx *ctx, gpusort_bs_args a, int tot
     return gpusort__cuda_check(ctx, cudaGetLastError(), "bitonic kernels");
 }
 
-extern "C" gpusort_status gpusort__cuda_bitonic_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d)
+extern "C" gpusort_status gpusort__cuda_bitonic_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
     cudaStream_t st = gpusort__cuda_stream(ctx);
     const size_t ks = gpusort_type_size(d->key_type);

@@ -53,7 +53,7 @@ gpusort_status gpusort__cuda_block_sort_launch(gpusort_ctx *ctx, const gpusort_b
                                                uint64_t max_count, uint64_t blocks);
 
 /* 1 when items need an index: floats, or values/argsort. */
-static inline int gpusort__cuda_needs_idx(const gpusort_sort_desc *d)
+static inline int gpusort__cuda_needs_idx(const gpusort__sort_args *d)
 {
     return d->key_type == GPUSORT_TYPE_F32 || d->key_type == GPUSORT_TYPE_F64 ||
            d->value_type != GPUSORT_TYPE_NONE;
@@ -62,7 +62,7 @@ static inline int gpusort__cuda_needs_idx(const gpusort_sort_desc *d)
 /* The segmented sort restricted to the segments s with d_active[s] != 0 (device bytes; NULL =
  * all). Inactive segments and keys outside every segment are left as they are: use it in place
  * (keys_out == keys_in, values_out == values_in). */
-gpusort_status gpusort__cuda_segmented_sort_masked(gpusort_ctx *ctx, const gpusort_sort_desc *d,
+gpusort_status gpusort__cuda_segmented_sort_masked(gpusort_ctx *ctx, const gpusort__sort_args *d,
                                                   const uint64_t *d_offsets, size_t num_segments,
                                                   const uint8_t *d_active);
 
@@ -71,12 +71,12 @@ gpusort_status gpusort__cuda_segmented_sort_masked(gpusort_ctx *ctx, const gpuso
  * bare radix keys, without the index that stability otherwise needs. 0 otherwise (also on any
  * error, which then just costs the faster path). */
 #define GPUSORT_CUDA_FLOAT_CHECK_MIN ((size_t)1 << 17)
-int gpusort__cuda_float_exact(gpusort_ctx *ctx, const gpusort_sort_desc *d);
+int gpusort__cuda_float_exact(gpusort_ctx *ctx, const gpusort__sort_args *d);
 
 /* Stable merge sort of segments [lo[s], hi[s]) (host arrays, count entries) of d (device data;
  * keys_out never NULL; other elements untouched). float_exact: see above. Uses scratch KEYS,
  * VALUES and AUX2. */
-gpusort_status gpusort__cuda_merge_segments(gpusort_ctx *ctx, const gpusort_sort_desc *d,
+gpusort_status gpusort__cuda_merge_segments(gpusort_ctx *ctx, const gpusort__sort_args *d,
                                             const uint64_t *lo, const uint64_t *hi,
                                             size_t count, int float_exact);
 
@@ -90,7 +90,7 @@ gpusort_status gpusort__cuda_merge_segments(gpusort_ctx *ctx, const gpusort_sort
  * in keys (range j = [range_end[j-1], range_end[j]), range_end[-1] = 0; the last = n).
  * *result_alt: 0 = the sorted data is in keys_out/values_out, 1 = in keys_alt/values_alt
  * (ceil(log2(runs)) passes ping-pong). Uses scratch AUX2 ((n / 4096 + 2) * 8 bytes). */
-gpusort_status gpusort__cuda_merge_runs(gpusort_ctx *ctx, const gpusort_sort_desc *d, uint64_t w0,
+gpusort_status gpusort__cuda_merge_runs(gpusort_ctx *ctx, const gpusort__sort_args *d, uint64_t w0,
                                         void *keys_alt, void *values_alt,
                                         const cudaEvent_t *range_done, uint64_t *range_end,
                                         int ranges, int *result_alt);
@@ -103,7 +103,7 @@ gpusort_status gpusort__cuda_merge_runs(gpusort_ctx *ctx, const gpusort_sort_des
  *   variant 3  blocked reduction: atomicMin within groups of 8, then across groups
  * Stable (heads are compared as (radix key, index)); 32-bit key types only; keys, pairs and
  * argsort. Shared memory for n <= 4096, else global scratch (slow: a one-block algorithm). */
-gpusort_status gpusort__cuda_merge_multiway(gpusort_ctx *ctx, const gpusort_sort_desc *d,
+gpusort_status gpusort__cuda_merge_multiway(gpusort_ctx *ctx, const gpusort__sort_args *d,
                                             int variant, int lists);
 
 #endif /* GPUSORT_CUDA_BLOCK_SORT_H */

@@ -58,12 +58,12 @@ gpusort_status gpusort__cuda_check(gpusort_ctx *ctx, cudaError_t err, const char
 /* Properties of the context's device, read once at init. */
 const struct cudaDeviceProp *gpusort__cuda_props(gpusort_ctx *ctx);
 
-gpusort_status gpusort__cuda_radix_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d);
-gpusort_status gpusort__cuda_bitonic_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d);
-gpusort_status gpusort__cuda_merge_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d);
-gpusort_status gpusort__cuda_rank_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d);
+gpusort_status gpusort__cuda_radix_sort(gpusort_ctx *ctx, const gpusort__sort_args *d);
+gpusort_status gpusort__cuda_bitonic_sort(gpusort_ctx *ctx, const gpusort__sort_args *d);
+gpusort_status gpusort__cuda_merge_sort(gpusort_ctx *ctx, const gpusort__sort_args *d);
+gpusort_status gpusort__cuda_rank_sort(gpusort_ctx *ctx, const gpusort__sort_args *d);
 /* d_offsets: device memory, num_segments + 1 entries. */
-gpusort_status gpusort__cuda_segmented_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d,
+gpusort_status gpusort__cuda_segmented_sort(gpusort_ctx *ctx, const gpusort__sort_args *d,
                                             const uint64_t *d_offsets, size_t num_segments);
 /* result is host memory; the call completes before returning. */
 gpusort_status gpusort__cuda_reduce(gpusort_ctx *ctx, gpusort_type type, const void *d_data,

@@ -669,7 +669,7 @@ static gpusort_status run_pass(gpusort_ctx *ctx, const merge_pass &p, uint64_t t
     return run_pass_v<uint32_t, 0>(ctx, p, tiles, flt, gather, part, t0, t1);
 }
 
-gpusort_status gpusort__cuda_merge_segments(gpusort_ctx *ctx, const gpusort_sort_desc *d,
+gpusort_status gpusort__cuda_merge_segments(gpusort_ctx *ctx, const gpusort__sort_args *d,
                                             const uint64_t *lo, const uint64_t *hi, size_t count,
                                             int float_exact)
 {
@@ -779,7 +779,7 @@ gpusort_status gpusort__cuda_merge_segments(gpusort_ctx *ctx, const gpusort_sort
     return GPUSORT_STATUS_SUCCESS;
 }
 
-extern "C" gpusort_status gpusort__cuda_merge_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d)
+extern "C" gpusort_status gpusort__cuda_merge_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
     uint64_t lo = 0, hi = d->n;
     return gpusort__cuda_merge_segments(ctx, d, &lo, &hi, 1, gpusort__cuda_float_exact(ctx, d));
@@ -788,7 +788,7 @@ extern "C" gpusort_status gpusort__cuda_merge_sort(gpusort_ctx *ctx, const gpuso
 /* Merge sorted runs of w0 keys (the host pipeline of backend.cu: chunks sorted one by one).
  * The passes of merge_segments without its tile phase, for one segment [0, n); the last pass
  * is launched in `ranges` ranges of output tiles, each followed by an event. */
-gpusort_status gpusort__cuda_merge_runs(gpusort_ctx *ctx, const gpusort_sort_desc *d, uint64_t w0,
+gpusort_status gpusort__cuda_merge_runs(gpusort_ctx *ctx, const gpusort__sort_args *d, uint64_t w0,
                                         void *keys_alt, void *values_alt,
                                         const cudaEvent_t *range_done, uint64_t *range_end,
                                         int ranges, int *result_alt)
@@ -945,7 +945,7 @@ __global__ void k_multiway_gather(const uint64_t *res, uint64_t n, const uint32_
     }
 }
 
-gpusort_status gpusort__cuda_merge_multiway(gpusort_ctx *ctx, const gpusort_sort_desc *d,
+gpusort_status gpusort__cuda_merge_multiway(gpusort_ctx *ctx, const gpusort__sort_args *d,
                                             int variant, int lists)
 {
     if (gpusort_type_size(d->key_type) != 4)

@@ -664,7 +664,7 @@ static gpusort_status allow_smem(gpusort_ctx *ctx, const void *kern, size_t smem
 
 /* The host side for one (key width, float flag, value width). */
 template <typename K, bool FLOAT, int VB>
-gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d)
+gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
     typedef typename ValueOf<VB>::T V;
     constexpr int KPT = Tune<K, VB>::KPT;
@@ -772,7 +772,7 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d)
 }
 
 template <typename K, bool FLOAT>
-gpusort_status radix_sort_values(gpusort_ctx *ctx, const gpusort_sort_desc *d)
+gpusort_status radix_sort_values(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
     switch (d->value_type) {
     case GPUSORT_TYPE_U32: return radix_sort<K, FLOAT, 4>(ctx, d);
@@ -784,7 +784,7 @@ gpusort_status radix_sort_values(gpusort_ctx *ctx, const gpusort_sort_desc *d)
 } // namespace
 } // namespace gpusort_cuda
 
-extern "C" gpusort_status gpusort__cuda_radix_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d)
+extern "C" gpusort_status gpusort__cuda_radix_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
     using namespace gpusort_cuda;
     switch (d->key_type) {

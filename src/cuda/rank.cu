@@ -161,7 +161,7 @@ __global__ void __launch_bounds__(RK_SMALL_THREADS)
 }
 
 template <typename K>
-static void rank_small_launch(const gpusort_sort_desc *d, const void *kin, const void *vin,
+static void rank_small_launch(const gpusort__sort_args *d, const void *kin, const void *vin,
                               cudaStream_t st)
 {
     const uint32_t n = (uint32_t)d->n;
@@ -249,7 +249,7 @@ __global__ void __launch_bounds__(RK_THREADS)
     }
 }
 
-extern "C" gpusort_status gpusort__cuda_rank_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d)
+extern "C" gpusort_status gpusort__cuda_rank_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
     if (d->n > GPUSORT_CUDA_RANK_MAX_N)
         return gpusort__set_error(ctx, GPUSORT_STATUS_UNSUPPORTED,

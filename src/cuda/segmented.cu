@@ -291,7 +291,7 @@ __global__ void k_float_special(const void *keys, uint64_t n, int wide, unsigned
     if (__syncthreads_or(found) && threadIdx.x == 0) atomicOr(flag, 1u);
 }
 
-int gpusort__cuda_float_exact(gpusort_ctx *ctx, const gpusort_sort_desc *d)
+int gpusort__cuda_float_exact(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
     if ((d->key_type != GPUSORT_TYPE_F32 && d->key_type != GPUSORT_TYPE_F64) ||
         d->value_type != GPUSORT_TYPE_NONE || d->n < GPUSORT_CUDA_FLOAT_CHECK_MIN)
@@ -421,7 +421,7 @@ static unsigned grid_for(uint64_t work, unsigned threads)
 }
 
 /* Elements [lo, hi) outside every segment: copied unchanged; argsort: their positions. */
-static gpusort_status copy_gap(gpusort_ctx *ctx, const gpusort_sort_desc *d, uint64_t lo,
+static gpusort_status copy_gap(gpusort_ctx *ctx, const gpusort__sort_args *d, uint64_t lo,
                                uint64_t hi)
 {
     if (hi <= lo) return GPUSORT_STATUS_SUCCESS;
@@ -449,12 +449,12 @@ static gpusort_status copy_gap(gpusort_ctx *ctx, const gpusort_sort_desc *d, uin
 }
 
 /* One segment through the radix sort (argsort indices shifted to global positions). */
-static gpusort_status radix_segment(gpusort_ctx *ctx, const gpusort_sort_desc *d, uint64_t lo,
+static gpusort_status radix_segment(gpusort_ctx *ctx, const gpusort__sort_args *d, uint64_t lo,
                                     uint64_t hi)
 {
     size_t ks = gpusort_type_size(d->key_type);
     size_t vs = d->value_type == GPUSORT_TYPE_NONE ? 0 : gpusort_type_size(d->value_type);
-    gpusort_sort_desc sd = *d;
+    gpusort__sort_args sd = *d;
     sd.n = hi - lo;
     sd.keys_in = (const char *)d->keys_in + lo * ks;
     sd.keys_out = (char *)d->keys_out + lo * ks;
@@ -470,7 +470,7 @@ static gpusort_status radix_segment(gpusort_ctx *ctx, const gpusort_sort_desc *d
     return gpusort__cuda_check(ctx, cudaGetLastError(), "index shift kernel");
 }
 
-gpusort_status gpusort__cuda_segmented_sort_masked(gpusort_ctx *ctx, const gpusort_sort_desc *d,
+gpusort_status gpusort__cuda_segmented_sort_masked(gpusort_ctx *ctx, const gpusort__sort_args *d,
                                                   const uint64_t *d_offsets, size_t num_segments,
                                                   const uint8_t *d_active)
 {
@@ -584,7 +584,7 @@ done:
 }
 
 extern "C" gpusort_status gpusort__cuda_segmented_sort(gpusort_ctx *ctx,
-                                                       const gpusort_sort_desc *d,
+                                                       const gpusort__sort_args *d,
                                                        const uint64_t *d_offsets,
                                                        size_t num_segments)
 {

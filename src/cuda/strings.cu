@@ -201,7 +201,7 @@ static gpusort_status sort_views(gpusort_ctx *ctx, str_view v, uint64_t n, gpuso
     B = (uint8_t *)p; p += n;
     U = (uint8_t *)p;
 
-    gpusort_sort_desc d;
+    gpusort__sort_args d;
     memset(&d, 0, sizeof d);
     d.key_type = GPUSORT_TYPE_U64;
     d.keys_in = K;

@@ -24,7 +24,7 @@
  * complete before they return. Host arrays larger than one device sort (the kernels' 32-bit
  * limit, or the device's memory) are sorted in runs on the device and merged stably on the
  * host (sort_host_runs), so any n works on host data.
- * With gpusort_sort_desc.flags = GPUSORT_FLAG_CL_MEM, keys_in, keys_out, values_in and values_out
+ * With gpusort__sort_args.flags = GPUSORT_FLAG_CL_MEM, keys_in, keys_out, values_in and values_out
  * are cl_mem handles cast to pointers, e.g.
  *     desc.keys_in = (const void *)my_cl_mem;
  * they must belong to the context's cl_context (set the caller's queue first with
@@ -597,7 +597,7 @@ static gpusort_status run_algorithm(gpusort_ctx *ctx, gpusort_algorithm alg,
     return gpusort__cl_radix_sort(ctx, a);
 }
 
-static gpusort_status sort_cl_mem(gpusort_ctx *ctx, const gpusort_sort_desc *d,
+static gpusort_status sort_cl_mem(gpusort_ctx *ctx, const gpusort__sort_args *d,
                                   gpusort_algorithm alg)
 {
     cl_state *st = state(ctx);
@@ -617,7 +617,7 @@ static gpusort_status sort_cl_mem(gpusort_ctx *ctx, const gpusort_sort_desc *d,
     return st->user_queue ? GPUSORT_STATUS_SUCCESS : ocl_synchronize(ctx);
 }
 
-static gpusort_status sort_host(gpusort_ctx *ctx, const gpusort_sort_desc *d,
+static gpusort_status sort_host(gpusort_ctx *ctx, const gpusort__sort_args *d,
                                 gpusort_algorithm alg)
 {
     cl_command_queue q = state(ctx)->queue;
@@ -666,7 +666,7 @@ done:
 /* The most keys one device sort of host data takes: the kernels' 32-bit limit, what fits in
  * 3/4 of the device memory (device copy + temporaries, about 2 (K + V) + max(K, V, 4) + 4 bytes a
  * key), what one buffer may hold, and the testing knob GPUSORT_OPENCL_HOST_RUN_KEYS. */
-static size_t host_run_limit(gpusort_ctx *ctx, const gpusort_sort_desc *d, gpusort_algorithm alg)
+static size_t host_run_limit(gpusort_ctx *ctx, const gpusort__sort_args *d, gpusort_algorithm alg)
 {
     cl_state *st = state(ctx);
     size_t ks = gpusort_type_size(d->key_type);
@@ -687,7 +687,7 @@ static size_t host_run_limit(gpusort_ctx *ctx, const gpusort_sort_desc *d, gpuso
  * scratch, then merge the runs stably on the host (gpusort__cpu_merge_runs; ties go to the
  * earlier run, so the result is the stable sort). Host scratch: n * (K + V) bytes, plus the
  * merge's own. */
-static gpusort_status sort_host_runs(gpusort_ctx *ctx, const gpusort_sort_desc *d,
+static gpusort_status sort_host_runs(gpusort_ctx *ctx, const gpusort__sort_args *d,
                                      gpusort_algorithm alg, size_t run)
 {
     size_t ks = gpusort_type_size(d->key_type);
@@ -706,7 +706,7 @@ static gpusort_status sort_host_runs(gpusort_ctx *ctx, const gpusort_sort_desc *
     for (size_t r = 0; r < runs && !s; r++) {
         size_t lo = r * run, m = d->n - lo < run ? d->n - lo : run;
         offs[r] = lo;
-        gpusort_sort_desc sub = *d;
+        gpusort__sort_args sub = *d;
         sub.keys_in = (const char *)d->keys_in + lo * ks;
         sub.keys_out = tk + lo * ks;
         sub.values_in = d->values_in ? (const char *)d->values_in + lo * vs : NULL;
@@ -722,7 +722,7 @@ static gpusort_status sort_host_runs(gpusort_ctx *ctx, const gpusort_sort_desc *
     }
     offs[runs] = d->n;
     if (!s) {
-        gpusort_sort_desc all = *d;
+        gpusort__sort_args all = *d;
         all.keys_in = tk;
         all.values_in = tv;
         s = gpusort__cpu_merge_runs(ctx, &all, offs, runs);
@@ -734,7 +734,7 @@ done:
     return s;
 }
 
-static gpusort_status ocl_sort(gpusort_ctx *ctx, const gpusort_sort_desc *d)
+static gpusort_status ocl_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
     gpusort_algorithm alg = d->algorithm;
     if (alg == GPUSORT_ALGORITHM_MERGE || alg == GPUSORT_ALGORITHM_RANK)
