@@ -138,14 +138,14 @@ Row bench_keys(gpusort_ctx *ctx, const Options &o, size_t n, bool pairs)
                 },
                 [&] {
                     gpusort_status s = pairs
-                        ? gpusort_sort_pairs(ctx, t, work.data(), work.data(), GPUSORT_TYPE_U32,
-                                             vwork.data(), vwork.data(), n, GPUSORT_ORDER_ASC,
-                                             o.algorithm)
-                        : gpusort_sort(ctx, t, work.data(), work.data(), n, GPUSORT_ORDER_ASC,
-                                       o.algorithm);
+                        ? gpusort_sort_pairs(ctx, t, GPUSORT_TYPE_U32, work.data(), vwork.data(),
+                                             n, work.data(), vwork.data(), GPUSORT_ORDER_ASC,
+                                             o.algorithm, 0)
+                        : gpusort_sort(ctx, t, work.data(), n, work.data(), GPUSORT_ORDER_ASC,
+                                       o.algorithm, 0);
                     if (s != GPUSORT_STATUS_SUCCESS) {
                         std::fprintf(stderr, "gpusort failed: %s (%s)\n",
-                                     gpusort_status_string(s), gpusort_ctx_last_error(ctx));
+                                     gpusort_status_string(s), gpusort_ctx_get_last_error(ctx));
                         std::exit(2);
                     }
                 }};
@@ -235,7 +235,7 @@ int main(int argc, char **argv)
     gpusort_status s = gpusort_ctx_create(&ctx, GPUSORT_BACKEND_CPU, 0);
     if (s != GPUSORT_STATUS_SUCCESS) { std::fprintf(stderr, "no CPU context\n"); return 2; }
     gpusort_ctx_set_threads(ctx, o.threads);
-    int threads = gpusort_ctx_threads(ctx);
+    int threads = gpusort_ctx_get_threads(ctx);
 #ifdef GPUSORT_BENCH_HAVE_GNU_PARALLEL
     omp_set_num_threads(threads);
 #endif

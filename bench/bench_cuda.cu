@@ -60,7 +60,7 @@
         gpusort_status s_ = (x);                                                                 \
         if (s_ != GPUSORT_STATUS_SUCCESS) {                                                      \
             fprintf(stderr, "%s:%d: %s: %s (%s)\n", __FILE__, __LINE__, #x,                      \
-                    gpusort_status_string(s_), gpusort_ctx_last_error(g_ctx));                   \
+                    gpusort_status_string(s_), gpusort_ctx_get_last_error(g_ctx));                   \
             exit(2);                                                                             \
         }                                                                                        \
     } while (0)
@@ -332,17 +332,17 @@ static void bench_sort(Mode mode, int and_k, size_t n, bool with_thrust)
     g_ctx = ctx;
     auto ours = [&](size_t r) {
         const T *in = kin[r % R];
-        if (mode == KEYS) GK(gpusort_sort(ctx, kt, in, kout, n, GPUSORT_ORDER_ASC, GPUSORT_ALGORITHM_AUTO));
+        if (mode == KEYS) GK(gpusort_sort(ctx, kt, in, n, kout, GPUSORT_ORDER_ASC, GPUSORT_ALGORITHM_AUTO, 0));
         else if (mode == PAIRS)
-            GK(gpusort_sort_pairs(ctx, kt, in, kout, vt, vin, vout, n, GPUSORT_ORDER_ASC,
-                                  GPUSORT_ALGORITHM_AUTO));
-        else GK(gpusort_argsort(ctx, kt, in, vt, vout, n, GPUSORT_ORDER_ASC, GPUSORT_ALGORITHM_AUTO));
+            GK(gpusort_sort_pairs(ctx, kt, vt, in, vin, n, kout, vout, GPUSORT_ORDER_ASC,
+                                  GPUSORT_ALGORITHM_AUTO, 0));
+        else GK(gpusort_argsort(ctx, kt, vt, in, n, vout, GPUSORT_ORDER_ASC, GPUSORT_ALGORITHM_AUTO, 0));
     };
     const size_t used0 = device_used();
     ours(0);
     CK(cudaDeviceSynchronize());
     const long long our_scratch = (long long)(device_used() - used0);
-    const char *algorithm = gpusort_algorithm_name(gpusort_ctx_last_algorithm(ctx));
+    const char *algorithm = gpusort_algorithm_name(gpusort_ctx_get_last_algorithm(ctx));
     const double t_ours = time_median(ours);
 
     /* Check our output of input 0. */
@@ -502,7 +502,7 @@ static void bench_reduce(size_t n)
      * GPUSORT_BENCH_TRACE=1 ours is also timed the old way, first and alone, for comparison. */
     typedef std::function<void(size_t)> Fn;
     std::vector<Fn> fs;
-    fs.push_back([&](size_t r) { GK(gpusort_reduce(g_ctx, t, in[r % R], n, GPUSORT_OP_SUM, &v)); });
+    fs.push_back([&](size_t r) { GK(gpusort_reduce(g_ctx, t, in[r % R], n, &v, GPUSORT_OP_SUM, 0)); });
     const char *trace = getenv("GPUSORT_BENCH_TRACE");
     if (trace && *trace == '1')
         printf("  trace reduce %s 2^%d ours timed first and alone: %.4f ms\n", gpusort_type_name(t),
@@ -520,7 +520,7 @@ static void bench_reduce(size_t n)
     const std::vector<double> tm = time_interleaved(fs, "reduce");
     const double t_ours = tm[0], t_cub_kernel = tm[1], t_cub = tm[2];
     /* Check: ours on input 0 against CUB on input 0. */
-    GK(gpusort_reduce(g_ctx, t, in[0], n, GPUSORT_OP_SUM, &v));
+    GK(gpusort_reduce(g_ctx, t, in[0], n, &v, GPUSORT_OP_SUM, 0));
     size_t b = cub_bytes;
     CK(cub::DeviceReduce::Sum(tmp, b, in[0], d_out, (int64_t)n, g_stream));
     CK(cudaMemcpy(h_out, d_out, sizeof(A), cudaMemcpyDeviceToHost));
@@ -533,7 +533,7 @@ static void bench_reduce(size_t n)
     }
     /* Determinism: the same result twice. */
     gpusort_value v2;
-    GK(gpusort_reduce(g_ctx, t, in[0], n, GPUSORT_OP_SUM, &v2));
+    GK(gpusort_reduce(g_ctx, t, in[0], n, &v2, GPUSORT_OP_SUM, 0));
     ok = ok && v2.u == v.u;
     if (!ok) g_failures++;
     cudaFree(tmp);
@@ -669,8 +669,8 @@ static void suite_host()
     auto sort_fn = [&](uint32_t *in, uint32_t *out, const char *pipe) {
         return Fn([=](int) {
             setenv("GPUSORT_CUDA_HOST_PIPELINE", pipe, 1);
-            GK(gpusort_sort(g_ctx, GPUSORT_TYPE_U32, in, out, n, GPUSORT_ORDER_ASC,
-                            GPUSORT_ALGORITHM_AUTO));
+            GK(gpusort_sort(g_ctx, GPUSORT_TYPE_U32, in, n, out, GPUSORT_ORDER_ASC,
+                            GPUSORT_ALGORITHM_AUTO, 0));
         });
     };
     const char *kinds[2] = {"pinned", "pageable"};
@@ -700,8 +700,8 @@ static void suite_host()
             [&](int) { CK(cudaMemcpyAsync(d, pin_in, bytes, cudaMemcpyHostToDevice, g_stream)); },
             [&](int) { CK(cudaMemcpyAsync(pin_out, d, bytes, cudaMemcpyDeviceToHost, g_stream)); },
             [&](int) {
-                GK(gpusort_sort(g_ctx, GPUSORT_TYPE_U32, d2, d, n, GPUSORT_ORDER_ASC,
-                                GPUSORT_ALGORITHM_AUTO));
+                GK(gpusort_sort(g_ctx, GPUSORT_TYPE_U32, d2, n, d, GPUSORT_ORDER_ASC,
+                                GPUSORT_ALGORITHM_AUTO, 0));
             }};
         const std::vector<double> t = time_interleaved(fs, "parts");
         printf("host parts (2^%d u32, medians): pinned copy in %.3f ms, copy out %.3f ms, device "
@@ -725,12 +725,12 @@ static void suite_host()
         uint32_t *a = (uint32_t *)malloc(m * 4), *b = (uint32_t *)malloc(m * 4);
         host_fill(a, m, g_seed + lg);
         const double t_cpu = wall_median([&] {
-            GK(gpusort_sort(cpu, GPUSORT_TYPE_U32, a, b, m, GPUSORT_ORDER_ASC,
-                            GPUSORT_ALGORITHM_AUTO));
+            GK(gpusort_sort(cpu, GPUSORT_TYPE_U32, a, m, b, GPUSORT_ORDER_ASC,
+                            GPUSORT_ALGORITHM_AUTO, 0));
         }, runs);
         const double t_gpu = wall_median([&] {
-            GK(gpusort_sort(g_ctx, GPUSORT_TYPE_U32, a, b, m, GPUSORT_ORDER_ASC,
-                            GPUSORT_ALGORITHM_RADIX));
+            GK(gpusort_sort(g_ctx, GPUSORT_TYPE_U32, a, m, b, GPUSORT_ORDER_ASC,
+                            GPUSORT_ALGORITHM_RADIX, 0));
         }, runs);
         const bool ok = host_sorted(b, m);
         host_row("pageable gpu vs cpu backend", m, t_gpu, t_cpu, ok);
@@ -826,7 +826,7 @@ int main(int argc, char **argv)
     }
     if (suite == "seeds") return bench_cuda_seeds(argc - i, argv + i);
     int count = 0;
-    if (gpusort_device_count(GPUSORT_BACKEND_CUDA, &count) != GPUSORT_STATUS_SUCCESS || !count) {
+    if (gpusort_device_get_count(GPUSORT_BACKEND_CUDA, &count) != GPUSORT_STATUS_SUCCESS || !count) {
         printf("bench_cuda: no CUDA device: skipped\n");
         return 77;
     }

@@ -278,39 +278,38 @@ typedef struct job {
 static int run_host_sort(void *arg, int run)
 {
     job *j = (job *)arg;
-    gpusort_status s = gpusort_sort(j->ctx, opt.type, j->in[run & 1], j->out, j->n,
-                                    GPUSORT_ORDER_ASC, j->alg);
-    if (s) fprintf(stderr, "bench_opencl: %s\n", gpusort_ctx_last_error(j->ctx));
+    gpusort_status s = gpusort_sort(j->ctx, opt.type, j->in[run & 1], j->n, j->out,
+                                    GPUSORT_ORDER_ASC, j->alg, 0);
+    if (s) fprintf(stderr, "bench_opencl: %s\n", gpusort_ctx_get_last_error(j->ctx));
     return s != GPUSORT_STATUS_SUCCESS;
 }
 
 static int run_cl_sort(void *arg, int run)
 {
     job *j = (job *)arg;
-    gpusort_sort_desc d = {opt.type, (const void *)j->din[run & 1], (void *)j->dout,
-                           GPUSORT_TYPE_NONE, NULL, NULL, j->n, GPUSORT_ORDER_ASC, j->alg,
-                           GPUSORT_FLAG_CL_MEM};
-    gpusort_status s = gpusort_sort_ex(j->ctx, &d);
+    gpusort_status s = gpusort_sort(j->ctx, opt.type, (const void *)j->din[run & 1], j->n,
+                                    (void *)j->dout, GPUSORT_ORDER_ASC, j->alg,
+                                    GPUSORT_FLAG_CL_MEM);
     if (!s) s = gpusort_ctx_synchronize(j->ctx);
-    if (s) fprintf(stderr, "bench_opencl: %s\n", gpusort_ctx_last_error(j->ctx));
+    if (s) fprintf(stderr, "bench_opencl: %s\n", gpusort_ctx_get_last_error(j->ctx));
     return s != GPUSORT_STATUS_SUCCESS;
 }
 
 static int run_cl_reduce(void *arg, int run)
 {
     job *j = (job *)arg;
-    gpusort_status s = gpusort_reduce_ex(j->ctx, opt.type, (const void *)j->din[run & 1], j->n,
-                                         GPUSORT_OP_SUM, &j->value, GPUSORT_FLAG_CL_MEM);
-    if (s) fprintf(stderr, "bench_opencl: %s\n", gpusort_ctx_last_error(j->ctx));
+    gpusort_status s = gpusort_reduce(j->ctx, opt.type, (const void *)j->din[run & 1], j->n,
+                                         &j->value, GPUSORT_OP_SUM, GPUSORT_FLAG_CL_MEM);
+    if (s) fprintf(stderr, "bench_opencl: %s\n", gpusort_ctx_get_last_error(j->ctx));
     return s != GPUSORT_STATUS_SUCCESS;
 }
 
 static int run_host_reduce(void *arg, int run)
 {
     job *j = (job *)arg;
-    gpusort_status s = gpusort_reduce(j->ctx, opt.type, j->in[run & 1], j->n, GPUSORT_OP_SUM,
-                                      &j->value);
-    if (s) fprintf(stderr, "bench_opencl: %s\n", gpusort_ctx_last_error(j->ctx));
+    gpusort_status s = gpusort_reduce(j->ctx, opt.type, j->in[run & 1], j->n, &j->value,
+                                      GPUSORT_OP_SUM, 0);
+    if (s) fprintf(stderr, "bench_opencl: %s\n", gpusort_ctx_get_last_error(j->ctx));
     return s != GPUSORT_STATUS_SUCCESS;
 }
 
@@ -318,19 +317,19 @@ static int run_host_reduce(void *arg, int run)
 static int run_cuda_sort(void *arg, int run)
 {
     job *j = (job *)arg;
-    gpusort_status s = gpusort_sort(j->ctx, opt.type, j->cin[run & 1], j->cout, j->n,
-                                    GPUSORT_ORDER_ASC, j->alg);
+    gpusort_status s = gpusort_sort(j->ctx, opt.type, j->cin[run & 1], j->n, j->cout,
+                                    GPUSORT_ORDER_ASC, j->alg, 0);
     if (!s) s = gpusort_ctx_synchronize(j->ctx);
-    if (s) fprintf(stderr, "bench_opencl: %s\n", gpusort_ctx_last_error(j->ctx));
+    if (s) fprintf(stderr, "bench_opencl: %s\n", gpusort_ctx_get_last_error(j->ctx));
     return s != GPUSORT_STATUS_SUCCESS;
 }
 
 static int run_cuda_reduce(void *arg, int run)
 {
     job *j = (job *)arg;
-    gpusort_status s = gpusort_reduce(j->ctx, opt.type, j->cin[run & 1], j->n, GPUSORT_OP_SUM,
-                                      &j->value);
-    if (s) fprintf(stderr, "bench_opencl: %s\n", gpusort_ctx_last_error(j->ctx));
+    gpusort_status s = gpusort_reduce(j->ctx, opt.type, j->cin[run & 1], j->n, &j->value,
+                                      GPUSORT_OP_SUM, 0);
+    if (s) fprintf(stderr, "bench_opencl: %s\n", gpusort_ctx_get_last_error(j->ctx));
     return s != GPUSORT_STATUS_SUCCESS;
 }
 #endif
@@ -405,7 +404,7 @@ static int radix_breakdown(job *j, cl_context c, cl_command_queue q, int compute
     for (int i = 0; i < 3; i++)
         if (!counts || !prefix || !totals || gpusort__cl_kernel(j->ctx, prog, names[i], &k[i])) {
             fprintf(stderr, "bench_opencl: breakdown setup failed: %s\n",
-                    gpusort_ctx_last_error(j->ctx));
+                    gpusort_ctx_get_last_error(j->ctx));
             return 1;
         }
     /* Arguments as radix.c sets them (keys only). */
@@ -545,7 +544,7 @@ int main(int argc, char **argv)
         return 77;
     }
     gpusort_device_info info;
-    gpusort_device_get_info(GPUSORT_BACKEND_OPENCL, gpusort_ctx_device(ocl), &info);
+    gpusort_device_get_info(GPUSORT_BACKEND_OPENCL, gpusort_ctx_get_device(ocl), &info);
     /* Our own context and queue on the same device, handed to gpusort: the documented way to
      * sort cl_mem buffers the caller owns. */
     cl_platform_id plat;
@@ -561,13 +560,13 @@ int main(int argc, char **argv)
     cl_command_queue my_q = err == CL_SUCCESS ? clCreateCommandQueue(my_ctx, dev, 0, &err) : NULL;
     if (err != CL_SUCCESS || gpusort_ctx_set_stream(ocl, my_q)) {
         fprintf(stderr, "bench_opencl: cannot set up an OpenCL queue (%d): %s\n", (int)err,
-                gpusort_ctx_last_error(ocl));
+                gpusort_ctx_get_last_error(ocl));
         return 1;
     }
     if (opt.cpu) gpusort_ctx_create(&cpu, GPUSORT_BACKEND_CPU, 0);
     int cuda_devices = 0;
     if (opt.cuda &&
-        gpusort_device_count(GPUSORT_BACKEND_CUDA, &cuda_devices) == GPUSORT_STATUS_SUCCESS &&
+        gpusort_device_get_count(GPUSORT_BACKEND_CUDA, &cuda_devices) == GPUSORT_STATUS_SUCCESS &&
         cuda_devices > 0)
         gpusort_ctx_create(&cuda, GPUSORT_BACKEND_CUDA, 0);
 
@@ -709,7 +708,7 @@ int main(int argc, char **argv)
                 gpusort_value ref;
                 const void *in = j.in[(opt.runs - 1) & 1];
                 int is_f = gpusort_value_field(opt.type) == 'f';
-                if (gpusort_reduce(cpu, opt.type, in, j.n, GPUSORT_OP_SUM, &ref) ==
+                if (gpusort_reduce(cpu, opt.type, in, j.n, &ref, GPUSORT_OP_SUM, 0) ==
                         GPUSORT_STATUS_SUCCESS &&
                     (is_f ? !(fabs(ref.f - dev_sum.f) <= 1e-12 * abs_sum(in, j.n, opt.type))
                           : ref.u != dev_sum.u)) {

@@ -157,7 +157,7 @@ auto noprep = [](int) {};
 void gk(gpusort_status s, const char *what)
 {
     if (s != GPUSORT_STATUS_SUCCESS) {
-        fprintf(stderr, "%s: %s (%s)\n", what, gpusort_status_string(s), gpusort_ctx_last_error(ctx));
+        fprintf(stderr, "%s: %s (%s)\n", what, gpusort_status_string(s), gpusort_ctx_get_last_error(ctx));
         exit(2);
     }
 }
@@ -268,7 +268,7 @@ void bench_bitonic()
             SCK(cudaMalloc(&work, n * 4));
             gpusort_type ty = kind ? GPUSORT_TYPE_F32 : GPUSORT_TYPE_U32;
             double ours = time_ms(runs, noprep, [&](int r) {
-                gk(gpusort_sort(ctx, ty, in[r], out, n, GPUSORT_ORDER_ASC, GPUSORT_ALGORITHM_BITONIC),
+                gk(gpusort_sort(ctx, ty, in[r], n, out, GPUSORT_ORDER_ASC, GPUSORT_ALGORITHM_BITONIC, 0),
                    "bitonic");
             });
             SCK(cudaDeviceSynchronize());
@@ -310,7 +310,7 @@ void bench_merge()
         gen<<<grid(n), 256>>>(vin, n, 999, 0);
         /* keys */
         double ours = time_ms(runs, noprep, [&](int r) {
-            gk(gpusort_sort(ctx, GPUSORT_TYPE_U32, in[r], out, n, GPUSORT_ORDER_ASC, GPUSORT_ALGORITHM_MERGE),
+            gk(gpusort_sort(ctx, GPUSORT_TYPE_U32, in[r], n, out, GPUSORT_ORDER_ASC, GPUSORT_ALGORITHM_MERGE, 0),
                "merge");
         });
         SCK(cudaDeviceSynchronize());
@@ -329,8 +329,8 @@ void bench_merge()
         row("merge", cas, n, ours, "cub::DeviceMergeSort", cub);
         /* pairs */
         ours = time_ms(runs, noprep, [&](int r) {
-            gk(gpusort_sort_pairs(ctx, GPUSORT_TYPE_U32, in[r], out, GPUSORT_TYPE_U32, vin, vout, n,
-                                  GPUSORT_ORDER_ASC, GPUSORT_ALGORITHM_MERGE),
+            gk(gpusort_sort_pairs(ctx, GPUSORT_TYPE_U32, GPUSORT_TYPE_U32, in[r], vin, n, out, vout,
+                                  GPUSORT_ORDER_ASC, GPUSORT_ALGORITHM_MERGE, 0),
                "merge pairs");
         });
         cub = time_ms(runs, noprep, [&](int r) {
@@ -420,7 +420,7 @@ void bench_rank()
         SCK(cudaMalloc(&out, n * 4));
         SCK(cudaMalloc(&out2, n * 4));
         double ours = time_ms(runs, noprep, [&](int r) {
-            gk(gpusort_sort(ctx, GPUSORT_TYPE_U32, in[r], out, n, GPUSORT_ORDER_ASC, GPUSORT_ALGORITHM_RANK),
+            gk(gpusort_sort(ctx, GPUSORT_TYPE_U32, in[r], n, out, GPUSORT_ORDER_ASC, GPUSORT_ALGORITHM_RANK, 0),
                "rank");
         });
         SCK(cudaDeviceSynchronize());
@@ -469,16 +469,10 @@ void bench_segmented()
         SCK(cudaMalloc(&dioff, off.size() * 4));
         SCK(cudaMemcpy(doff, off.data(), off.size() * 8, cudaMemcpyHostToDevice));
         SCK(cudaMemcpy(dioff, ioff.data(), off.size() * 4, cudaMemcpyHostToDevice));
-        gpusort_sort_desc d;
-        memset(&d, 0, sizeof d);
-        d.key_type = GPUSORT_TYPE_U32;
-        d.value_type = GPUSORT_TYPE_NONE;
-        d.n = n;
-        d.order = GPUSORT_ORDER_ASC;
         double ours = time_ms(runs, noprep, [&](int r) {
-            d.keys_in = in[r];
-            d.keys_out = out;
-            gk(gpusort_segmented_sort(ctx, &d, doff, nseg), "segmented");
+            gk(gpusort_sort_segmented(ctx, GPUSORT_TYPE_U32, GPUSORT_TYPE_NONE, in[r], NULL, n,
+                                      doff, nseg, out, NULL, GPUSORT_ORDER_ASC,
+                                      GPUSORT_ALGORITHM_AUTO, 0), "segmented");
         });
         SCK(cudaDeviceSynchronize());
         check("segmented", in[runs % in.bufs.size()], out, n, doff, nseg);
@@ -540,14 +534,14 @@ void bench_table()
         }
         double cpu = median(t);
         double ours = time_ms(nruns, noprep, [&](int) {
-            gk(gpusort_sort(ctx, GPUSORT_TYPE_U32, din, dout, n, GPUSORT_ORDER_ASC, GPUSORT_ALGORITHM_MERGE),
+            gk(gpusort_sort(ctx, GPUSORT_TYPE_U32, din, n, dout, GPUSORT_ORDER_ASC, GPUSORT_ALGORITHM_MERGE, 0),
                "merge");
         });
         row("table", "gpusort merge (any L)", n, ours, "cpu std::sort", cpu);
         for (int L : {8, 16, 32, 64, 128})
             for (int v = 0; v < 4; v++) {
                 if (lg > 12 && (v == 0 || v == 2) && L > 32) continue;
-                gpusort_sort_desc d;
+                gpusort__sort_args d;
                 memset(&d, 0, sizeof d);
                 d.key_type = GPUSORT_TYPE_U32;
                 d.value_type = GPUSORT_TYPE_NONE;
@@ -623,15 +617,15 @@ void bench_cross()
             SCK(cudaMemcpy(hk.data(), in[0], n * ks, cudaMemcpyDeviceToHost));
             SCK(cudaMemcpy(hv.data(), vin, n * 4, cudaMemcpyDeviceToHost));
             if (pairs)
-                gk(gpusort_sort_pairs(cpu, t, hk.data(), rk.data(), GPUSORT_TYPE_U32, hv.data(), rv.data(), n,
-                                      GPUSORT_ORDER_ASC, GPUSORT_ALGORITHM_AUTO), "cpu reference");
+                gk(gpusort_sort_pairs(cpu, t, GPUSORT_TYPE_U32, hk.data(), hv.data(), n, rk.data(), rv.data(),
+                                      GPUSORT_ORDER_ASC, GPUSORT_ALGORITHM_AUTO, 0), "cpu reference");
             else
-                gk(gpusort_sort(cpu, t, hk.data(), rk.data(), n, GPUSORT_ORDER_ASC, GPUSORT_ALGORITHM_AUTO),
+                gk(gpusort_sort(cpu, t, hk.data(), n, rk.data(), GPUSORT_ORDER_ASC, GPUSORT_ALGORITHM_AUTO, 0),
                    "cpu reference");
             auto call = [&](gpusort_algorithm a, int r) {
-                return pairs ? gpusort_sort_pairs(ctx, t, in[r % R], out, GPUSORT_TYPE_U32, vin, vout, n,
-                                                  GPUSORT_ORDER_ASC, a)
-                             : gpusort_sort(ctx, t, in[r % R], out, n, GPUSORT_ORDER_ASC, a);
+                return pairs ? gpusort_sort_pairs(ctx, t, GPUSORT_TYPE_U32, in[r % R], vin, n, out, vout,
+                                                  GPUSORT_ORDER_ASC, a, 0)
+                             : gpusort_sort(ctx, t, in[r % R], n, out, GPUSORT_ORDER_ASC, a, 0);
             };
             double ms[5];
             for (int a = 0; a < 5; a++) {

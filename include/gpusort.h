@@ -1,13 +1,42 @@
 /*
  * gpusort.h -- sort and reduce on NVIDIA GPUs (CUDA), OpenCL devices and multicore CPUs.
  *
- * This is the one public header of libgpusort. It is plain C11 and usable from C++.
+ * This is the one public header of libgpusort. It is plain C11 and usable from C++. It states
+ * the contract; measured speeds and memory figures are in README.md and bench/results/.
  *
  * ORDER OF CALLS
  *   gpusort_ctx_create()           pick a backend and a device, once
  *   gpusort_sort() / gpusort_sort_pairs() / gpusort_argsort() / gpusort_reduce() / ...
  *   gpusort_ctx_synchronize()      only when a stream/queue was set (asynchronous use)
  *   gpusort_ctx_free()             once; gpusort_ctx_free(NULL) is a no-op
+ *
+ * NAMES AND ARGUMENTS (one rule for every call)
+ *   Calls that work on data are gpusort_<verb>[_<form>]: gpusort_sort, gpusort_sort_pairs,
+ *   gpusort_argsort, gpusort_sort_segmented, gpusort_sort_batch, gpusort_sort_strings,
+ *   gpusort_sort_records, gpusort_reduce. Their arguments come in one order:
+ *       context, element types, inputs, n (and the input's shape), outputs, order, algorithm,
+ *       flags
+ *   where "element types" are the key type and then the value or index type, "the input's
+ *   shape" is what describes it beyond n (segment offsets, row length, record layout), "order" is
+ *   the sort order (for gpusort_reduce, the operation), and "algorithm" is present where the
+ *   call offers a choice. Every call that touches data ends with `unsigned flags`: a set of
+ *   GPUSORT_FLAG_* bits, or 0.
+ *   Properties of an object are read and written by gpusort_<object>_get_<name> and
+ *   gpusort_<object>_set_<name> (gpusort_ctx_get_threads, gpusort_ctx_set_threads,
+ *   gpusort_device_get_count). Functions of an enumeration value are gpusort_<enum>_<what>
+ *   (gpusort_type_size, gpusort_type_name, gpusort_algorithm_parse, gpusort_status_string).
+ *
+ * HOW THE API GROWS (ABI policy)
+ *   - A new per-call switch is a new GPUSORT_FLAG_* bit. A flag this library does not know is
+ *     refused with GPUSORT_STATUS_INVALID_ARGUMENT, so a caller can probe for a feature.
+ *   - A new setting that lasts across calls (threads, stream, and what follows) is a new
+ *     gpusort_ctx_set_* / gpusort_ctx_get_* pair.
+ *   - Anything else is a new function. A released function's signature never changes within a
+ *     major version; enumerations only gain values at their end (before their COUNT_ entry).
+ *   - Versions: GPUSORT_VERSION_* below and gpusort_version() at run time. Before 1.0 a minor
+ *     release may change the API and the ABI, and the shared library's SONAME carries major and
+ *     minor (libgpusort.so.0.2). From 1.0 on the SONAME is libgpusort.so.MAJOR, and only a new
+ *     major version breaks callers.
  *
  * CONTRACT (every backend, every algorithm)
  *   Types      keys: u32, i32, f32, u64, i64, f64 (gpusort_type). Values of pairs: u32 or u64
@@ -24,8 +53,9 @@
  *              overlap between inputs and outputs is an invalid argument.
  *   Pointers   host memory, or (CUDA backend) device memory from cudaMalloc/cudaMallocManaged:
  *              the backend detects which, the caller does not say. All pointers of one call must
- *              be in the same kind of memory. OpenCL cl_mem buffers go through
- *              gpusort_sort_desc.flags = GPUSORT_FLAG_CL_MEM (see gpusort_sort_ex).
+ *              be in the same kind of memory. OpenCL cl_mem buffers are passed with
+ *              GPUSORT_FLAG_CL_MEM (the caller says so: a cl_mem cannot be told from a host
+ *              pointer safely). Strings and records are host memory only.
  *   Reduce     sum, min, max over all six types (gpusort_reduce).
  *              - integer sums are exact modulo 2^64: accumulated in 64 bits (u64 for unsigned,
  *                i64 for signed types), wrapping on overflow like C unsigned arithmetic.
@@ -39,28 +69,16 @@
  *                is whichever comes first. min/max of n == 0 is an invalid argument; sum of
  *                n == 0 is 0.
  *   Errors     every call returns a gpusort_status. The library never aborts, exits or prints.
- *              gpusort_status_string() names a code; gpusort_ctx_last_error() gives the detail of
- *              the last failure on a context (e.g. the CUDA or OpenCL error text).
+ *              gpusort_status_string() names a code; gpusort_ctx_get_last_error() gives the
+ *              detail of the last failure on a context (e.g. the CUDA or OpenCL error text).
  *   Threads    a context is not thread-safe: calls that share a context must be serialised by
  *              the caller. Different contexts may be used from different threads at once.
- *              gpusort_status_string(), gpusort_backend_* and gpusort_device_* queries are
- *              thread-safe.
- *   Scratch    memory each call may allocate (n = element count, K/V = key/value bytes):
- *              CPU radix:          n*(K+V) bytes host (+ n*K when keys_out is NULL) + up to
- *                                  8.5 MiB per thread (in place or not).
- *              CPU merge/others:   n*(K+V) bytes host (+ n*K when keys_out is NULL).
- *                         Buffers of 4 MiB and more are kept by the context after the call
- *                         (the 3 largest) and reused by the next one, so that repeated sorts
- *                         do not pay for fresh pages; gpusort_ctx_trim gives them back.
- *              CUDA radix (device data): n*(K+V) bytes device (+ n*K for argsort, which has
- *                         no key output) + 64-bit digit histograms + look-back state of 1 KiB
- *                         per tile of one portion (< 2^27 keys); kept by the context and reused
- *                         (grown, never shrunk); freed by gpusort_ctx_free. At 2^28 keys: u32
- *                         1042 MiB (CUB 1059), u64 2078 MiB (CUB 2093), u32/u32 pairs 2066 MiB.
- *              CUDA radix (host data): device buffers for a chunk + pinned staging, both owned
- *                         by the context, grown on demand.
- *              OpenCL:             buffers of n*(K+V)*2 bytes on the device for host data.
- *              Backends document the exact figure in README.md ("Scratch memory").
+ *              gpusort_version(), gpusort_status_string(), the gpusort_type_/backend_/
+ *              algorithm_ functions and the gpusort_device_* queries are thread-safe.
+ *   Scratch    a call may allocate scratch of the order of its data (n * (key + value bytes)),
+ *              on the host, the device or both; a context keeps large buffers between calls
+ *              so that repeated sorts do not pay for fresh pages, and gpusort_ctx_trim() gives
+ *              them back. README.md ("Scratch memory") gives each backend's exact figure.
  */
 #ifndef GPUSORT_H
 #define GPUSORT_H
@@ -72,9 +90,13 @@
 extern "C" {
 #endif
 
+/* ---- Version ---- */
 #define GPUSORT_VERSION_MAJOR 0
-#define GPUSORT_VERSION_MINOR 1
+#define GPUSORT_VERSION_MINOR 2
 #define GPUSORT_VERSION_PATCH 0
+#define GPUSORT_VERSION_NUMBER \
+    (GPUSORT_VERSION_MAJOR * 10000 + GPUSORT_VERSION_MINOR * 100 + GPUSORT_VERSION_PATCH)
+#define GPUSORT_VERSION_STRING "0.2.0"
 
 #if defined(_WIN32) && defined(GPUSORT_SHARED_BUILD)
 #define GPUSORT_API __declspec(dllexport)
@@ -93,8 +115,7 @@ extern "C" {
     X(BACKEND_NOT_BUILT,    4, "backend not built into this library")            \
     X(NO_DEVICE,            5, "no device found for this backend")               \
     X(UNSUPPORTED,          6, "unsupported by this backend or algorithm")       \
-    X(DEVICE_ERROR,         7, "device error")                                   \
-    X(IO_ERROR,             8, "input/output error")
+    X(DEVICE_ERROR,         7, "device error")
 
 typedef enum gpusort_status {
 #define GPUSORT_X_(name, code, msg) GPUSORT_STATUS_##name = code,
@@ -105,6 +126,11 @@ typedef enum gpusort_status {
 
 /* Static string naming a status ("invalid argument"); "unknown status" for a bad code. */
 GPUSORT_API const char *gpusort_status_string(gpusort_status status);
+
+/* The library's version: "0.2.0" (GPUSORT_VERSION_STRING of the library that runs, which may
+ * differ from the header a program was compiled with), and its GPUSORT_VERSION_NUMBER. */
+GPUSORT_API const char *gpusort_version(void);
+GPUSORT_API unsigned gpusort_version_number(void);
 
 /* ---- Enumerations ---- */
 typedef enum gpusort_backend {
@@ -125,7 +151,8 @@ typedef enum gpusort_type {
     GPUSORT_TYPE_I64 = 4,
     GPUSORT_TYPE_F64 = 5,
     GPUSORT_TYPE_COUNT_,
-    GPUSORT_TYPE_NONE = -1       /* "no values" in gpusort_sort_desc */
+    GPUSORT_TYPE_NONE = -1       /* "no values": the value type of a keys-only segmented or
+                                    batch sort */
 } gpusort_type;
 
 typedef enum gpusort_order {
@@ -171,7 +198,7 @@ GPUSORT_API int gpusort_backend_built(gpusort_backend backend);
 
 /* Number of devices the backend sees now. BACKEND_NOT_BUILT if not compiled in; a built backend
  * with no device (or no driver) gives *count = 0 and SUCCESS. The CPU backend has 1 device. */
-GPUSORT_API gpusort_status gpusort_device_count(gpusort_backend backend, int *count);
+GPUSORT_API gpusort_status gpusort_device_get_count(gpusort_backend backend, int *count);
 
 typedef struct gpusort_device_info {
     char name[256];            /* "NVIDIA H100 80GB HBM3", "pthread CPU (16 threads)", ... */
@@ -198,21 +225,21 @@ GPUSORT_API gpusort_status gpusort_ctx_create(gpusort_ctx **ctx, gpusort_backend
 /* Free a context and every buffer it owns. NULL is a no-op. Synchronises first. */
 GPUSORT_API void gpusort_ctx_free(gpusort_ctx *ctx);
 /* The backend the context runs on (never AUTO). */
-GPUSORT_API gpusort_backend gpusort_ctx_backend(const gpusort_ctx *ctx);
+GPUSORT_API gpusort_backend gpusort_ctx_get_backend(const gpusort_ctx *ctx);
 /* The device index the context runs on. */
-GPUSORT_API int gpusort_ctx_device(const gpusort_ctx *ctx);
+GPUSORT_API int gpusort_ctx_get_device(const gpusort_ctx *ctx);
 /* Detail of the last failing call on this context ("" if none). Valid until the next call. */
-GPUSORT_API const char *gpusort_ctx_last_error(const gpusort_ctx *ctx);
-/* The algorithm the last gpusort_sort / _sort_pairs / _argsort / _sort_ex on this context ran,
- * with AUTO resolved to the backend's choice (e.g. RANK for a few thousand keys on CUDA). AUTO if
- * no such call has succeeded yet, or the last one failed or had n = 0. For logs and benchmarks:
+GPUSORT_API const char *gpusort_ctx_get_last_error(const gpusort_ctx *ctx);
+/* The algorithm the last gpusort_sort / _sort_pairs / _argsort on this context ran, with AUTO
+ * resolved to the backend's choice (e.g. RANK for a few thousand keys on CUDA). AUTO if no
+ * such call has succeeded yet, or the last one failed or had n = 0. For logs and benchmarks:
  * the choice may change between releases as the crossovers are re-measured. */
-GPUSORT_API gpusort_algorithm gpusort_ctx_last_algorithm(const gpusort_ctx *ctx);
+GPUSORT_API gpusort_algorithm gpusort_ctx_get_last_algorithm(const gpusort_ctx *ctx);
 
 /* Worker threads for the CPU backend (and for host-side work of the others, such as merging
- * runs). 0 = all online cores (the default). */
+ * runs). 0 = all online cores (the default). get_threads answers the resolved count. */
 GPUSORT_API gpusort_status gpusort_ctx_set_threads(gpusort_ctx *ctx, int threads);
-GPUSORT_API int gpusort_ctx_threads(const gpusort_ctx *ctx);
+GPUSORT_API int gpusort_ctx_get_threads(const gpusort_ctx *ctx);
 
 /* Asynchronous use: a cudaStream_t (CUDA) or cl_command_queue (OpenCL) owned by the caller.
  * Calls on device data are then enqueued on it and may return before they finish; calls on host
@@ -221,80 +248,84 @@ GPUSORT_API int gpusort_ctx_threads(const gpusort_ctx *ctx);
 GPUSORT_API gpusort_status gpusort_ctx_set_stream(gpusort_ctx *ctx, void *stream);
 /* Wait for all work the context enqueued. */
 GPUSORT_API gpusort_status gpusort_ctx_synchronize(gpusort_ctx *ctx);
-/* Give back the scratch memory the context keeps between calls (see "Scratch" above): the
- * CPU kernels' host buffers and, on CUDA, the device scratch and pinned staging. Waits for
- * the context's work first. The next call allocates again. gpusort_ctx_free does this too. */
+/* Give back the scratch memory the context keeps between calls: the CPU kernels' host buffers
+ * and, on CUDA and OpenCL, the device scratch and pinned staging. Waits for the context's work
+ * first. The next call allocates again. gpusort_ctx_free does this too. */
 GPUSORT_API gpusort_status gpusort_ctx_trim(gpusort_ctx *ctx);
+
+/* ---- Flags (the last argument of every call that touches data) ---- */
+#define GPUSORT_FLAG_CL_MEM 1u   /* the data pointers are cl_mem handles (OpenCL backend; the
+                                    buffers belong to the context's cl_context) */
 
 /* ---- Sorting ---- */
 
 /* Sort n keys of `type`. keys_out == keys_in sorts in place. */
 GPUSORT_API gpusort_status gpusort_sort(gpusort_ctx *ctx, gpusort_type type,
-                                        const void *keys_in, void *keys_out, size_t n,
-                                        gpusort_order order, gpusort_algorithm algorithm);
+                                        const void *keys_in, size_t n, void *keys_out,
+                                        gpusort_order order, gpusort_algorithm algorithm,
+                                        unsigned flags);
 
-/* Sort n (key, value) pairs by key, stably; value_type is GPUSORT_TYPE_U32 or _U64.
- * keys_out may be NULL if only the permuted values are wanted. */
+/* Sort n (key, value) pairs by key; value_type is GPUSORT_TYPE_U32 or _U64.
+ * keys_out may be NULL when only the permuted values are wanted. values_in may be NULL: the
+ * values are then the indices 0, 1, ..., n-1 (an argsort that also returns the sorted keys). */
 GPUSORT_API gpusort_status gpusort_sort_pairs(gpusort_ctx *ctx, gpusort_type key_type,
-                                              const void *keys_in, void *keys_out,
-                                              gpusort_type value_type, const void *values_in,
-                                              void *values_out, size_t n, gpusort_order order,
-                                              gpusort_algorithm algorithm);
+                                              gpusort_type value_type, const void *keys_in,
+                                              const void *values_in, size_t n, void *keys_out,
+                                              void *values_out, gpusort_order order,
+                                              gpusort_algorithm algorithm, unsigned flags);
 
 /* Argsort: indices_out[i] = the input position of the i-th key in sorted (stable) order.
- * index_type is GPUSORT_TYPE_U32 (n must fit) or _U64. keys are not modified. */
+ * index_type is GPUSORT_TYPE_U32 (n must fit) or _U64. The keys are not modified. */
 GPUSORT_API gpusort_status gpusort_argsort(gpusort_ctx *ctx, gpusort_type key_type,
-                                           const void *keys, gpusort_type index_type,
-                                           void *indices_out, size_t n, gpusort_order order,
-                                           gpusort_algorithm algorithm);
+                                           gpusort_type index_type, const void *keys_in,
+                                           size_t n, void *indices_out, gpusort_order order,
+                                           gpusort_algorithm algorithm, unsigned flags);
 
-/* The general form of the three calls above. */
-#define GPUSORT_FLAG_CL_MEM 1u   /* the pointers are cl_mem handles (OpenCL backend) */
+/* Segmented sort: segments [offsets[s], offsets[s+1]) for s < num_segments are sorted
+ * independently (offsets: num_segments + 1 entries, in the same kind of memory as the data, non-decreasing,
+ * offsets[num_segments] <= n); elements outside every segment are copied unchanged.
+ * value_type GPUSORT_TYPE_NONE (with NULL values) sorts keys only; a value type with
+ * values_in NULL gives GLOBAL indices: position i of values_out holds the index into the whole
+ * input (offsets[s] <= idx < offsets[s+1]), not the index within the segment. keys_out may be
+ * NULL when values are wanted only. Not for cl_mem buffers. */
+GPUSORT_API gpusort_status gpusort_sort_segmented(gpusort_ctx *ctx, gpusort_type key_type,
+                                                  gpusort_type value_type, const void *keys_in,
+                                                  const void *values_in, size_t n,
+                                                  const uint64_t *offsets, size_t num_segments,
+                                                  void *keys_out, void *values_out,
+                                                  gpusort_order order,
+                                                  gpusort_algorithm algorithm, unsigned flags);
 
-typedef struct gpusort_sort_desc {
-    gpusort_type key_type;
-    const void *keys_in;
-    void *keys_out;            /* may equal keys_in; may be NULL when values are wanted only */
-    gpusort_type value_type;   /* GPUSORT_TYPE_NONE (keys only), _U32 or _U64 */
-    const void *values_in;     /* NULL with a value type: argsort (values are 0..n-1) */
-    void *values_out;
-    size_t n;
-    gpusort_order order;
-    gpusort_algorithm algorithm;
-    unsigned flags;            /* GPUSORT_FLAG_* */
-} gpusort_sort_desc;
+/* Batch sort: n keys as rows of row_length (n % row_length == 0), each row sorted on its own.
+ * Values as in gpusort_sort_segmented (values_in NULL with a value type: global indices). */
+GPUSORT_API gpusort_status gpusort_sort_batch(gpusort_ctx *ctx, gpusort_type key_type,
+                                              gpusort_type value_type, const void *keys_in,
+                                              const void *values_in, size_t n,
+                                              size_t row_length, void *keys_out,
+                                              void *values_out, gpusort_order order,
+                                              gpusort_algorithm algorithm, unsigned flags);
 
-GPUSORT_API gpusort_status gpusort_sort_ex(gpusort_ctx *ctx, const gpusort_sort_desc *desc);
-
-/* Segmented (batched) sort: segments [offsets[s], offsets[s+1]) for s < num_segments are sorted
- * independently (offsets has num_segments + 1 entries, non-decreasing, offsets[num_segments] <= n;
- * elements outside every segment are copied unchanged to the output).
- * values may be NULL/GPUSORT_TYPE_NONE for keys only. Argsort (values_in NULL with a value type)
- * gives GLOBAL indices: position i of the output holds the index into the whole input array
- * (offsets[s] <= idx < offsets[s+1]), not the index within the segment. */
-GPUSORT_API gpusort_status gpusort_segmented_sort(gpusort_ctx *ctx, const gpusort_sort_desc *desc,
-                                                  const uint64_t *offsets, size_t num_segments);
-/* Fixed-size batch: n keys as rows of row_length (n % row_length == 0), each row sorted. */
-GPUSORT_API gpusort_status gpusort_batch_sort(gpusort_ctx *ctx, const gpusort_sort_desc *desc,
-                                              size_t row_length);
-
-/* ---- Strings and records ---- */
+/* ---- Strings and records (host memory) ---- */
 
 /* Stable sort of n byte strings in byte order (memcmp; a proper prefix sorts first).
- * String i is bytes[offsets[i] .. offsets[i+1]) (offsets has n + 1 entries; host memory).
- * perm_out[k] = index of the k-th string in sorted order; index_type U32 or U64. */
-GPUSORT_API gpusort_status gpusort_sort_strings(gpusort_ctx *ctx, const uint8_t *bytes,
-                                                const uint64_t *offsets, size_t n,
-                                                gpusort_order order, gpusort_type index_type,
-                                                void *perm_out);
+ * String i is bytes[offsets[i] .. offsets[i+1]) (offsets has n + 1 entries).
+ * indices_out[k] = index of the k-th string in sorted order; index_type U32 (n must fit) or
+ * U64. flags must be 0. */
+GPUSORT_API gpusort_status gpusort_sort_strings(gpusort_ctx *ctx, gpusort_type index_type,
+                                                const uint8_t *bytes, const uint64_t *offsets,
+                                                size_t n, void *indices_out,
+                                                gpusort_order order, unsigned flags);
 
 /* Stable sort of n fixed-size records of record_size bytes by the byte string
  * key = record[key_offset .. key_offset + key_size) compared with memcmp.
- * records_out may equal records_in. perm_out may be NULL; else it receives U64 indices. */
-GPUSORT_API gpusort_status gpusort_sort_records(gpusort_ctx *ctx, const void *records_in,
-                                                void *records_out, size_t n, size_t record_size,
-                                                size_t key_offset, size_t key_size,
-                                                gpusort_order order, uint64_t *perm_out);
+ * records_out may equal records_in. indices_out may be NULL; else it receives the input index
+ * of each output record, of index_type U32 (n must fit) or U64. flags must be 0. */
+GPUSORT_API gpusort_status gpusort_sort_records(gpusort_ctx *ctx, gpusort_type index_type,
+                                                const void *records_in, size_t n,
+                                                size_t record_size, size_t key_offset,
+                                                size_t key_size, void *records_out,
+                                                void *indices_out, gpusort_order order,
+                                                unsigned flags);
 
 /* ---- Reduction ---- */
 typedef union gpusort_value {
@@ -306,15 +337,11 @@ typedef union gpusort_value {
 /* Which field of gpusort_value holds the result for a type: 'u', 'i' or 'f'. */
 GPUSORT_API char gpusort_value_field(gpusort_type type);
 
+/* Reduce n elements of `type` with op into *result. The call completes before returning: the
+ * result is on the host. flags: GPUSORT_FLAG_CL_MEM for a cl_mem buffer (OpenCL). */
 GPUSORT_API gpusort_status gpusort_reduce(gpusort_ctx *ctx, gpusort_type type, const void *data,
-                                          size_t n, gpusort_op op, gpusort_value *result);
-/* gpusort_reduce with flags: GPUSORT_FLAG_CL_MEM says `data` is a cl_mem handle (OpenCL
- * backend; the buffer must belong to the context's cl_context, see gpusort_ctx_set_stream).
- * (A cl_mem cannot be told from a host pointer safely, so the caller says it.) The call completes
- * before returning: the result is on the host. */
-GPUSORT_API gpusort_status gpusort_reduce_ex(gpusort_ctx *ctx, gpusort_type type,
-                                             const void *data, size_t n, gpusort_op op,
-                                             gpusort_value *result, unsigned flags);
+                                          size_t n, gpusort_value *result, gpusort_op op,
+                                          unsigned flags);
 
 #ifdef __cplusplus
 }

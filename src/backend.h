@@ -28,8 +28,20 @@
 extern "C" {
 #endif
 
-/* The arguments of one sort (keys, pairs or argsort), checked by the core. */
-typedef gpusort_sort_desc gpusort__sort_args;
+/* The arguments of one sort (keys, pairs or argsort; segmented and batch sorts add their shape
+ * beside it), gathered and checked by the core. */
+typedef struct gpusort__sort_args {
+    gpusort_type key_type;
+    const void *keys_in;
+    void *keys_out;            /* may equal keys_in; NULL when values are wanted only */
+    gpusort_type value_type;   /* GPUSORT_TYPE_NONE (keys only), _U32 or _U64 */
+    const void *values_in;     /* NULL with a value type: argsort (values are 0..n-1) */
+    void *values_out;
+    size_t n;
+    gpusort_order order;
+    gpusort_algorithm algorithm;
+    unsigned flags;            /* GPUSORT_FLAG_* */
+} gpusort__sort_args;
 
 #define GPUSORT_BACKEND_OPS_VERSION 1
 #define GPUSORT_ERROR_MAX 1024

@@ -29,6 +29,10 @@ const char *gpusort_status_string(gpusort_status status)
     }
 }
 
+const char *gpusort_version(void) { return GPUSORT_VERSION_STRING; }
+
+unsigned gpusort_version_number(void) { return GPUSORT_VERSION_NUMBER; }
+
 static const char *const type_names[GPUSORT_TYPE_COUNT_] = {"u32", "i32", "f32",
                                                             "u64", "i64", "f64"};
 static const size_t type_sizes[GPUSORT_TYPE_COUNT_] = {4, 4, 4, 8, 8, 8};
@@ -126,7 +130,7 @@ int gpusort_backend_built(gpusort_backend backend)
     return gpusort__backend_ops(backend) != NULL;
 }
 
-gpusort_status gpusort_device_count(gpusort_backend backend, int *count)
+gpusort_status gpusort_device_get_count(gpusort_backend backend, int *count)
 {
     if (!count) return GPUSORT_STATUS_INVALID_ARGUMENT;
     *count = 0;
@@ -142,7 +146,7 @@ gpusort_status gpusort_device_get_info(gpusort_backend backend, int device,
 {
     if (!info || device < 0) return GPUSORT_STATUS_INVALID_ARGUMENT;
     int count = 0;
-    gpusort_status s = gpusort_device_count(backend, &count);
+    gpusort_status s = gpusort_device_get_count(backend, &count);
     if (s != GPUSORT_STATUS_SUCCESS) return s;
     if (device >= count) return count ? GPUSORT_STATUS_INVALID_ARGUMENT : GPUSORT_STATUS_NO_DEVICE;
     memset(info, 0, sizeof *info);
@@ -217,16 +221,16 @@ gpusort_status gpusort_ctx_trim(gpusort_ctx *ctx)
     return ctx->ops->trim ? ctx->ops->trim(ctx) : GPUSORT_STATUS_SUCCESS;
 }
 
-gpusort_backend gpusort_ctx_backend(const gpusort_ctx *ctx)
+gpusort_backend gpusort_ctx_get_backend(const gpusort_ctx *ctx)
 {
     return ctx ? ctx->ops->id : GPUSORT_BACKEND_AUTO;
 }
 
-int gpusort_ctx_device(const gpusort_ctx *ctx) { return ctx ? ctx->device : -1; }
+int gpusort_ctx_get_device(const gpusort_ctx *ctx) { return ctx ? ctx->device : -1; }
 
-const char *gpusort_ctx_last_error(const gpusort_ctx *ctx) { return ctx ? ctx->last_error : ""; }
+const char *gpusort_ctx_get_last_error(const gpusort_ctx *ctx) { return ctx ? ctx->last_error : ""; }
 
-gpusort_algorithm gpusort_ctx_last_algorithm(const gpusort_ctx *ctx)
+gpusort_algorithm gpusort_ctx_get_last_algorithm(const gpusort_ctx *ctx)
 {
     return ctx ? ctx->last_algorithm : GPUSORT_ALGORITHM_AUTO;
 }
@@ -238,7 +242,7 @@ gpusort_status gpusort_ctx_set_threads(gpusort_ctx *ctx, int threads)
     return GPUSORT_STATUS_SUCCESS;
 }
 
-int gpusort_ctx_threads(const gpusort_ctx *ctx) { return gpusort__threads(ctx); }
+int gpusort_ctx_get_threads(const gpusort_ctx *ctx) { return gpusort__threads(ctx); }
 
 gpusort_status gpusort_ctx_set_stream(gpusort_ctx *ctx, void *stream)
 {
@@ -272,7 +276,6 @@ static int overlaps(const void *a, size_t na, const void *b, size_t nb)
 /* Check a sort description; on success *argsort tells whether values are generated indices. */
 static gpusort_status check_desc(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
-    if (!d) return FAIL(ctx, "the sort description is NULL");
     if (!type_valid(d->key_type)) return FAIL(ctx, "invalid key type %d", (int)d->key_type);
     if (d->order != GPUSORT_ORDER_ASC && d->order != GPUSORT_ORDER_DESC)
         return FAIL(ctx, "invalid order %d", (int)d->order);
@@ -326,57 +329,55 @@ static gpusort_status check_ctx(gpusort_ctx *ctx)
 
 /* ---- sorting ---- */
 
-gpusort_status gpusort_sort_ex(gpusort_ctx *ctx, const gpusort__sort_args *desc)
+/* The checked entry of gpusort_sort, _sort_pairs and _argsort. */
+static gpusort_status sort_args(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
     gpusort_status s = check_ctx(ctx);
     if (s) return s;
     ctx->last_algorithm = GPUSORT_ALGORITHM_AUTO;
-    if ((s = check_desc(ctx, desc))) return s;
-    if (desc->n == 0) return GPUSORT_STATUS_SUCCESS;
-    ctx->last_algorithm = desc->algorithm; /* a backend resolving AUTO overwrites it */
-    s = ctx->ops->sort(ctx, desc);
+    if ((s = check_desc(ctx, d))) return s;
+    if (d->n == 0) return GPUSORT_STATUS_SUCCESS;
+    ctx->last_algorithm = d->algorithm; /* a backend resolving AUTO overwrites it */
+    s = ctx->ops->sort(ctx, d);
     if (s) ctx->last_algorithm = GPUSORT_ALGORITHM_AUTO;
     return s;
 }
 
-gpusort_status gpusort_sort(gpusort_ctx *ctx, gpusort_type type, const void *keys_in,
-                            void *keys_out, size_t n, gpusort_order order,
-                            gpusort_algorithm algorithm)
+gpusort_status gpusort_sort(gpusort_ctx *ctx, gpusort_type type, const void *keys_in, size_t n,
+                            void *keys_out, gpusort_order order, gpusort_algorithm algorithm,
+                            unsigned flags)
 {
     gpusort__sort_args d = {type, keys_in, keys_out, GPUSORT_TYPE_NONE, NULL, NULL,
-                           n, order, algorithm, 0};
-    return gpusort_sort_ex(ctx, &d);
+                            n, order, algorithm, flags};
+    return sort_args(ctx, &d);
 }
 
-gpusort_status gpusort_sort_pairs(gpusort_ctx *ctx, gpusort_type key_type, const void *keys_in,
-                                  void *keys_out, gpusort_type value_type,
-                                  const void *values_in, void *values_out, size_t n,
-                                  gpusort_order order, gpusort_algorithm algorithm)
+gpusort_status gpusort_sort_pairs(gpusort_ctx *ctx, gpusort_type key_type,
+                                  gpusort_type value_type, const void *keys_in,
+                                  const void *values_in, size_t n, void *keys_out,
+                                  void *values_out, gpusort_order order,
+                                  gpusort_algorithm algorithm, unsigned flags)
 {
-    if (ctx && n && !values_in) {
-        ctx->last_error[0] = 0;
-        return FAIL(ctx, "values_in is NULL (use gpusort_argsort for indices)");
-    }
     if (ctx && value_type == GPUSORT_TYPE_NONE) {
         ctx->last_error[0] = 0;
         return FAIL(ctx, "sort_pairs needs a value type (u32 or u64)");
     }
     gpusort__sort_args d = {key_type, keys_in, keys_out, value_type, values_in, values_out,
-                           n, order, algorithm, 0};
-    return gpusort_sort_ex(ctx, &d);
+                            n, order, algorithm, flags};
+    return sort_args(ctx, &d);
 }
 
-gpusort_status gpusort_argsort(gpusort_ctx *ctx, gpusort_type key_type, const void *keys,
-                               gpusort_type index_type, void *indices_out, size_t n,
-                               gpusort_order order, gpusort_algorithm algorithm)
+gpusort_status gpusort_argsort(gpusort_ctx *ctx, gpusort_type key_type, gpusort_type index_type,
+                               const void *keys_in, size_t n, void *indices_out,
+                               gpusort_order order, gpusort_algorithm algorithm, unsigned flags)
 {
     if (ctx && index_type == GPUSORT_TYPE_NONE) {
         ctx->last_error[0] = 0;
         return FAIL(ctx, "argsort needs an index type (u32 or u64)");
     }
-    gpusort__sort_args d = {key_type, keys, NULL, index_type, NULL, indices_out,
-                           n, order, algorithm, 0};
-    return gpusort_sort_ex(ctx, &d);
+    gpusort__sort_args d = {key_type, keys_in, NULL, index_type, NULL, indices_out,
+                            n, order, algorithm, flags};
+    return sort_args(ctx, &d);
 }
 
 /* A CPU context for the core's fallbacks (backends without an optional method). */
@@ -393,9 +394,16 @@ static void copy_error(gpusort_ctx *to, const gpusort_ctx *from)
     memcpy(to->last_error, from->last_error, sizeof to->last_error);
 }
 
-gpusort_status gpusort_segmented_sort(gpusort_ctx *ctx, const gpusort__sort_args *desc,
-                                      const uint64_t *offsets, size_t num_segments)
+gpusort_status gpusort_sort_segmented(gpusort_ctx *ctx, gpusort_type key_type,
+                                      gpusort_type value_type, const void *keys_in,
+                                      const void *values_in, size_t n, const uint64_t *offsets,
+                                      size_t num_segments, void *keys_out, void *values_out,
+                                      gpusort_order order, gpusort_algorithm algorithm,
+                                      unsigned flags)
 {
+    gpusort__sort_args args = {key_type, keys_in, keys_out, value_type, values_in, values_out,
+                               n, order, algorithm, flags};
+    const gpusort__sort_args *desc = &args;
     gpusort_status s = check_ctx(ctx);
     if (s) return s;
     if ((s = check_desc(ctx, desc))) return s;
@@ -413,9 +421,15 @@ gpusort_status gpusort_segmented_sort(gpusort_ctx *ctx, const gpusort__sort_args
     return s;
 }
 
-gpusort_status gpusort_batch_sort(gpusort_ctx *ctx, const gpusort__sort_args *desc,
-                                  size_t row_length)
+gpusort_status gpusort_sort_batch(gpusort_ctx *ctx, gpusort_type key_type,
+                                  gpusort_type value_type, const void *keys_in,
+                                  const void *values_in, size_t n, size_t row_length,
+                                  void *keys_out, void *values_out, gpusort_order order,
+                                  gpusort_algorithm algorithm, unsigned flags)
 {
+    gpusort__sort_args args = {key_type, keys_in, keys_out, value_type, values_in, values_out,
+                               n, order, algorithm, flags};
+    const gpusort__sort_args *desc = &args;
     gpusort_status s = check_ctx(ctx);
     if (s) return s;
     if ((s = check_desc(ctx, desc))) return s;
@@ -436,50 +450,77 @@ gpusort_status gpusort_batch_sort(gpusort_ctx *ctx, const gpusort__sort_args *de
 
 /* ---- strings and records ---- */
 
-gpusort_status gpusort_sort_strings(gpusort_ctx *ctx, const uint8_t *bytes,
-                                    const uint64_t *offsets, size_t n, gpusort_order order,
-                                    gpusort_type index_type, void *perm_out)
+/* Strings and records take their index output as U32 or U64; the backends write U64. */
+static gpusort_status check_index_output(gpusort_ctx *ctx, gpusort_type index_type, size_t n,
+                                         unsigned flags)
+{
+    if (flags) return FAIL(ctx, "unknown flags 0x%x (strings and records take none)", flags);
+    if (index_type != GPUSORT_TYPE_U32 && index_type != GPUSORT_TYPE_U64)
+        return FAIL(ctx, "index type must be u32 or u64, not %d", (int)index_type);
+    if (index_type == GPUSORT_TYPE_U32 && n > UINT32_MAX)
+        return FAIL(ctx, "u32 indices cannot number %zu items: use u64", n);
+    return GPUSORT_STATUS_SUCCESS;
+}
+
+/* The U64 permutation a backend writes: the caller's own output when it is U64, else scratch
+ * (NULL and OUT_OF_HOST_MEMORY set on ctx when it cannot be had). */
+static uint64_t *perm_begin(gpusort_ctx *ctx, gpusort_type index_type, void *indices_out,
+                            size_t n)
+{
+    if (indices_out && index_type == GPUSORT_TYPE_U64) return (uint64_t *)indices_out;
+    uint64_t *perm = (uint64_t *)malloc(n * sizeof *perm);
+    if (!perm)
+        gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY,
+                           "%zu bytes for the permutation", n * sizeof *perm);
+    return perm;
+}
+
+/* Narrow the permutation into a U32 output if one was asked for, and free the scratch. */
+static void perm_end(gpusort_status s, uint64_t *perm, gpusort_type index_type,
+                     void *indices_out, size_t n)
+{
+    if (s == GPUSORT_STATUS_SUCCESS && indices_out && index_type == GPUSORT_TYPE_U32)
+        for (size_t i = 0; i < n; i++) ((uint32_t *)indices_out)[i] = (uint32_t)perm[i];
+    if ((void *)perm != indices_out) free(perm);
+}
+
+gpusort_status gpusort_sort_strings(gpusort_ctx *ctx, gpusort_type index_type,
+                                    const uint8_t *bytes, const uint64_t *offsets, size_t n,
+                                    void *indices_out, gpusort_order order, unsigned flags)
 {
     gpusort_status s = check_ctx(ctx);
     if (s) return s;
     if (order != GPUSORT_ORDER_ASC && order != GPUSORT_ORDER_DESC)
         return FAIL(ctx, "invalid order %d", (int)order);
-    if (index_type != GPUSORT_TYPE_U32 && index_type != GPUSORT_TYPE_U64)
-        return FAIL(ctx, "index type must be u32 or u64");
-    if (index_type == GPUSORT_TYPE_U32 && n > UINT32_MAX)
-        return FAIL(ctx, "u32 indices cannot number %zu strings: use u64", n);
+    if ((s = check_index_output(ctx, index_type, n, flags))) return s;
     if (n == 0) return GPUSORT_STATUS_SUCCESS;
-    if (!offsets || !perm_out || (!bytes && offsets[n] > offsets[0]))
-        return FAIL(ctx, "NULL bytes, offsets or perm_out");
+    if (!offsets || !indices_out || (!bytes && offsets[n] > offsets[0]))
+        return FAIL(ctx, "NULL bytes, offsets or indices_out");
     for (size_t i = 0; i < n; i++)
         if (offsets[i] > offsets[i + 1]) return FAIL(ctx, "offsets decrease at %zu", i);
 
-    uint64_t *perm = index_type == GPUSORT_TYPE_U64 ? (uint64_t *)perm_out
-                                                    : (uint64_t *)malloc(n * sizeof *perm);
-    if (!perm) return gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY,
-                                         "%zu bytes for the permutation", n * sizeof *perm);
+    uint64_t *perm = perm_begin(ctx, index_type, indices_out, n);
+    if (!perm) return GPUSORT_STATUS_OUT_OF_HOST_MEMORY;
     gpusort_ctx *run = ctx, *cpu = NULL;
-    if (!ctx->ops->sort_strings) {
-        if ((s = cpu_fallback(ctx, &cpu))) goto done;
-        run = cpu;
-    }
+    if (!ctx->ops->sort_strings && (s = cpu_fallback(ctx, &cpu))) goto done;
+    if (cpu) run = cpu;
     s = run->ops->sort_strings(run, bytes, offsets, n, order, perm);
     if (cpu) { copy_error(ctx, cpu); gpusort_ctx_free(cpu); }
-    if (s == GPUSORT_STATUS_SUCCESS && index_type == GPUSORT_TYPE_U32)
-        for (size_t i = 0; i < n; i++) ((uint32_t *)perm_out)[i] = (uint32_t)perm[i];
 done:
-    if (perm != perm_out) free(perm);
+    perm_end(s, perm, index_type, indices_out, n);
     return s;
 }
 
-gpusort_status gpusort_sort_records(gpusort_ctx *ctx, const void *records_in, void *records_out,
-                                    size_t n, size_t record_size, size_t key_offset,
-                                    size_t key_size, gpusort_order order, uint64_t *perm_out)
+gpusort_status gpusort_sort_records(gpusort_ctx *ctx, gpusort_type index_type,
+                                    const void *records_in, size_t n, size_t record_size,
+                                    size_t key_offset, size_t key_size, void *records_out,
+                                    void *indices_out, gpusort_order order, unsigned flags)
 {
     gpusort_status s = check_ctx(ctx);
     if (s) return s;
     if (order != GPUSORT_ORDER_ASC && order != GPUSORT_ORDER_DESC)
         return FAIL(ctx, "invalid order %d", (int)order);
+    if ((s = check_index_output(ctx, index_type, n, flags))) return s;
     if (record_size == 0 || key_offset > record_size || key_size > record_size - key_offset)
         return FAIL(ctx, "key [%zu, +%zu) does not fit in a record of %zu bytes", key_offset,
                     key_size, record_size);
@@ -489,45 +530,39 @@ gpusort_status gpusort_sort_records(gpusort_ctx *ctx, const void *records_in, vo
     if (records_in != records_out &&
         overlaps(records_in, n * record_size, records_out, n * record_size))
         return FAIL(ctx, "records_out overlaps records_in without being equal to it");
-    uint64_t *perm = perm_out ? perm_out : (uint64_t *)malloc(n * sizeof *perm);
-    if (!perm) return gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY,
-                                         "%zu bytes for the permutation", n * sizeof *perm);
+    if (indices_out && overlaps(indices_out, n * gpusort_type_size(index_type), records_out,
+                                n * record_size))
+        return FAIL(ctx, "indices_out overlaps the records");
+    uint64_t *perm = perm_begin(ctx, index_type, indices_out, n);
+    if (!perm) return GPUSORT_STATUS_OUT_OF_HOST_MEMORY;
     gpusort_ctx *run = ctx, *cpu = NULL;
-    if (!ctx->ops->sort_records) {
-        if ((s = cpu_fallback(ctx, &cpu))) goto done;
-        run = cpu;
-    }
+    if (!ctx->ops->sort_records && (s = cpu_fallback(ctx, &cpu))) goto done;
+    if (cpu) run = cpu;
     s = run->ops->sort_records(run, records_in, records_out, n, record_size, key_offset,
                                key_size, order, perm);
     if (cpu) { copy_error(ctx, cpu); gpusort_ctx_free(cpu); }
 done:
-    if (perm != perm_out) free(perm);
+    perm_end(s, perm, index_type, indices_out, n);
     return s;
 }
 
 /* ---- reduction ---- */
 
 gpusort_status gpusort_reduce(gpusort_ctx *ctx, gpusort_type type, const void *data, size_t n,
-                              gpusort_op op, gpusort_value *result)
-{
-    return gpusort_reduce_ex(ctx, type, data, n, op, result, 0);
-}
-
-gpusort_status gpusort_reduce_ex(gpusort_ctx *ctx, gpusort_type type, const void *data, size_t n,
-                                 gpusort_op op, gpusort_value *result, unsigned flags)
+                              gpusort_value *result, gpusort_op op, unsigned flags)
 {
     gpusort_status s = check_ctx(ctx);
     if (s) return s;
     if (!type_valid(type)) return FAIL(ctx, "invalid type %d", (int)type);
     if (op != GPUSORT_OP_SUM && op != GPUSORT_OP_MIN && op != GPUSORT_OP_MAX)
         return FAIL(ctx, "invalid reduce op %d", (int)op);
+    if (flags & ~GPUSORT_FLAG_CL_MEM) return FAIL(ctx, "unknown flags 0x%x", flags);
     if (!result) return FAIL(ctx, "result is NULL");
     if (n == 0) {
         if (op != GPUSORT_OP_SUM) return FAIL(ctx, "min/max of an empty array");
         memset(result, 0, sizeof *result);
         return GPUSORT_STATUS_SUCCESS;
     }
-    if (flags & ~GPUSORT_FLAG_CL_MEM) return FAIL(ctx, "unknown flags 0x%x", flags);
     if (!data) return FAIL(ctx, "data is NULL");
     if (flags & GPUSORT_FLAG_CL_MEM) {
         if (!ctx->ops->reduce_cl_mem)

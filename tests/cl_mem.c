@@ -52,7 +52,7 @@ int test_cl_setup(gpusort_ctx *ctx, const char *device_name)
     gpusort_status s = gpusort_ctx_set_stream(ctx, queue);
     if (s != GPUSORT_STATUS_SUCCESS) {
         snprintf(error_text, sizeof error_text, "gpusort_ctx_set_stream: %s: %s",
-                 gpusort_status_string(s), gpusort_ctx_last_error(ctx));
+                 gpusort_status_string(s), gpusort_ctx_get_last_error(ctx));
         return -1;
     }
     return 0;

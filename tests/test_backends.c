@@ -273,11 +273,11 @@ static int status_ok(const where *w, int opk, gpusort_status s)
             *seen = 1;
             printf("%s: %s %s unsupported on %s (first at n=%zu: %s)\n",
                    gpusort_algorithm_name(w->alg), opk_names[opk], gpusort_type_name(w->type),
-                   backend_name, w->n, gpusort_ctx_last_error(ctx));
+                   backend_name, w->n, gpusort_ctx_get_last_error(ctx));
         }
         return 0;
     }
-    fail(w, "status %d (%s): %s", (int)s, gpusort_status_string(s), gpusort_ctx_last_error(ctx));
+    fail(w, "status %d (%s): %s", (int)s, gpusort_status_string(s), gpusort_ctx_get_last_error(ctx));
     return 0;
 }
 
@@ -312,20 +312,16 @@ typedef struct tcase {
     uint32_t *want_i32;        /* perm narrowed to u32 */
 } tcase;
 
-/* One sort call. Host and CUDA device pointers go through the convenience calls (so those are
- * tested too); cl_mem handles need gpusort_sort_ex with their flag. vt NONE: keys only;
- * vin NULL with a value type: argsort (kout must be NULL then). */
+/* One sort call, with the memory kind's flags (GPUSORT_FLAG_CL_MEM for cl_mem handles).
+ * vt NONE: keys only; vin NULL with a value type: argsort (kout must be NULL then). */
 static gpusort_status do_sort(const mem_kind *mem, gpusort_type kt, const void *kin, void *kout,
                               gpusort_type vt, const void *vin, void *vout, size_t n,
                               gpusort_order order, gpusort_algorithm alg)
 {
-    if (mem->flags) {
-        gpusort_sort_desc d = {kt, kin, kout, vt, vin, vout, n, order, alg, mem->flags};
-        return gpusort_sort_ex(ctx, &d);
-    }
-    if (vt == GPUSORT_TYPE_NONE) return gpusort_sort(ctx, kt, kin, kout, n, order, alg);
-    if (vin) return gpusort_sort_pairs(ctx, kt, kin, kout, vt, vin, vout, n, order, alg);
-    return gpusort_argsort(ctx, kt, kin, vt, vout, n, order, alg);
+    unsigned f = mem->flags;
+    if (vt == GPUSORT_TYPE_NONE) return gpusort_sort(ctx, kt, kin, n, kout, order, alg, f);
+    if (vin) return gpusort_sort_pairs(ctx, kt, vt, kin, vin, n, kout, vout, order, alg, f);
+    return gpusort_argsort(ctx, kt, vt, kin, n, vout, order, alg, f);
 }
 
 /* Keys only: out of place, then in place. */
@@ -439,7 +435,7 @@ static void check_reduce(gpusort_type type, datagen_dist dist, const void *keys,
         where w = {type, dist, n, GPUSORT_ORDER_ASC, GPUSORT_ALGORITHM_AUTO, names[o], mem->name};
         gpusort_value v;
         memset(&v, CANARY, sizeof v);
-        gpusort_status s = gpusort_reduce_ex(ctx, type, data.p, n, ops[o], &v, mem->flags);
+        gpusort_status s = gpusort_reduce(ctx, type, data.p, n, &v, ops[o], mem->flags);
         if (n == 0 && ops[o] != GPUSORT_OP_SUM) {
             /* the contract: min/max of nothing is an invalid argument */
             if (s == GPUSORT_STATUS_INVALID_ARGUMENT) count.passed++;
@@ -451,7 +447,7 @@ static void check_reduce(gpusort_type type, datagen_dist dist, const void *keys,
             /* the contract: the same result on every run for the same input */
             gpusort_value again;
             memset(&again, 0, sizeof again);
-            if (gpusort_reduce_ex(ctx, type, data.p, n, ops[o], &again, mem->flags) !=
+            if (gpusort_reduce(ctx, type, data.p, n, &again, ops[o], mem->flags) !=
                     GPUSORT_STATUS_SUCCESS ||
                 memcmp(&again.f, &v.f, sizeof v.f) != 0)
                 fail(&w, "a second run gave %.17g, the first %.17g (must be identical)", again.f,
@@ -548,15 +544,16 @@ static void check_segmented_one(const tcase *c, const mem_kind *mem, gpusort_alg
         if (!argsort) vin = buf_make(mem, vsrc, vb);
         vout = buf_make(mem, NULL, vb);
     }
-    gpusort_sort_desc d = {c->type, kin.p, kout.p, vt, vb && !argsort ? vin.p : NULL,
-                           vb ? vout.p : NULL, n, c->order, alg, 0};
+    const void *vi = vb && !argsort ? vin.p : NULL;
+    void *vo = vb ? vout.p : NULL;
     gpusort_status s;
     if (row) {
-        s = gpusort_batch_sort(ctx, &d, row);
+        s = gpusort_sort_batch(ctx, c->type, vt, kin.p, vi, n, row, kout.p, vo, c->order, alg, 0);
     } else {
         /* offsets live in the same kind of memory as the data ("all pointers of one call") */
         doff = buf_make(mem, off, (m + 1) * sizeof *off);
-        s = gpusort_segmented_sort(ctx, &d, (const uint64_t *)doff.p, m);
+        s = gpusort_sort_segmented(ctx, c->type, vt, kin.p, vi, n, (const uint64_t *)doff.p, m,
+                                   kout.p, vo, c->order, alg, 0);
     }
     if (status_ok(&w, row ? OPK_BATCH : OPK_SEGMENTED, s)) {
         void *wk = xmalloc(kb), *wv = xmalloc(vb);
@@ -912,7 +909,7 @@ int main(int argc, char **argv)
         return SKIP_EXIT;
     }
     int devices = 0;
-    gpusort_status s = gpusort_device_count(opt.backend, &devices);
+    gpusort_status s = gpusort_device_get_count(opt.backend, &devices);
     if (s != GPUSORT_STATUS_SUCCESS || devices == 0) {
         printf("skipped: no %s device\n", pretty[opt.backend]);
         return SKIP_EXIT;
@@ -1008,7 +1005,7 @@ int main(int argc, char **argv)
             if (ts) {
                 count.failed++;
                 printf("FAIL gpusort_ctx_trim: %s: %s\n", gpusort_status_string(ts),
-                       gpusort_ctx_last_error(ctx));
+                       gpusort_ctx_get_last_error(ctx));
             } else {
                 count.passed++;
             }

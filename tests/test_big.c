@@ -138,8 +138,8 @@ static int test_keys(gpusort_ctx *ctx, uint32_t *keys, size_t n, uint64_t seed, 
     }
 #endif
     t = now();
-    gpusort_status s = gpusort_sort(ctx, GPUSORT_TYPE_U32, p, p, n, GPUSORT_ORDER_ASC,
-                                    GPUSORT_ALGORITHM_AUTO);
+    gpusort_status s = gpusort_sort(ctx, GPUSORT_TYPE_U32, p, n, p, GPUSORT_ORDER_ASC,
+                                    GPUSORT_ALGORITHM_AUTO, 0);
     double secs = now() - t;
 #ifdef GPUSORT_HAVE_CUDA
     if (device) {
@@ -153,7 +153,7 @@ static int test_keys(gpusort_ctx *ctx, uint32_t *keys, size_t n, uint64_t seed, 
     const char *mem = device ? "device" : "host";
     if (s != GPUSORT_STATUS_SUCCESS) {
         printf("FAIL: keys (%s memory): %s: %s\n", mem, gpusort_status_string(s),
-               gpusort_ctx_last_error(ctx));
+               gpusort_ctx_get_last_error(ctx));
         ok = 0;
     } else {
         printf("keys (%s memory): sorted %zu u32 keys in %.2f s (%.1f Mkeys/s)\n", mem, n, secs,
@@ -230,12 +230,12 @@ static int test_argsort(gpusort_ctx *ctx, uint32_t *keys, size_t n, uint64_t see
     if (!idx || !seen) { free(idx); free((void *)seen); return 0; }
     datagen_fill(keys, GPUSORT_TYPE_U32, n, DATAGEN_UNIFORM, seed);
     double t = now();
-    gpusort_status s = gpusort_argsort(ctx, GPUSORT_TYPE_U32, keys, GPUSORT_TYPE_U64, idx, n,
-                                       GPUSORT_ORDER_DESC, GPUSORT_ALGORITHM_AUTO);
+    gpusort_status s = gpusort_argsort(ctx, GPUSORT_TYPE_U32, GPUSORT_TYPE_U64, keys, n, idx,
+                                       GPUSORT_ORDER_DESC, GPUSORT_ALGORITHM_AUTO, 0);
     double secs = now() - t;
     int ok = 1;
     if (s != GPUSORT_STATUS_SUCCESS) {
-        printf("FAIL: argsort: %s: %s\n", gpusort_status_string(s), gpusort_ctx_last_error(ctx));
+        printf("FAIL: argsort: %s: %s\n", gpusort_status_string(s), gpusort_ctx_get_last_error(ctx));
         ok = 0;
     } else {
         printf("argsort: %zu u32 keys, u64 indices, descending, in %.2f s (%.1f Mkeys/s)\n", n,
@@ -320,7 +320,7 @@ int main(int argc, char **argv)
         return SKIP_EXIT;
     }
     int devices = 0;
-    if (gpusort_device_count(backend, &devices) != GPUSORT_STATUS_SUCCESS || devices == 0) {
+    if (gpusort_device_get_count(backend, &devices) != GPUSORT_STATUS_SUCCESS || devices == 0) {
         printf("skipped: no %s device\n", backend == GPUSORT_BACKEND_CUDA ? "CUDA" : "OpenCL");
         return SKIP_EXIT;
     }

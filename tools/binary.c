@@ -268,7 +268,7 @@ static void show_help(const char *text)
 /* The library's failure as one line: "<what>: <status>[: <detail>]". */
 static void fail_status(const char *what, gpusort_status s, const gpusort_ctx *ctx)
 {
-    const char *detail = ctx ? gpusort_ctx_last_error(ctx) : "";
+    const char *detail = ctx ? gpusort_ctx_get_last_error(ctx) : "";
     if (s == GPUSORT_STATUS_OUT_OF_HOST_MEMORY || s == GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY)
         cli_fail("%s: out of %s memory%s%s", what,
                  s == GPUSORT_STATUS_OUT_OF_HOST_MEMORY ? "host" : "device",
@@ -290,7 +290,7 @@ static gpusort_ctx *make_ctx(const char *cmd, const opts *o)
             cli_fail("%s: the %s backend found no device (see gpusort devices)", cmd, bn);
         if (s == GPUSORT_STATUS_INVALID_ARGUMENT && o->device >= 0) {
             int count = 0;
-            gpusort_device_count(o->backend, &count);
+            gpusort_device_get_count(o->backend, &count);
             cli_fail("%s: no device %d on the %s backend (it has %d)", cmd, o->device, bn, count);
         }
         cli_fail("%s: cannot start the %s backend: %s", cmd, bn, gpusort_status_string(s));
@@ -303,11 +303,11 @@ static gpusort_ctx *make_ctx(const char *cmd, const opts *o)
 static const char *device_name(const gpusort_ctx *ctx, char *buf, size_t size)
 {
     gpusort_device_info info;
-    if (gpusort_device_get_info(gpusort_ctx_backend(ctx), gpusort_ctx_device(ctx), &info) ==
+    if (gpusort_device_get_info(gpusort_ctx_get_backend(ctx), gpusort_ctx_get_device(ctx), &info) ==
         GPUSORT_STATUS_SUCCESS)
         snprintf(buf, size, "%s", info.name);
     else
-        snprintf(buf, size, "device %d", gpusort_ctx_device(ctx));
+        snprintf(buf, size, "device %d", gpusort_ctx_get_device(ctx));
     return buf;
 }
 
@@ -320,7 +320,7 @@ static int fall_back_to_cpu(gpusort_ctx **ctx, gpusort_status s, gpusort_backend
 {
     if (s == GPUSORT_STATUS_SUCCESS || s == GPUSORT_STATUS_INVALID_ARGUMENT ||
         s == GPUSORT_STATUS_OUT_OF_HOST_MEMORY || requested != GPUSORT_BACKEND_AUTO ||
-        gpusort_ctx_backend(*ctx) == GPUSORT_BACKEND_CPU)
+        gpusort_ctx_get_backend(*ctx) == GPUSORT_BACKEND_CPU)
         return 0;
     gpusort_ctx *cpu = NULL;
     if (gpusort_ctx_create(&cpu, GPUSORT_BACKEND_CPU, 0) != GPUSORT_STATUS_SUCCESS ||
@@ -330,8 +330,8 @@ static int fall_back_to_cpu(gpusort_ctx **ctx, gpusort_status s, gpusort_backend
     }
     if (!cli_quiet)
         fprintf(stderr, "gpusort: note: the %s backend failed (%s: %s); %s on the CPU instead\n",
-                gpusort_backend_name(gpusort_ctx_backend(*ctx)), gpusort_status_string(s),
-                gpusort_ctx_last_error(*ctx), doing);
+                gpusort_backend_name(gpusort_ctx_get_backend(*ctx)), gpusort_status_string(s),
+                gpusort_ctx_get_last_error(*ctx), doing);
     gpusort_ctx_free(*ctx);
     *ctx = cpu;
     return 1;
@@ -522,9 +522,9 @@ static gpusort_status sort_call(sort_job *j, void *keys, void *vals, size_t n)
     snprintf(what, sizeof what, "sorting %zu keys", n);
     cli_progress_start(what, 0);
     double t0 = now_s();
-    gpusort_status s = vals ? gpusort_sort_pairs(j->ctx, j->type, keys, keys, j->value_type, vals,
-                                                 vals, n, j->order, j->algorithm)
-                            : gpusort_sort(j->ctx, j->type, keys, keys, n, j->order, j->algorithm);
+    gpusort_status s = vals ? gpusort_sort_pairs(j->ctx, j->type, j->value_type, keys, vals, n,
+                                                 keys, vals, j->order, j->algorithm, 0)
+                            : gpusort_sort(j->ctx, j->type, keys, n, keys, j->order, j->algorithm, 0);
     j->sort_s += now_s() - t0;
     cli_progress_end();
     return s;
@@ -540,17 +540,17 @@ static void sort_in_place(sort_job *j, void *keys, void *vals, size_t n, reload_
 {
     gpusort_status s = sort_call(j, keys, vals, n);
     /* The failed sort may have overwritten part of the data: re-read it before the retry. */
-    if (s != GPUSORT_STATUS_SUCCESS && gpusort_ctx_backend(j->ctx) != GPUSORT_BACKEND_CPU &&
+    if (s != GPUSORT_STATUS_SUCCESS && gpusort_ctx_get_backend(j->ctx) != GPUSORT_BACKEND_CPU &&
         j->requested == GPUSORT_BACKEND_AUTO && reload && reload(reload_arg) == 0 &&
         fall_back_to_cpu(&j->ctx, s, j->requested, j->threads, "sorting"))
         s = sort_call(j, keys, vals, n);
     if (s == GPUSORT_STATUS_OUT_OF_HOST_MEMORY && !vals)
         cli_fail("sort: out of host memory sorting %zu keys (%s); a smaller -S sorts in pieces",
-                 n, gpusort_ctx_last_error(j->ctx));
+                 n, gpusort_ctx_get_last_error(j->ctx));
     if (s != GPUSORT_STATUS_SUCCESS) {
         char w[128];
         snprintf(w, sizeof w, "sort: the %s backend (%s) failed",
-                 gpusort_backend_name(gpusort_ctx_backend(j->ctx)),
+                 gpusort_backend_name(gpusort_ctx_get_backend(j->ctx)),
                  gpusort_algorithm_name(j->algorithm));
         fail_status(w, s, j->ctx);
     }
@@ -1053,9 +1053,9 @@ int gpusort_cli_sort(int argc, char **argv)
             snprintf(ext, sizeof ext, " (external: %zu runs merged, reading and writing included)",
                      job.runs);
         fprintf(stderr, "sorted %" PRIu64 " %s keys%s with %s (%s, %s) in %.6f s: %.1f Mkeys/s%s\n",
-                job.n, tname, pairs, gpusort_backend_name(gpusort_ctx_backend(ctx)),
+                job.n, tname, pairs, gpusort_backend_name(gpusort_ctx_get_backend(ctx)),
                 gpusort_algorithm_name(job.runs || o.algorithm != GPUSORT_ALGORITHM_AUTO
-                                           ? o.algorithm : gpusort_ctx_last_algorithm(ctx)),
+                                           ? o.algorithm : gpusort_ctx_get_last_algorithm(ctx)),
                 device_name(ctx, dev, sizeof dev), secs,
                 secs > 0 ? (double)job.n / secs / 1e6 : 0.0, ext);
     }
@@ -1314,15 +1314,15 @@ int gpusort_cli_reduce(int argc, char **argv)
         to_from_le(data, m, size);
         gpusort_value c;
         double t0 = now_s();
-        gpusort_status s = gpusort_reduce(ctx, o.type, data, m, o.op, &c);
+        gpusort_status s = gpusort_reduce(ctx, o.type, data, m, &c, o.op, 0);
         /* A reduce only reads its input: the retry needs no reload. */
         if (fall_back_to_cpu(&ctx, s, o.backend, o.threads, "reducing"))
-            s = gpusort_reduce(ctx, o.type, data, m, o.op, &c);
+            s = gpusort_reduce(ctx, o.type, data, m, &c, o.op, 0);
         secs += now_s() - t0;
         if (s != GPUSORT_STATUS_SUCCESS) {
             char w[96];
             snprintf(w, sizeof w, "reduce: the %s backend failed",
-                     gpusort_backend_name(gpusort_ctx_backend(ctx)));
+                     gpusort_backend_name(gpusort_ctx_get_backend(ctx)));
             fail_status(w, s, ctx);
         }
         if (n == 0) v = c;
@@ -1352,7 +1352,7 @@ int gpusort_cli_reduce(int argc, char **argv)
     if (o.stats) {
         char dev[256];
         fprintf(stderr, "reduced %" PRIu64 " %s keys with %s (%s) in %.6f s: %.1f Mkeys/s\n", n,
-                tname, gpusort_backend_name(gpusort_ctx_backend(ctx)),
+                tname, gpusort_backend_name(gpusort_ctx_get_backend(ctx)),
                 device_name(ctx, dev, sizeof dev), secs, secs > 0 ? (double)n / secs / 1e6 : 0.0);
     }
     gpusort_ctx_free(ctx);
@@ -1385,7 +1385,7 @@ int gpusort_cli_devices(int argc, char **argv)
             continue;
         }
         int count = 0;
-        gpusort_status s = gpusort_device_count(be, &count);
+        gpusort_status s = gpusort_device_get_count(be, &count);
         if (s != GPUSORT_STATUS_SUCCESS) {
             printf("%s: built; cannot list devices: %s\n", bn, gpusort_status_string(s));
             continue;
@@ -1419,8 +1419,8 @@ int gpusort_cli_devices(int argc, char **argv)
     gpusort_status s = gpusort_ctx_create(&ctx, GPUSORT_BACKEND_AUTO, -1);
     if (s == GPUSORT_STATUS_SUCCESS) {
         char dev[256];
-        printf("auto: %s device %d (%s)\n", gpusort_backend_name(gpusort_ctx_backend(ctx)),
-               gpusort_ctx_device(ctx), device_name(ctx, dev, sizeof dev));
+        printf("auto: %s device %d (%s)\n", gpusort_backend_name(gpusort_ctx_get_backend(ctx)),
+               gpusort_ctx_get_device(ctx), device_name(ctx, dev, sizeof dev));
     } else {
         printf("auto: no usable backend: %s\n", gpusort_status_string(s));
     }
@@ -1550,7 +1550,7 @@ int gpusort_cli_bench(int argc, char **argv)
         gpusort_backend be = (gpusort_backend)b;
         if (o.backend_set && o.backend != GPUSORT_BACKEND_AUTO && o.backend != be) continue;
         int count = 0;
-        if (!gpusort_backend_built(be) || gpusort_device_count(be, &count) != 0 || count == 0) {
+        if (!gpusort_backend_built(be) || gpusort_device_get_count(be, &count) != 0 || count == 0) {
             if (o.backend_set && o.backend == be)
                 cli_fail("bench: the %s backend is %s", gpusort_backend_name(be),
                          gpusort_backend_built(be) ? "built but has no device" : "not built");
@@ -1565,13 +1565,13 @@ int gpusort_cli_bench(int argc, char **argv)
         for (int r = -1; r < runs && s == GPUSORT_STATUS_SUCCESS; r++) {
             memcpy(work, orig, n * size);
             double t0 = now_s();
-            s = gpusort_sort(ctx, type, work, work, n, order, o.algorithm);
+            s = gpusort_sort(ctx, type, work, n, work, order, o.algorithm, 0);
             double t = now_s() - t0;
             if (r >= 0) times[r] = t;
         }
         if (s != GPUSORT_STATUS_SUCCESS) {
             printf("%-8s failed: %s: %s (%s)\n", gpusort_backend_name(be),
-                   gpusort_status_string(s), gpusort_ctx_last_error(ctx), dev);
+                   gpusort_status_string(s), gpusort_ctx_get_last_error(ctx), dev);
             gpusort_ctx_free(ctx);
             continue;
         }

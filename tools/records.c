@@ -189,7 +189,7 @@ static void sort_chunk(const text_opts *o, rec_cmp_arg *ra, gpusort_ctx **ctxp,
 {
     gpusort_ctx *ctx = *ctxp;
     size_t ks = o->key_size;
-    int threads = gpusort_ctx_threads(ctx);
+    int threads = gpusort_ctx_get_threads(ctx);
     gather_job j = {o, ra, rec, NULL, NULL, 0, 0, n, n < 65536 ? 1 : threads, NULL, NULL};
     uint64_t *perm = (uint64_t *)ext_big_alloc((n ? n : 1) * sizeof *perm);
     if (ks == 0) {
@@ -199,9 +199,9 @@ static void sort_chunk(const text_opts *o, rec_cmp_arg *ra, gpusort_ctx **ctxp,
         if (!j.keys) cli_fail("out of memory: %zu bytes of keys", n * ks);
         gpusort__cpu_parallel_for(j.parts, (size_t)j.parts, pack_task, &j);
         gpusort_order order = o->reverse ? GPUSORT_ORDER_DESC : GPUSORT_ORDER_ASC;
-        gpusort_status st = gpusort_sort_records(ctx, j.keys, j.keys, n, ks, 0, ks, order, perm);
+        gpusort_status st = gpusort_sort_records(ctx, GPUSORT_TYPE_U64, j.keys, n, ks, 0, ks, j.keys, perm, order, 0);
         if (st && st != GPUSORT_STATUS_INVALID_ARGUMENT && o->backend == GPUSORT_BACKEND_AUTO &&
-            gpusort_ctx_backend(ctx) != GPUSORT_BACKEND_CPU) {
+            gpusort_ctx_get_backend(ctx) != GPUSORT_BACKEND_CPU) {
             /* A GPU that --backend auto picked failed (e.g. device memory): the CPU retries,
              * on keys packed again in case the failed call had moved some. */
             text_opts cpu = *o;
@@ -209,11 +209,11 @@ static void sort_chunk(const text_opts *o, rec_cmp_arg *ra, gpusort_ctx **ctxp,
             gpusort_ctx_free(ctx);
             *ctxp = ctx = text_context(&cpu);
             pack_task_all(&j);
-            st = gpusort_sort_records(ctx, j.keys, j.keys, n, ks, 0, ks, order, perm);
+            st = gpusort_sort_records(ctx, GPUSORT_TYPE_U64, j.keys, n, ks, 0, ks, j.keys, perm, order, 0);
         }
         if (st)
             cli_fail("record sort failed: %s (%s)", gpusort_status_string(st),
-                     gpusort_ctx_last_error(ctx));
+                     gpusort_ctx_get_last_error(ctx));
         free(j.keys);
     }
     j.perm = perm;
@@ -283,7 +283,7 @@ int text_records_main(const text_opts *o)
         /* One regular file that fits: all threads read it (parallel pread). */
         int fd = open(o->files[0], O_RDONLY | O_CLOEXEC);
         if (fd < 0) cli_fail("cannot read: %s: %s", o->files[0], strerror(errno));
-        size_t got = ext_read_parallel(fd, buf, (size_t)total, gpusort_ctx_threads(ctx),
+        size_t got = ext_read_parallel(fd, buf, (size_t)total, gpusort_ctx_get_threads(ctx),
                                        o->files[0]);
         close(fd);
         if (got % rs)

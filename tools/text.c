@@ -908,7 +908,7 @@ static int eq_packed(void *arg, size_t e)
 
 static void lib_fail(tsort *t, const char *what, gpusort_status s)
 {
-    cli_fail("%s failed: %s (%s)", what, gpusort_status_string(s), gpusort_ctx_last_error(t->ctx));
+    cli_fail("%s failed: %s (%s)", what, gpusort_status_string(s), gpusort_ctx_get_last_error(t->ctx));
 }
 
 /* After a library failure on a GPU context that --backend auto picked (device memory too small,
@@ -917,7 +917,7 @@ static void lib_fail(tsort *t, const char *what, gpusort_status s)
 static int lib_fallback(tsort *t, gpusort_status s)
 {
     if (s == GPUSORT_STATUS_INVALID_ARGUMENT || t->o.backend != GPUSORT_BACKEND_AUTO ||
-        gpusort_ctx_backend(t->ctx) == GPUSORT_BACKEND_CPU)
+        gpusort_ctx_get_backend(t->ctx) == GPUSORT_BACKEND_CPU)
         return 0;
     text_opts cpu = t->o;
     cpu.backend = GPUSORT_BACKEND_CPU;
@@ -949,9 +949,9 @@ static uint64_t *sort_lines(tsort *t, lineset *L)
         phase("compact");
         int desc = k0 ? k0->reverse : t->o.reverse;
     again_lines:
-        s = gpusort_sort_strings(t->ctx, L->bytes, L->off, n,
-                                 desc ? GPUSORT_ORDER_DESC : GPUSORT_ORDER_ASC, GPUSORT_TYPE_U64,
-                                 perm);
+        s = gpusort_sort_strings(t->ctx, GPUSORT_TYPE_U64, L->bytes, L->off,
+                                 n, perm,
+                                 desc ? GPUSORT_ORDER_DESC : GPUSORT_ORDER_ASC, 0);
         if (s && lib_fallback(t, s)) goto again_lines;
         if (s) lib_fail(t, "string sort", s);
         phase("sort");
@@ -997,12 +997,15 @@ static uint64_t *sort_lines(tsort *t, lineset *L)
         size_t ksz = narrow ? 4 : 8;
         void *sorted = xmalloc(n * ksz);
         uint32_t *perm32 = idx32 ? (uint32_t *)xmalloc(n * sizeof *perm32) : NULL;
-        gpusort_sort_desc d = {narrow ? GPUSORT_TYPE_U32 : GPUSORT_TYPE_U64, img, sorted,
-                               idx32 ? GPUSORT_TYPE_U32 : GPUSORT_TYPE_U64, NULL,
-                               idx32 ? (void *)perm32 : (void *)perm, n, GPUSORT_ORDER_ASC,
-                               GPUSORT_ALGORITHM_AUTO, 0};
-        s = gpusort_sort_ex(t->ctx, &d);
-        if (s && lib_fallback(t, s)) s = gpusort_sort_ex(t->ctx, &d);
+        gpusort_type kt = narrow ? GPUSORT_TYPE_U32 : GPUSORT_TYPE_U64;
+        gpusort_type it = idx32 ? GPUSORT_TYPE_U32 : GPUSORT_TYPE_U64;
+        void *iout = idx32 ? (void *)perm32 : (void *)perm;
+        /* sorted keys and their indices: pairs whose values are generated (values_in NULL) */
+#define SORT_KEYS() gpusort_sort_pairs(t->ctx, kt, it, img, NULL, n, sorted, iout, \
+                                       GPUSORT_ORDER_ASC, GPUSORT_ALGORITHM_AUTO, 0)
+        s = SORT_KEYS();
+        if (s && lib_fallback(t, s)) s = SORT_KEYS();
+#undef SORT_KEYS
         if (s) lib_fail(t, "numeric key sort", s);
         if (idx32) {
             p.a = perm;
@@ -1037,9 +1040,9 @@ static uint64_t *sort_lines(tsort *t, lineset *L)
     j.ko[n] = sum;
     phase("keys");
 again_keys:
-    s = gpusort_sort_strings(t->ctx, j.kb, j.ko, n,
-                             k0->reverse ? GPUSORT_ORDER_DESC : GPUSORT_ORDER_ASC,
-                             GPUSORT_TYPE_U64, perm);
+    s = gpusort_sort_strings(t->ctx, GPUSORT_TYPE_U64, j.kb, j.ko,
+                             n,
+                             perm, k0->reverse ? GPUSORT_ORDER_DESC : GPUSORT_ORDER_ASC, 0);
     if (s && lib_fallback(t, s)) goto again_keys;
     if (s) lib_fail(t, "key sort", s);
     phase("sort");
@@ -1958,7 +1961,7 @@ int gpusort_cli_text_main(int argc, char **argv)
             if (strcmp(files[i], "-") != 0 && access(files[i], R_OK) != 0)
                 cli_fail("cannot read: %s: %s", files[i], strerror(errno));
         t.ctx = text_context(&t.o);
-        t.threads = gpusort_ctx_threads(t.ctx);
+        t.threads = gpusort_ctx_get_threads(t.ctx);
         sort_text(&t);
         gpusort_ctx_free(t.ctx);
     }

@@ -130,14 +130,14 @@ static void test_strings(gpusort_ctx *ctx, const char *bname, size_t n, int kind
         uint64_t *ref = reference(n);
         uint64_t *p64 = malloc((n + 1) * sizeof *p64);
         uint32_t *p32 = malloc((n + 1) * sizeof *p32);
-        gpusort_status s = gpusort_sort_strings(ctx, b, off, n, desc, GPUSORT_TYPE_U64, p64);
+        gpusort_status s = gpusort_sort_strings(ctx, GPUSORT_TYPE_U64, b, off, n, p64, desc, 0);
         CHECK(s == 0, "%s strings n=%zu %s desc=%d: %s (%s)", bname, n, gen_names[kind], desc,
-              gpusort_status_string(s), gpusort_ctx_last_error(ctx));
+              gpusort_status_string(s), gpusort_ctx_get_last_error(ctx));
         size_t bad = n;
         for (size_t i = 0; i < n && bad == n; i++) if (p64[i] != ref[i]) bad = i;
         CHECK(s || bad == n, "%s strings n=%zu %s desc=%d: u64 perm differs at %zu", bname, n,
               gen_names[kind], desc, bad);
-        s = gpusort_sort_strings(ctx, b, off, n, desc, GPUSORT_TYPE_U32, p32);
+        s = gpusort_sort_strings(ctx, GPUSORT_TYPE_U32, b, off, n, p32, desc, 0);
         bad = n;
         for (size_t i = 0; i < n && bad == n; i++) if (p32[i] != ref[i]) bad = i;
         CHECK(s == 0 && bad == n, "%s strings n=%zu %s desc=%d: u32 perm differs at %zu", bname,
@@ -156,14 +156,14 @@ static void test_records(gpusort_ctx *ctx, const char *bname, size_t n, size_t r
     for (int desc = 0; desc < 2; desc++) {
         g_rec = in; g_rs = rs; g_ko = ko; g_ks = ks; g_desc = desc;
         uint64_t *ref = reference(n), *perm = malloc((n + 1) * sizeof *perm);
-        gpusort_status s = gpusort_sort_records(ctx, in, out, n, rs, ko, ks, desc, perm);
+        gpusort_status s = gpusort_sort_records(ctx, GPUSORT_TYPE_U64, in, n, rs, ko, ks, out, perm, desc, 0);
         int ok = s == 0;
         for (size_t i = 0; ok && i < n; i++)
             ok = perm[i] == ref[i] && memcmp(out + i * rs, in + ref[i] * rs, rs) == 0;
         CHECK(ok, "%s records n=%zu rs=%zu ko=%zu ks=%zu desc=%d: %s", bname, n, rs, ko, ks, desc,
-              s ? gpusort_ctx_last_error(ctx) : "wrong order");
+              s ? gpusort_ctx_get_last_error(ctx) : "wrong order");
         memcpy(io, in, n * rs);
-        s = gpusort_sort_records(ctx, io, io, n, rs, ko, ks, desc, NULL);
+        s = gpusort_sort_records(ctx, GPUSORT_TYPE_U64, io, n, rs, ko, ks, io, NULL, desc, 0);
         CHECK(s == 0 && (n == 0 || memcmp(io, out, n * rs) == 0),
               "%s records in place n=%zu rs=%zu ks=%zu desc=%d", bname, n, rs, ks, desc);
         free(ref); free(perm);
