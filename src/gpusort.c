@@ -45,11 +45,6 @@ static int type_valid(gpusort_type t) { return (int)t >= 0 && t < GPUSORT_TYPE_C
 
 size_t gpusort_type_size(gpusort_type type) { return type_valid(type) ? type_sizes[type] : 0; }
 
-const char *gpusort_type_name(gpusort_type type)
-{
-    return type_valid(type) ? type_names[type] : NULL;
-}
-
 static gpusort_status parse_name(const char *name, const char *const *names, int count, int *out)
 {
     if (!name || !out) return GPUSORT_STATUS_INVALID_ARGUMENT;
@@ -58,39 +53,24 @@ static gpusort_status parse_name(const char *name, const char *const *names, int
     return GPUSORT_STATUS_INVALID_ARGUMENT;
 }
 
-gpusort_status gpusort_type_parse(const char *name, gpusort_type *type)
-{
-    int v = 0;
-    gpusort_status s = parse_name(name, type_names, GPUSORT_TYPE_COUNT_, &v);
-    if (s == GPUSORT_STATUS_SUCCESS && type) *type = (gpusort_type)v;
-    return type ? s : GPUSORT_STATUS_INVALID_ARGUMENT;
-}
+/* gpusort_<what>_name and gpusort_<what>_parse of an enumeration with a table of names:
+ * NULL for a value outside the table; INVALID_ARGUMENT (and *out untouched) for an unknown name. */
+#define NAMED_ENUM(what, enum_type, names, count)                                  \
+    const char *gpusort_##what##_name(enum_type v)                                 \
+    {                                                                              \
+        return ((int)v >= 0 && (int)v < (count)) ? names[v] : NULL;                \
+    }                                                                              \
+    gpusort_status gpusort_##what##_parse(const char *name, enum_type *out)        \
+    {                                                                              \
+        int v = 0;                                                                 \
+        gpusort_status s = parse_name(name, names, (count), out ? &v : NULL);      \
+        if (s == GPUSORT_STATUS_SUCCESS) *out = (enum_type)v;                      \
+        return s;                                                                  \
+    }
 
-const char *gpusort_backend_name(gpusort_backend b)
-{
-    return ((int)b >= 0 && b < GPUSORT_BACKEND_COUNT_) ? backend_names[b] : NULL;
-}
-
-gpusort_status gpusort_backend_parse(const char *name, gpusort_backend *backend)
-{
-    int v = 0;
-    gpusort_status s = parse_name(name, backend_names, GPUSORT_BACKEND_COUNT_, &v);
-    if (s == GPUSORT_STATUS_SUCCESS && backend) *backend = (gpusort_backend)v;
-    return backend ? s : GPUSORT_STATUS_INVALID_ARGUMENT;
-}
-
-const char *gpusort_algorithm_name(gpusort_algorithm a)
-{
-    return ((int)a >= 0 && a < GPUSORT_ALGORITHM_COUNT_) ? algorithm_names[a] : NULL;
-}
-
-gpusort_status gpusort_algorithm_parse(const char *name, gpusort_algorithm *algorithm)
-{
-    int v = 0;
-    gpusort_status s = parse_name(name, algorithm_names, GPUSORT_ALGORITHM_COUNT_, &v);
-    if (s == GPUSORT_STATUS_SUCCESS && algorithm) *algorithm = (gpusort_algorithm)v;
-    return algorithm ? s : GPUSORT_STATUS_INVALID_ARGUMENT;
-}
+NAMED_ENUM(type, gpusort_type, type_names, GPUSORT_TYPE_COUNT_)
+NAMED_ENUM(backend, gpusort_backend, backend_names, GPUSORT_BACKEND_COUNT_)
+NAMED_ENUM(algorithm, gpusort_algorithm, algorithm_names, GPUSORT_ALGORITHM_COUNT_)
 
 char gpusort_value_field(gpusort_type type)
 {
