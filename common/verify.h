@@ -50,7 +50,7 @@ void verify_ref_reverse_stable(gpusort_type type, const void *keys, size_t n,
                                const uint64_t *perm_asc, uint64_t *perm_desc);
 
 /* Same, per segment [offsets[s], offsets[s+1]) for s < num_segments; positions outside every
- * segment keep their own index (perm[i] = i), as gpusort_segmented_sort copies them unchanged.
+ * segment keep their own index (perm[i] = i), as gpusort_sort_segmented copies them unchanged.
  * The offsets must be valid (non-decreasing, last <= n). Returns 0 or -1 (out of memory). */
 int verify_ref_segmented_argsort(gpusort_type type, const void *keys, size_t n,
                                  gpusort_order order, const uint64_t *offsets,

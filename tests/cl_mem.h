@@ -5,7 +5,7 @@
  * creates a cl_context and an in-order queue on the device a gpusort context runs on (found by
  * its name) and hands the queue to gpusort_ctx_set_stream(), so the backend adopts that context;
  * buffers made by test_cl_alloc() then belong to it. Handles travel as void * (a cl_mem cast),
- * as gpusort_sort_desc expects them. Compiled only when the OpenCL backend is built.
+ * with GPUSORT_FLAG_CL_MEM. Compiled only when the OpenCL backend is built.
  *
  * Every function returns 0 (or non-NULL) on success; -1 (NULL) with test_cl_error() on failure.
  */
