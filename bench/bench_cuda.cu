@@ -3,7 +3,11 @@
  * NVIDIA's CUB and Thrust (peers only: the library never uses them), in one run, on the same data.
  *
  *   bench_cuda [--suite radix|reduce|host|seeds|all] [--quick] [--csv FILE] [--json FILE]
- *              [--runs N] [--max-log2 K]
+ *              [--runs N] [--max-log2 K] [--seed S] [--only OP:TYPE:LOG2N] [--sweep SIZES]
+ *
+ * --sweep SIZES (e.g. 2^16..2^28, 16..28:2,30): instead of the headline and size rows, the radix
+ * suite times every headline variant on uniform keys at each size and the reduce suite every
+ * type: one CSV row per (variant, n), the data of a throughput-vs-n plot against CUB and Thrust.
  *
  * Method (bench/results/cuda-*.md hold the results):
  *   - data is generated on the device (a counter-based hash, seed printed); distributions
@@ -11,7 +15,8 @@
  *   - every peer sorts the same input buffers; input buffers rotate (R copies, together >= 256 MiB
  *     where n is small) so that no run finds its input in the 50 MB L2;
  *   - one warm-up, then the median of --runs (default 7) runs, each timed with CUDA events
- *     around the call alone;
+ *     around the call alone (bench/timing.h); contenders of one row in alternation where the
+ *     order mattered (reduce, host);
  *   - our output is checked on the device: ordered in gpusort's order (src/keys.h) and a
  *     permutation of the input (keys: order + a multiset fingerprint; pairs/argsort with values
  *     0..n-1: keys_out[i] == keys_in[values_out[i]], ties in increasing index order (stability),
@@ -473,10 +478,10 @@ static void bench_reduce(size_t n)
     CK(cub::DeviceReduce::Sum(NULL, cub_bytes, in[0], d_out, (int64_t)n, g_stream));
     void *tmp = NULL;
     CK(cudaMalloc(&tmp, cub_bytes));
-    /* ours / CUB's kernel / CUB + the copy of its result, in alternation (time_interleaved), to
-     * rule out order effects: timed one after the other (ours first), i64 sums, which run the
-     * u64 kernel on the same bits, had measured 14% slower than u64 (H200, 2026-11-22). With
-     * GPUSORT_BENCH_TRACE=1 ours is also timed the old way, first and alone, for comparison. */
+    /* ours / CUB's kernel / CUB + the copy of its result, in alternation (time_interleaved):
+     * timed one after the other, ours first, i64 sums (the u64 kernel on the same bits) measured
+     * 14% slower than u64 (bench/results/cuda-2026-11-24.md). With GPUSORT_BENCH_TRACE=1 ours is
+     * also timed first and alone, for comparison. */
     typedef std::function<void(size_t)> Fn;
     std::vector<Fn> fs;
     fs.push_back([&](size_t r) { GK(gpusort_reduce(g_ctx, t, in[r % R], n, GPUSORT_OP_SUM, &v)); });

@@ -23,19 +23,19 @@
  * allocation), then --runs timed runs (default 7); the median is reported, with keys/s
  * (n / median). Every run is timed on the host clock around the whole call, the result on the
  * host (a reduce) or the sort finished (gpusort_ctx_synchronize), the same way for every
- * backend. The reduce rows take
- * --reduce-runs runs (default 51) after 5 warm-ups: a reduce at 2^24 lasts ~40 us and its
- * launch and read-back latencies move by a few us from call to call, which a median of 7
- * does not smooth (the last session's 2^24 ratios ranged 0.79-0.92x). Sorts are out of place from
- * two input buffers used in turn (rotation), so every run sorts unsorted data and the input is
- * never a cache-warm copy of the last output. After the timed runs the output is checked
- * (sorted ascending, same sum of keys as the input): a wrong result is reported as FAILED.
+ * backend. The reduce rows take --reduce-runs runs (default 51) after 5 warm-ups: a reduce at
+ * 2^24 lasts ~40 us and its launch and read-back latencies move by a few us from call to call,
+ * which a median of 7 does not smooth (2^24 ratios from 0.79x to 0.92x:
+ * bench/results/device-final-2026-11-22b.md). Sorts are out of place from two input buffers
+ * used in turn (rotation), so every run sorts unsorted data and the input is never a cache-warm
+ * copy of the last output. After the timed runs the output is checked (sorted ascending, same
+ * sum of keys as the input): a wrong result is reported as FAILED.
  *
  * --breakdown adds, per size, the three kernels of one radix pass (pass 0 of a keys-only sort:
- * radix_upsweep, radix_scan, radix_downsweep) timed one by one: a batch of 20 back-to-back
- * launches, one warm-up batch, the median of 5 batches, reported per launch. (The grid repeats radix.c's choice: 8
- * work-groups per compute unit or GPUSORT_OPENCL_RADIX_GROUPS_PER_CU, at most 1024 and one per
- * 4096-key tile.)
+ * radix_upsweep, radix_scan, radix_downsweep) timed one by one: after one warm-up launch, the
+ * median of 5 batches of 20 back-to-back launches, reported per launch. (The grid repeats
+ * radix.c's choice: 8 work-groups per compute unit or GPUSORT_OPENCL_RADIX_GROUPS_PER_CU, at most
+ * 1024 and one per 4096-key tile.)
  *
  * --dump-reduce FILE writes the OpenCL reduce program's binary as the driver gives it (PTX on
  * NVIDIA's OpenCL: to check the memory fence before the last-work-group ticket).
