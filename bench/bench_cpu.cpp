@@ -125,12 +125,14 @@ Row bench_keys(gpusort_ctx *ctx, const Options &o, size_t n, bool pairs)
     bench_contender cs[3] = {bench_call(gpusort_run, gpusort_prepare)};
     int count = 1;
     if (o.peers)
-        cs[count++] = pairs ? bench_call(std_pairs, pairs_prepare) : bench_call(std_keys, keys_prepare);
+        cs[count++] = pairs ? bench_call(std_pairs, pairs_prepare)
+                            : bench_call(std_keys, keys_prepare);
 #ifdef GPUSORT_BENCH_HAVE_GNU_PARALLEL
     auto gnu_pairs = [&](int) { __gnu_parallel::sort(pwork.begin(), pwork.end(), by_key); };
     auto gnu_keys = [&](int) { __gnu_parallel::sort(pwork_keys.begin(), pwork_keys.end()); };
     if (o.peers)
-        cs[count++] = pairs ? bench_call(gnu_pairs, pairs_prepare) : bench_call(gnu_keys, keys_prepare);
+        cs[count++] = pairs ? bench_call(gnu_pairs, pairs_prepare)
+                            : bench_call(gnu_keys, keys_prepare);
 #endif
     const bench_plan plan = bench_plan_default(o.runs);
     bench_stats st[3];

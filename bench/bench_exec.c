@@ -46,7 +46,8 @@ static int run_command(void *arg, int run)
 
 static int usage(FILE *f, int rc)
 {
-    fprintf(f, "usage: bench_exec [--runs N] [--warmup W] [--out FILE] [--csv] -- COMMAND [ARG...]\n"
+    fprintf(f, "usage: bench_exec [--runs N] [--warmup W] [--out FILE] [--csv] -- COMMAND "
+               "[ARG...]\n"
                "Times COMMAND: W untimed runs (default 1), then the median wall time of N runs\n"
                "(default %d) in seconds; its stdout goes to FILE (default /dev/null).\n"
                "--csv prints median_s,min_s,max_s,runs instead.\n",
@@ -77,7 +78,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_exec: %s failed (nonzero exit)\n", c.argv[0]);
         return 1;
     }
-    if (csv) printf("%.6f,%.6f,%.6f,%d\n", st.median_ms * 1e-3, st.min_ms * 1e-3, st.max_ms * 1e-3, st.runs);
+    if (csv)
+        printf("%.6f,%.6f,%.6f,%d\n", st.median_ms * 1e-3, st.min_ms * 1e-3, st.max_ms * 1e-3,
+               st.runs);
     else printf("%.3f\n", st.median_ms * 1e-3);
     return 0;
 }

@@ -9,9 +9,9 @@
  * Method: data generated on the device (hash of the position and a seed); every timed call
  * sorts out of place from one of several rotating input buffers (together >= 256 MiB or 2
  * copies for huge n, so the 50 MB L2 never holds the input); one warm-up; the median of --runs
- * (default 7) timings, each taken with CUDA events around the call alone (bench/timing.h). In-place baselines
- * (the naive kernels) get their input copied before the start event. Peers run in the same
- * program on the same input. ratio = peer time / our time (> 1: we are faster). Each of our
+ * (default 7) timings, each taken with CUDA events around the call alone (bench/timing.h).
+ * In-place baselines (the naive kernels) get their input copied before the start event. Peers
+ * run in the same program on the same input. ratio = peer time / our time (> 1: we are faster). Each of our
  * results is checked once (order within segments + a multiset fingerprint); a failed check is
  * printed and makes the exit code 1.
  *
@@ -398,7 +398,8 @@ void bench_rank()
         }
         cudaFree(dp);
         char cas[64];
-        snprintf(cas, sizeof cas, "floor: SM clock %.0f MHz", bench_median(mhz.data(), (int)mhz.size()));
+        snprintf(cas, sizeof cas, "floor: SM clock %.0f MHz",
+                 bench_median(mhz.data(), (int)mhz.size()));
         row("rank", cas, 0, pt, "20000-cycle kernel", pt);
     }
     /* 2^12 and 2^16 are the issue's rows; 2^5 shows the floor of one call (launch and API),

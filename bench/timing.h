@@ -18,10 +18,10 @@
  *     order (contender 0, 1, ...; round r of every contender before round r + 1 of any). Timing
  *     contenders in alternation rather than one after the other means whatever drifts while a
  *     row is measured (machine load, GPU clocks, the memory state left by the data generator)
- *     weighs on every contender alike (bench/results/cuda-2026-11-24.md: reduce rows timed
- *     first and alone ran 12-14% slow after the previous row's buffers were replaced);
- *   - before each call, prepare(prepare_arg, run) runs untimed (e.g. copy the input of an in-place
- *     sort); the clock brackets run(arg, run) alone;
+ *     weighs on every contender alike (bench/results/cuda-2026-11-24.md: the first runs after a
+ *     row's buffers replaced the previous row's ran 12-14% slow, whoever ran then);
+ *   - before each call, prepare(prepare_arg, run) runs untimed (e.g. copy the input of an
+ *     in-place sort); the clock brackets run(arg, run) alone;
  *   - the run index tells the call which of its rotating inputs to use: timed round r gets
  *     first_run + r, every warm-up call gets first_run - 1;
  *   - the median is the middle sample, sorted[runs / 2] (the upper middle one for even runs);
