@@ -11,9 +11,9 @@
  * copies for huge n, so the 50 MB L2 never holds the input); one warm-up; the median of --runs
  * (default 7) timings, each taken with CUDA events around the call alone (bench/timing.h).
  * In-place baselines (the naive kernels) get their input copied before the start event. Peers
- * run in the same program on the same input. ratio = peer time / our time (> 1: we are faster). Each of our
- * results is checked once (order within segments + a multiset fingerprint); a failed check is
- * printed and makes the exit code 1.
+ * run in the same program on the same input. ratio = peer time / our time (> 1: we are
+ * faster). Each of our results is checked once (order within segments + a multiset
+ * fingerprint); a failed check is printed and makes the exit code 1.
  *
  * Rows:
  *   bitonic    u32 and f32 keys, 2^20 and 2^24, vs the seed 001 kernel (one launch per
