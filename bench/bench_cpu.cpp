@@ -5,28 +5,29 @@
 //               radix by default (--algorithm merge for the merge sort)
 //   std::sort   one thread (keys: operator<; pairs: an array of {key, value} by key)
 //   gnu_par     __gnu_parallel::sort (libstdc++ parallel mode, OpenMP, all threads)
-// Each timing: one warm-up round, then the median of --runs rounds (default 7); a round runs
-// gpusort, std::sort and gnu_par one after the other (interleaved, so that all three see the
-// same machine load), each on a fresh copy of the input (the copy is not timed). gpusort's result is checked against std::sort's
-// (keys equal; for pairs, every value still belongs to its key).
+// Each timing (bench/timing.h, wall clock): one warm-up round, then the median of --runs rounds
+// (default 7); a round runs gpusort, std::sort and gnu_par one after the other (in alternation,
+// so that all three see the same machine load), each on a fresh copy of the input (the copy is
+// not timed). gpusort's result is checked against std::sort's (keys equal; for pairs, every
+// value still belongs to its key).
 //
-//   bench_cpu [--n N] [--runs R] [--threads T] [--csv FILE] [--quick] [--only-headline]
-//             [--algorithm radix|merge] [--no-peers]
+//   bench_cpu [--n N] [--runs R] [--threads T] [--csv FILE] [--json FILE] [--quick]
+//             [--only-headline] [--algorithm radix|merge] [--no-peers]
 //     --n N            size of the headline row (default 2^26 u32 keys)
 //     --quick          the extra rows at 2^20 instead of 2^22
 //     --only-headline  only the headline row
 //     --threads T      gpusort and gnu_par threads (default: all online cores)
-//     --csv FILE       also append one CSV line per row to FILE
+//     --csv FILE       also append one CSV line per row to FILE (no header line)
+//     --json FILE      also write the rows to FILE as JSON (the CSV columns)
 // Output: a table (Mkeys/s and ratios) and "csv," lines on stdout.
 #include "gpusort.h"
+#include "timing.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -40,44 +41,12 @@ namespace {
 
 struct Options {
     size_t n = size_t(1) << 26;
-    int runs = 7;
+    int runs = BENCH_RUNS_DEFAULT;
     int threads = 0;
-    const char *csv = nullptr;
+    const char *csv = nullptr, *json = nullptr;
     bool quick = false, only_headline = false, peers = true;
     gpusort_algorithm algorithm = GPUSORT_ALGORITHM_RADIX;
 };
-
-double now_s()
-{
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
-
-// Interleaved timing of several contenders: round r runs contender 0, 1, 2, ... once each (after
-// its prepare(), not timed); round 0 is the warm-up. On a shared machine whose load changes
-// over minutes, every contender then sees the same load, which a contender-after-contender
-// schedule does not give. Returns the median per contender.
-struct Contender {
-    std::function<void()> prepare, run;
-};
-std::vector<double> median_times(int runs, const std::vector<Contender> &cs)
-{
-    std::vector<std::vector<double>> t(cs.size());
-    for (int r = 0; r <= runs; r++)
-        for (size_t c = 0; c < cs.size(); c++) {
-            cs[c].prepare();
-            double t0 = now_s();
-            cs[c].run();
-            double t1 = now_s();
-            if (r > 0) t[c].push_back(t1 - t0);
-        }
-    std::vector<double> med;
-    for (auto &v : t) {
-        std::sort(v.begin(), v.end());
-        med.push_back(v[v.size() / 2]);
-    }
-    return med;
-}
 
 template <class K> struct Pair {
     K key;
@@ -132,45 +101,45 @@ Row bench_keys(gpusort_ctx *ctx, const Options &o, size_t n, bool pairs)
     const gpusort_type t = type_of<K>();
 
     // gpusort (in place, like the peers)
-    Contender g{[&] {
-                    std::memcpy(work.data(), in.data(), n * sizeof(K));
-                    if (pairs) std::memcpy(vwork.data(), vin.data(), n * sizeof(uint32_t));
-                },
-                [&] {
-                    gpusort_status s = pairs
-                        ? gpusort_sort_pairs(ctx, t, GPUSORT_TYPE_U32, work.data(), vwork.data(),
-                                             n, work.data(), vwork.data(), GPUSORT_ORDER_ASC,
-                                             o.algorithm, 0)
-                        : gpusort_sort(ctx, t, work.data(), n, work.data(), GPUSORT_ORDER_ASC,
-                                       o.algorithm, 0);
-                    if (s != GPUSORT_STATUS_SUCCESS) {
-                        std::fprintf(stderr, "gpusort failed: %s (%s)\n",
-                                     gpusort_status_string(s), gpusort_ctx_get_last_error(ctx));
-                        std::exit(2);
-                    }
-                }};
-    std::vector<Contender> cs{g};
+    auto gpusort_prepare = [&](int) {
+        std::memcpy(work.data(), in.data(), n * sizeof(K));
+        if (pairs) std::memcpy(vwork.data(), vin.data(), n * sizeof(uint32_t));
+    };
+    auto gpusort_run = [&](int) {
+        gpusort_status s = pairs
+            ? gpusort_sort_pairs(ctx, t, GPUSORT_TYPE_U32, work.data(), vwork.data(), n,
+                                 work.data(), vwork.data(), GPUSORT_ORDER_ASC, o.algorithm, 0)
+            : gpusort_sort(ctx, t, work.data(), n, work.data(), GPUSORT_ORDER_ASC, o.algorithm, 0);
+        if (s != GPUSORT_STATUS_SUCCESS) {
+            std::fprintf(stderr, "gpusort failed: %s (%s)\n", gpusort_status_string(s),
+                         gpusort_ctx_get_last_error(ctx));
+            std::exit(2);
+        }
+    };
+    // the peers sort their own copy, so gpusort's last output stays for the check
     auto by_key = [](const Pair<K> &a, const Pair<K> &b) { return a.key < b.key; };
-    if (o.peers && pairs) {
-        cs.push_back({[&] { std::memcpy(pwork.data(), pin.data(), n * sizeof(Pair<K>)); },
-                      [&] { std::sort(pwork.begin(), pwork.end(), by_key); }});
+    auto pairs_prepare = [&](int) { std::memcpy(pwork.data(), pin.data(), n * sizeof(Pair<K>)); };
+    auto keys_prepare = [&](int) { std::memcpy(pwork_keys.data(), in.data(), n * sizeof(K)); };
+    auto std_pairs = [&](int) { std::sort(pwork.begin(), pwork.end(), by_key); };
+    auto std_keys = [&](int) { std::sort(pwork_keys.begin(), pwork_keys.end()); };
+    bench_contender cs[3] = {bench_call(gpusort_run, gpusort_prepare)};
+    int count = 1;
+    if (o.peers)
+        cs[count++] = pairs ? bench_call(std_pairs, pairs_prepare)
+                            : bench_call(std_keys, keys_prepare);
 #ifdef GPUSORT_BENCH_HAVE_GNU_PARALLEL
-        cs.push_back({[&] { std::memcpy(pwork.data(), pin.data(), n * sizeof(Pair<K>)); },
-                      [&] { __gnu_parallel::sort(pwork.begin(), pwork.end(), by_key); }});
+    auto gnu_pairs = [&](int) { __gnu_parallel::sort(pwork.begin(), pwork.end(), by_key); };
+    auto gnu_keys = [&](int) { __gnu_parallel::sort(pwork_keys.begin(), pwork_keys.end()); };
+    if (o.peers)
+        cs[count++] = pairs ? bench_call(gnu_pairs, pairs_prepare)
+                            : bench_call(gnu_keys, keys_prepare);
 #endif
-    } else if (o.peers) {
-        // the peers sort their own copy, so gpusort's last output stays for the check
-        cs.push_back({[&] { std::memcpy(pwork_keys.data(), in.data(), n * sizeof(K)); },
-                      [&] { std::sort(pwork_keys.begin(), pwork_keys.end()); }});
-#ifdef GPUSORT_BENCH_HAVE_GNU_PARALLEL
-        cs.push_back({[&] { std::memcpy(pwork_keys.data(), in.data(), n * sizeof(K)); },
-                      [&] { __gnu_parallel::sort(pwork_keys.begin(), pwork_keys.end()); }});
-#endif
-    }
-    std::vector<double> med = median_times(o.runs, cs);
-    row.t_gpusort = med[0];
-    if (med.size() > 1) row.t_std = med[1];
-    if (med.size() > 2) row.t_gnu = med[2];
+    const bench_plan plan = bench_plan_default(o.runs);
+    bench_stats st[3];
+    bench_time(&plan, cs, count, st);
+    row.t_gpusort = st[0].median_ms * 1e-3;
+    if (count > 1) row.t_std = st[1].median_ms * 1e-3;
+    if (count > 2) row.t_gnu = st[2].median_ms * 1e-3;
 
     // check: gpusort's last output is sorted, the same multiset as the input, and values
     // travel with their keys (compared with std::stable_sort of (key, value) structs)
@@ -186,11 +155,22 @@ Row bench_keys(gpusort_ctx *ctx, const Options &o, size_t n, bool pairs)
     return row;
 }
 
+// The CSV columns (stdout "csv," lines, --csv, --json); scripts and committed results read them.
+const bench_column kColumns[] = {
+    {"keys", "%s"},           {"n", "%zu"},
+    {"threads", "%d"},        {"algorithm", "%s"},
+    {"gpusort_ms", "%.3f"},   {"std_sort_ms", "%.3f"},
+    {"gnu_parallel_ms", "%.3f"}, {"gpusort_mkeys_s", "%.2f"},
+    {"x_std_sort", "%.2f"},   {"x_gnu_parallel", "%.2f"},
+    {"check", "%s"},
+};
+const int kNumColumns = int(sizeof kColumns / sizeof kColumns[0]);
+
 void usage()
 {
     std::printf(
-        "usage: bench_cpu [--n N] [--runs R] [--threads T] [--csv FILE] [--quick]\n"
-        "                 [--only-headline] [--algorithm radix|merge] [--no-peers]\n"
+        "usage: bench_cpu [--n N] [--runs R] [--threads T] [--csv FILE] [--json FILE]\n"
+        "                 [--quick] [--only-headline] [--algorithm radix|merge] [--no-peers]\n"
         "Times gpusort's CPU backend, std::sort and __gnu_parallel::sort on the same random\n"
         "data (median of R runs after a warm-up, fresh input copy per run).\n"
         "  --n N            headline size (u32 keys; default 67108864 = 2^26)\n"
@@ -200,7 +180,8 @@ void usage()
         "  --only-headline  only the headline row\n"
         "  --algorithm A    gpusort algorithm: radix (default) or merge\n"
         "  --no-peers       time gpusort only\n"
-        "  --csv FILE       append one CSV line per row to FILE\n");
+        "  --csv FILE       append one CSV line per row to FILE\n"
+        "  --json FILE      write the rows (the CSV columns) to FILE as JSON\n");
 }
 
 }  // namespace
@@ -218,6 +199,7 @@ int main(int argc, char **argv)
         else if (a == "--runs") o.runs = std::max(1, std::atoi(next()));
         else if (a == "--threads") o.threads = std::max(0, std::atoi(next()));
         else if (a == "--csv") o.csv = next();
+        else if (a == "--json") o.json = next();
         else if (a == "--quick") o.quick = true;
         else if (a == "--only-headline") o.only_headline = true;
         else if (a == "--no-peers") o.peers = false;
@@ -286,19 +268,28 @@ int main(int argc, char **argv)
     }
     FILE *csv = o.csv ? std::fopen(o.csv, "a") : nullptr;
     if (o.csv && !csv) std::fprintf(stderr, "cannot open %s\n", o.csv);
-    std::printf("\ncsv,keys,n,threads,algorithm,gpusort_ms,std_sort_ms,gnu_parallel_ms,"
-                "gpusort_mkeys_s,x_std_sort,x_gnu_parallel,check\n");
+    FILE *json_file = o.json ? std::fopen(o.json, "w") : nullptr;
+    if (o.json && !json_file) std::fprintf(stderr, "cannot open %s\n", o.json);
+    char meta[512];
+    std::snprintf(meta, sizeof meta, "\"device\": \"%s\", \"runs\": %d", info.name, o.runs);
+    bench_json json;
+    bench_json_begin(&json, json_file, meta);
+    std::printf("\n");
+    bench_csv_header(stdout, "csv,", kColumns, kNumColumns);
     for (const Row &x : rows) {
-        char line[512];
-        std::snprintf(line, sizeof line, "csv,%s,%zu,%d,%s,%.3f,%.3f,%.3f,%.2f,%.2f,%.2f,%s",
-                      x.name.c_str(), x.n, threads, gpusort_algorithm_name(o.algorithm),
-                      x.t_gpusort * 1e3, x.t_std * 1e3, x.t_gnu * 1e3,
-                      double(x.n) / x.t_gpusort / 1e6, x.t_std > 0 ? x.t_std / x.t_gpusort : 0,
-                      x.t_gnu > 0 ? x.t_gnu / x.t_gpusort : 0, x.ok ? "ok" : "wrong");
-        std::printf("%s\n", line);
-        if (csv) std::fprintf(csv, "%s\n", line + 4);
+        bench_row r;
+        bench_row_make(&r, kColumns, kNumColumns, x.name.c_str(), x.n, threads,
+                       gpusort_algorithm_name(o.algorithm), x.t_gpusort * 1e3, x.t_std * 1e3,
+                       x.t_gnu * 1e3, double(x.n) / x.t_gpusort / 1e6,
+                       x.t_std > 0 ? x.t_std / x.t_gpusort : 0,
+                       x.t_gnu > 0 ? x.t_gnu / x.t_gpusort : 0, x.ok ? "ok" : "wrong");
+        bench_csv_row(stdout, "csv,", &r);
+        bench_csv_row(csv, nullptr, &r);   // appended to earlier runs' rows: no header
+        bench_json_row(&json, &r);
     }
+    bench_json_end(&json);
     if (csv) std::fclose(csv);
+    if (json_file) std::fclose(json_file);
     gpusort_ctx_free(ctx);
     bool all_ok = true;
     for (const Row &x : rows) all_ok = all_ok && x.ok;

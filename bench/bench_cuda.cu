@@ -3,7 +3,11 @@
  * NVIDIA's CUB and Thrust (peers only: the library never uses them), in one run, on the same data.
  *
  *   bench_cuda [--suite radix|reduce|host|seeds|all] [--quick] [--csv FILE] [--json FILE]
- *              [--runs N] [--max-log2 K]
+ *              [--runs N] [--max-log2 K] [--seed S] [--only OP:TYPE:LOG2N] [--sweep SIZES]
+ *
+ * --sweep SIZES (e.g. 2^16..2^28, 16..28:2,30): instead of the headline and size rows, the radix
+ * suite times every headline variant on uniform keys at each size and the reduce suite every
+ * type: one CSV row per (variant, n), the data of a throughput-vs-n plot against CUB and Thrust.
  *
  * Method (bench/results/cuda-*.md hold the results):
  *   - data is generated on the device (a counter-based hash, seed printed); distributions
@@ -11,7 +15,8 @@
  *   - every peer sorts the same input buffers; input buffers rotate (R copies, together >= 256 MiB
  *     where n is small) so that no run finds its input in the 50 MB L2;
  *   - one warm-up, then the median of --runs (default 7) runs, each timed with CUDA events
- *     around the call alone;
+ *     around the call alone (bench/timing.h); contenders of one row in alternation where the
+ *     order mattered (reduce, host);
  *   - our output is checked on the device: ordered in gpusort's order (src/keys.h) and a
  *     permutation of the input (keys: order + a multiset fingerprint; pairs/argsort with values
  *     0..n-1: keys_out[i] == keys_in[values_out[i]], ties in increasing index order (stability),
@@ -28,7 +33,8 @@
  */
 #include "bench_cuda.h"
 #include "gpusort.h"
-#include "keys.h"
+#include "bench_internal.h"
+#include "timing.h"
 
 #include <cub/cub.cuh>
 #include <thrust/device_ptr.h>
@@ -38,7 +44,6 @@
 
 #include <algorithm>
 #include <math.h>
-#include <chrono>
 #include <functional>
 #include <stdint.h>
 #include <stdio.h>
@@ -72,7 +77,9 @@ static int g_runs = 7;
 static bool g_quick = false;
 static int g_max_log2 = 30;
 static uint64_t g_seed = 0x9e3779b97f4a7c15ull;
+static std::vector<int> g_sweep; /* --sweep: log2 of the sizes of the radix and reduce suites */
 static int g_failures = 0;
+static bench_clock g_clock;   /* CUDA events on g_stream: every GPU timing */
 
 /* ---- results ---- */
 
@@ -86,13 +93,6 @@ struct Row {
     std::string algorithm = "-";  /* what gpusort's AUTO ran (gpusort_ctx_last_algorithm) */
 };
 static std::vector<Row> g_rows;
-
-static double median(std::vector<double> v)
-{
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
 
 /* ---- data on the device ---- */
 
@@ -207,60 +207,31 @@ __global__ void check_pairs_kernel(const T *in, const T *out, const V *idx, size
     atomicAdd(&stats[2], s2);
 }
 
-/* ---- timing ---- */
+/* ---- timing (bench/timing.h) ---- */
 
-struct Timer {
-    cudaEvent_t a, b;
-    Timer() { CK(cudaEventCreate(&a)); CK(cudaEventCreate(&b)); }
-    ~Timer() { cudaEventDestroy(a); cudaEventDestroy(b); }
-    template <class F> double ms(F f)
-    {
-        CK(cudaEventRecord(a, g_stream));
-        f();
-        CK(cudaEventRecord(b, g_stream));
-        CK(cudaEventSynchronize(b));
-        float t = 0;
-        CK(cudaEventElapsedTime(&t, a, b));
-        return t;
-    }
-};
-
-/* One warm-up, then the median of g_runs; f(run) runs on rotating input run % R. */
+/* One warm-up, then the median of g_runs, CUDA events around each call; f(run) runs on rotating
+ * input run % R: run 0 is the warm-up, the timed runs are 1..g_runs. */
 template <class F> static double time_median(F f)
 {
-    Timer t;
-    t.ms([&] { f(0); });
-    CK(cudaGetLastError());
-    std::vector<double> v;
-    for (int r = 0; r < g_runs; r++) v.push_back(t.ms([&] { f(r + 1); }));
-    CK(cudaGetLastError());
-    return median(v);
+    auto run = [&](int r) { f((size_t)r); };
+    const bench_contender c = bench_call(run);
+    const bench_plan plan = {&g_clock, 1, g_runs, 1, NULL};
+    return bench_time_one(&plan, &c);
 }
 
 /* Several contenders timed in alternation: one warm-up of each, then run r of every contender
  * before run r + 1 of any, each on rotating input r % R; the median of each. Whatever drifts while
  * a row is measured (clocks, the state the memory was left in by the generator or by the buffers
  * just freed) then weighs on every contender alike. GPUSORT_BENCH_TRACE=1 prints every run. */
-template <class F> static std::vector<double> time_interleaved(std::vector<F> fs, const char *what)
+template <class F> static std::vector<double> time_interleaved(std::vector<F> &fs, const char *what)
 {
-    Timer t;
-    const size_t k = fs.size();
-    for (size_t c = 0; c < k; c++) t.ms([&] { fs[c](0); });
-    CK(cudaGetLastError());
-    std::vector<std::vector<double>> v(k);
-    for (int r = 0; r < g_runs; r++)
-        for (size_t c = 0; c < k; c++) v[c].push_back(t.ms([&] { fs[c](r + 1); }));
-    CK(cudaGetLastError());
-    const char *trace = getenv("GPUSORT_BENCH_TRACE");
+    std::vector<bench_contender> cs;
+    for (F &f : fs) cs.push_back(bench_call(f));
+    std::vector<bench_stats> st(fs.size());
+    const bench_plan plan = {&g_clock, 1, g_runs, 1, what};
+    bench_time(&plan, cs.data(), (int)cs.size(), st.data());
     std::vector<double> out;
-    for (size_t c = 0; c < k; c++) {
-        if (trace && *trace == '1') {
-            printf("  trace %s contender %zu:", what, c);
-            for (double x : v[c]) printf(" %.4f", x);
-            printf("\n");
-        }
-        out.push_back(median(v[c]));
-    }
+    for (const bench_stats &x : st) out.push_back(x.median_ms);
     return out;
 }
 
@@ -392,18 +363,17 @@ static void bench_sort(Mode mode, int and_k, size_t n, bool with_thrust)
     /* Thrust: sorts in place; the copy of the input is outside the timed region. */
     double t_thrust = 0;
     if (with_thrust) {
-        Timer tm;
-        std::vector<double> v;
-        for (int r = 0; r <= g_runs; r++) {
+        auto copy_in = [&](int r) {
             CK(cudaMemcpy(kout, kin[r % R], kb, cudaMemcpyDeviceToDevice));
             if (mode != KEYS) CK(cudaMemcpy(vout, vin, vb, cudaMemcpyDeviceToDevice));
-            double t = tm.ms([&] {
-                if (mode == KEYS) thrust::sort(thrust::cuda::par.on(g_stream), kout, kout + n);
-                else thrust::sort_by_key(thrust::cuda::par.on(g_stream), kout, kout + n, vout);
-            });
-            if (r) v.push_back(t);
-        }
-        t_thrust = median(v);
+        };
+        auto sort = [&](int) {
+            if (mode == KEYS) thrust::sort(thrust::cuda::par.on(g_stream), kout, kout + n);
+            else thrust::sort_by_key(thrust::cuda::par.on(g_stream), kout, kout + n, vout);
+        };
+        const bench_contender c = bench_call(sort, copy_in);
+        const bench_plan plan = {&g_clock, 1, g_runs, 1, NULL};
+        t_thrust = bench_time_one(&plan, &c);
     }
 
     for (size_t r = 0; r < R; r++) cudaFree(kin[r]);
@@ -439,26 +409,38 @@ static void bench_sort(Mode mode, int and_k, size_t n, bool with_thrust)
     fflush(stdout);
 }
 
+/* Every headline variant at n on distribution and_k; u64/u64 pairs at n_pairs64. thrust: time
+ * Thrust too where the headline does. */
+static void radix_variants(int and_k, size_t n, size_t n_pairs64, bool thrust)
+{
+    bench_sort<uint32_t, uint32_t>(KEYS, and_k, n, thrust);
+    bench_sort<int32_t, uint32_t>(KEYS, and_k, n, thrust);
+    bench_sort<float, uint32_t>(KEYS, and_k, n, thrust);
+    bench_sort<uint64_t, uint64_t>(KEYS, and_k, n, thrust);
+    bench_sort<int64_t, uint64_t>(KEYS, and_k, n, thrust);
+    bench_sort<double, uint64_t>(KEYS, and_k, n, thrust);
+    bench_sort<uint32_t, uint32_t>(PAIRS, and_k, n, thrust);
+    bench_sort<uint64_t, uint64_t>(PAIRS, and_k, n_pairs64, thrust);
+    bench_sort<float, uint32_t>(ARGSORT, and_k, n, false);
+    /* 64-bit keys with 4-byte values: the pairs kernels of 64-bit keys serve them too */
+    bench_sort<uint64_t, uint32_t>(PAIRS, and_k, n, false);
+    bench_sort<double, uint32_t>(ARGSORT, and_k, n, false);
+}
+
 static void suite_radix()
 {
+    if (!g_sweep.empty()) {
+        /* --sweep: every headline variant, uniform keys, at each n (Thrust up to 2^28). */
+        for (int lg : g_sweep) radix_variants(1, (size_t)1 << lg, (size_t)1 << lg, lg <= 28);
+        return;
+    }
     const size_t head = g_quick ? (size_t)1 << 24 : (size_t)1 << 28;
     const int dists[3] = {1, 3, 5};
     /* Headline: every variant and distribution at 2^28 (2^24 with --quick). */
     for (int di = 0; di < 3; di++) {
         const int k = dists[di];
         if (g_quick && k != 1) continue;
-        bench_sort<uint32_t, uint32_t>(KEYS, k, head, true);
-        bench_sort<int32_t, uint32_t>(KEYS, k, head, true);
-        bench_sort<float, uint32_t>(KEYS, k, head, true);
-        bench_sort<uint64_t, uint64_t>(KEYS, k, head, true);
-        bench_sort<int64_t, uint64_t>(KEYS, k, head, true);
-        bench_sort<double, uint64_t>(KEYS, k, head, true);
-        bench_sort<uint32_t, uint32_t>(PAIRS, k, head, true);
-        bench_sort<uint64_t, uint64_t>(PAIRS, k, g_quick ? head : head / 2, true);
-        bench_sort<float, uint32_t>(ARGSORT, k, head, false);
-        /* 64-bit keys with 4-byte values: the pairs kernels of 64-bit keys serve them too */
-        bench_sort<uint64_t, uint32_t>(PAIRS, k, head, false);
-        bench_sort<double, uint32_t>(ARGSORT, k, head, false);
+        radix_variants(k, head, g_quick ? head : head / 2, true);
     }
     /* Sizes: 2^16 .. 2^30 in powers of 4, uniform. */
     for (int lg = 16; lg <= g_max_log2; lg += 2) {
@@ -496,10 +478,10 @@ static void bench_reduce(size_t n)
     CK(cub::DeviceReduce::Sum(NULL, cub_bytes, in[0], d_out, (int64_t)n, g_stream));
     void *tmp = NULL;
     CK(cudaMalloc(&tmp, cub_bytes));
-    /* ours / CUB's kernel / CUB + the copy of its result, in alternation (time_interleaved), to
-     * rule out order effects: timed one after the other (ours first), i64 sums, which run the
-     * u64 kernel on the same bits, had measured 14% slower than u64 (H200, 2026-11-22). With
-     * GPUSORT_BENCH_TRACE=1 ours is also timed the old way, first and alone, for comparison. */
+    /* ours / CUB's kernel / CUB + the copy of its result, in alternation (time_interleaved):
+     * timed one after the other, ours first, i64 sums (the u64 kernel on the same bits) measured
+     * 14% slower than u64 (bench/results/cuda-2026-11-24.md). With GPUSORT_BENCH_TRACE=1 ours is
+     * also timed first and alone, for comparison. */
     typedef std::function<void(size_t)> Fn;
     std::vector<Fn> fs;
     fs.push_back([&](size_t r) { GK(gpusort_reduce(g_ctx, t, in[r % R], n, &v, GPUSORT_OP_SUM, 0)); });
@@ -568,8 +550,11 @@ static void bench_reduce(size_t n)
 
 static void suite_reduce()
 {
-    for (int lg = 16; lg <= g_max_log2; lg += 2) {
-        if (g_quick && lg != 16 && lg != 24) continue;
+    std::vector<int> sizes = g_sweep;
+    if (sizes.empty())
+        for (int lg = 16; lg <= g_max_log2; lg += 2)
+            if (!g_quick || lg == 16 || lg == 24) sizes.push_back(lg);
+    for (int lg : sizes) {
         const size_t n = (size_t)1 << lg;
         bench_reduce<uint32_t, unsigned long long>(n);
         bench_reduce<int32_t, long long>(n);
@@ -582,23 +567,13 @@ static void suite_reduce()
 
 /* ---- host suite ---- */
 
-static double now_ms()
-{
-    return std::chrono::duration<double, std::milli>(
-               std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
-
+/* Host-clock median of `runs` calls after one warm-up (calls that finish before returning). */
 template <class F> static double wall_median(F f, int runs)
 {
-    f();
-    std::vector<double> v;
-    for (int r = 0; r < runs; r++) {
-        double t0 = now_ms();
-        f();
-        v.push_back(now_ms() - t0);
-    }
-    return median(v);
+    auto run = [&](int) { f(); };
+    const bench_contender c = bench_call(run);
+    const bench_plan plan = bench_plan_default(runs);
+    return bench_time_one(&plan, &c);
 }
 
 static void host_fill(uint32_t *p, size_t n, uint64_t seed)
@@ -745,17 +720,35 @@ static void suite_host()
 
 /* ---- output ---- */
 
+/* The CSV columns (--csv, and the keys of --json): scripts and committed results read them. */
+static const bench_column kColumns[] = {
+    {"suite", "%s"},          {"op", "%s"},                 {"type", "%s"},
+    {"dist", "%s"},           {"n", "%zu"},                 {"ours_ms", "%.4f"},
+    {"cub_ms", "%.4f"},       {"cub_kernel_ms", "%.4f"},    {"thrust_ms", "%.4f"},
+    {"gkeys_per_s", "%.3f"},  {"gbps", "%.1f"},             {"ratio_cub", "%.4f"},
+    {"ratio_thrust", "%.4f"}, {"ours_scratch_bytes", "%lld"}, {"cub_scratch_bytes", "%lld"},
+    {"check", "%s"},          {"algorithm", "%s"},
+};
+static const int kNumColumns = (int)(sizeof kColumns / sizeof kColumns[0]);
+
+static void make_row(bench_row *out, const Row &r)
+{
+    bench_row_make(out, kColumns, kNumColumns, r.suite.c_str(), r.op.c_str(), r.type.c_str(),
+                   r.dist.c_str(), r.n, r.ours_ms, r.cub_ms, r.cub_kernel_ms, r.thrust_ms, r.gkeys,
+                   r.gbps, r.ratio_cub, r.ratio_thrust, r.ours_scratch, r.cub_scratch,
+                   r.check.c_str(), r.algorithm.c_str());
+}
+
 static void write_csv(const char *path)
 {
     FILE *f = fopen(path, "w");
     if (!f) { perror(path); return; }
-    fprintf(f, "suite,op,type,dist,n,ours_ms,cub_ms,cub_kernel_ms,thrust_ms,gkeys_per_s,gbps,"
-               "ratio_cub,ratio_thrust,ours_scratch_bytes,cub_scratch_bytes,check,algorithm\n");
-    for (const Row &r : g_rows)
-        fprintf(f, "%s,%s,%s,%s,%zu,%.4f,%.4f,%.4f,%.4f,%.3f,%.1f,%.4f,%.4f,%lld,%lld,%s,%s\n",
-                r.suite.c_str(), r.op.c_str(), r.type.c_str(), r.dist.c_str(), r.n, r.ours_ms,
-                r.cub_ms, r.cub_kernel_ms, r.thrust_ms, r.gkeys, r.gbps, r.ratio_cub,
-                r.ratio_thrust, r.ours_scratch, r.cub_scratch, r.check.c_str(), r.algorithm.c_str());
+    bench_csv_header(f, NULL, kColumns, kNumColumns);
+    for (const Row &r : g_rows) {
+        bench_row row;
+        make_row(&row, r);
+        bench_csv_row(f, NULL, &row);
+    }
     fclose(f);
 }
 
@@ -763,20 +756,16 @@ static void write_json(const char *path, const char *device)
 {
     FILE *f = fopen(path, "w");
     if (!f) { perror(path); return; }
-    fprintf(f, "{\"device\": \"%s\", \"runs\": %d, \"rows\": [\n", device, g_runs);
-    for (size_t i = 0; i < g_rows.size(); i++) {
-        const Row &r = g_rows[i];
-        fprintf(f, "  {\"suite\": \"%s\", \"op\": \"%s\", \"type\": \"%s\", \"dist\": \"%s\", "
-                   "\"n\": %zu, \"ours_ms\": %.4f, \"cub_ms\": %.4f, \"cub_kernel_ms\": %.4f, "
-                   "\"thrust_ms\": %.4f, \"gkeys_per_s\": %.3f, \"gbps\": %.1f, \"ratio_cub\": %.4f, "
-                   "\"ratio_thrust\": %.4f, \"ours_scratch_bytes\": %lld, \"cub_scratch_bytes\": %lld, "
-                   "\"check\": \"%s\", \"algorithm\": \"%s\"}%s\n",
-                r.suite.c_str(), r.op.c_str(), r.type.c_str(), r.dist.c_str(), r.n, r.ours_ms,
-                r.cub_ms, r.cub_kernel_ms, r.thrust_ms, r.gkeys, r.gbps, r.ratio_cub,
-                r.ratio_thrust, r.ours_scratch, r.cub_scratch, r.check.c_str(), r.algorithm.c_str(),
-                i + 1 < g_rows.size() ? "," : "");
+    char meta[400];
+    snprintf(meta, sizeof meta, "\"device\": \"%s\", \"runs\": %d", device, g_runs);
+    bench_json j;
+    bench_json_begin(&j, f, meta);
+    for (const Row &r : g_rows) {
+        bench_row row;
+        make_row(&row, r);
+        bench_json_row(&j, &row);
     }
-    fprintf(f, "]}\n");
+    bench_json_end(&j);
     fclose(f);
 }
 
@@ -798,10 +787,50 @@ static void usage(void)
 {
     printf("usage: bench_cuda [--suite radix|reduce|host|seeds|all] [--quick] [--csv FILE]\n"
            "                  [--json FILE] [--runs N] [--max-log2 K] [--seed S]\n"
-           "                  [--only keys|pairs32|pairs64|argsort:TYPE:LOG2N]\n"
+           "                  [--only keys|pairs32|pairs64|argsort:TYPE:LOG2N] [--sweep SIZES]\n"
            "Times gpusort's CUDA radix sort, reduce and host-data path against CUB and Thrust\n"
            "on the same data (median of N runs after a warm-up; CUDA events).\n"
-           "--suite seeds passes the remaining options to the seeds suite (cuda_seeds.cu).\n");
+           "--suite seeds passes the remaining options to the seeds suite (cuda_seeds.cu).\n"
+           "--sweep SIZES: the radix suite times every headline variant (uniform keys) and the\n"
+           "  reduce suite every type at each size, one CSV row per (variant, n), for a\n"
+           "  throughput-vs-n plot; SIZES is a comma-separated list of powers of two K or 2^K\n"
+           "  and ranges A..B[:STEP] of them, e.g. 2^16..2^28 or 16..28:2,30.\n");
+}
+
+/* --sweep: "16..28:2,30", "2^16..2^28" -> the log2 sizes, in order. False on a malformed list
+ * or a size outside 2^0 .. 2^34. */
+static bool parse_sweep(const char *text, std::vector<int> &out)
+{
+    const char *p = text;
+    auto log2_at = [&](int *k) {
+        if (p[0] == '2' && p[1] == '^') p += 2;
+        char *end;
+        const long v = strtol(p, &end, 10);
+        if (end == p || v < 0 || v > 34) return false;
+        *k = (int)v;
+        p = end;
+        return true;
+    };
+    out.clear();
+    while (*p) {
+        int a, b, step = 1;
+        if (!log2_at(&a)) return false;
+        b = a;
+        if (p[0] == '.' && p[1] == '.') {
+            p += 2;
+            if (!log2_at(&b) || b < a) return false;
+            if (*p == ':') {
+                char *end;
+                step = (int)strtol(p + 1, &end, 10);
+                if (end == p + 1 || step < 1) return false;
+                p = end;
+            }
+        }
+        for (int k = a; k <= b; k += step) out.push_back(k);
+        if (*p == ',') p++;
+        else if (*p) return false;
+    }
+    return !out.empty();
 }
 
 int main(int argc, char **argv)
@@ -821,6 +850,13 @@ int main(int argc, char **argv)
         else if (a == "--max-log2" && i + 1 < argc) g_max_log2 = atoi(argv[++i]);
         else if (a == "--seed" && i + 1 < argc) g_seed = strtoull(argv[++i], NULL, 0);
         else if (a == "--only" && i + 1 < argc) { g_only = argv[++i]; suite = "radix"; }
+        else if (a == "--sweep" && i + 1 < argc) {
+            if (!parse_sweep(argv[++i], g_sweep)) {
+                fprintf(stderr, "bench_cuda: bad --sweep %s\n", argv[i]);
+                usage();
+                return 2;
+            }
+        }
         else if (a == "--help" || a == "-h") { usage(); return 0; }
         else { fprintf(stderr, "bench_cuda: unknown option %s\n", argv[i]); usage(); return 2; }
     }
@@ -834,13 +870,20 @@ int main(int argc, char **argv)
     gpusort_device_get_info(GPUSORT_BACKEND_CUDA, 0, &info);
     printf("device: %s (%s), %d SMs; runs %d (median), seed 0x%llx%s\n", info.name, info.platform,
            info.compute_units, g_runs, (unsigned long long)g_seed, g_quick ? ", quick" : "");
+    if (!g_sweep.empty()) {
+        printf("sweep: n = 2^%d", g_sweep[0]);
+        for (size_t k = 1; k < g_sweep.size(); k++) printf(", 2^%d", g_sweep[k]);
+        printf("\n");
+    }
     CK(cudaStreamCreate(&g_stream));
+    bench_clock_cuda_init(&g_clock, g_stream);
     GK(gpusort_ctx_create(&g_ctx, GPUSORT_BACKEND_CUDA, 0));
     GK(gpusort_ctx_set_stream(g_ctx, g_stream));
     if (suite == "radix" || suite == "all") suite_radix();
     if (suite == "reduce" || suite == "all") suite_reduce();
     if (suite == "host" || suite == "all") suite_host();
     gpusort_ctx_free(g_ctx);
+    bench_clock_cuda_free(&g_clock);
     print_table();
     if (csv) write_csv(csv);
     if (json) write_json(json, info.name);

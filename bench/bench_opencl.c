@@ -4,7 +4,8 @@
  *
  *   bench_opencl [--sizes 20,24] [--type u32] [--runs 7] [--reduce-runs 51] [--device D]
  *                [--no-bitonic] [--no-radix] [--no-cpu] [--no-qsort] [--no-cuda]
- *                [--device-only] [--host-only] [--csv] [--breakdown] [--dump-reduce FILE]
+ *                [--device-only] [--host-only] [--csv] [--json FILE] [--breakdown]
+ *                [--dump-reduce FILE]
  *
  * WORKLOADS, for each size 2^k (uniform random keys of --type, a fixed seed):
  *   opencl radix  host      gpusort_sort on host arrays: copy in, sort, copy out
@@ -18,31 +19,39 @@
  *   introsort     host      a typed introsort (quicksort + heapsort + insertion sort, the
  *                           std::sort algorithm; this file is C, so it is written out below)
  *   qsort         host      C's qsort with a comparison function
- * Each workload: one untimed warm-up (kernel compilation, allocation), then --runs timed runs
- * (default 7); the median is reported, with keys/s (n / median). Every run is timed on the
- * host clock around the whole call, the result on the host (a reduce) or the sort finished
- * (gpusort_ctx_synchronize), the same way for every backend. The reduce rows take
- * --reduce-runs runs (default 51) after 5 warm-ups: a reduce at 2^24 lasts ~40 us and its
- * launch and read-back latencies move by a few us from call to call, which a median of 7
- * does not smooth (the last session's 2^24 ratios ranged 0.79-0.92x). Sorts are out of place from
- * two input buffers used in turn (rotation), so every run sorts unsorted data and the input is
- * never a cache-warm copy of the last output. After the timed runs the output is checked
- * (sorted ascending, same sum of keys as the input): a wrong result is reported as FAILED.
+ * Each workload (bench/timing.h, wall clock): one untimed warm-up (kernel compilation,
+ * allocation), then --runs timed runs (default 7); the median is reported, with keys/s
+ * (n / median). Every run is timed on the host clock around the whole call, the result on the
+ * host (a reduce) or the sort finished (gpusort_ctx_synchronize), the same way for every
+ * backend. The reduce rows take --reduce-runs runs (default 51) after 5 warm-ups: a reduce at
+ * 2^24 lasts ~40 us and its launch and read-back latencies move by a few us from call to call,
+ * which a median of 7 does not smooth (2^24 ratios from 0.79x to 0.92x:
+ * bench/results/device-final-2026-11-22b.md). Sorts are out of place from two input buffers
+ * used in turn (rotation), so every run sorts unsorted data and the input is never a cache-warm
+ * copy of the last output. After the timed runs the output is checked (sorted ascending, same
+ * sum of keys as the input): a wrong result is reported as FAILED.
  *
  * --breakdown adds, per size, the three kernels of one radix pass (pass 0 of a keys-only sort:
- * radix_upsweep, radix_scan, radix_downsweep) timed one by one: 20 back-to-back launches,
- * median of 5 such batches, reported per launch. (The grid repeats radix.c's choice: 8
- * work-groups per compute unit or GPUSORT_OPENCL_RADIX_GROUPS_PER_CU, at most 1024 and one per
- * 4096-key tile.)
+ * radix_upsweep, radix_scan, radix_downsweep) timed one by one: after one warm-up launch, the
+ * median of 5 batches of 20 back-to-back launches, reported per launch. (The grid repeats
+ * radix.c's choice: 8 work-groups per compute unit or GPUSORT_OPENCL_RADIX_GROUPS_PER_CU, at most
+ * 1024 and one per 4096-key tile.)
  *
  * --dump-reduce FILE writes the OpenCL reduce program's binary as the driver gives it (PTX on
  * NVIDIA's OpenCL: to check the memory fence before the last-work-group ticket).
  *
- * Output: a Markdown table (or CSV with --csv) on stdout, with the device and the command.
+ * Output: a Markdown table (or CSV with --csv) on stdout, with the device and the command;
+ * --json FILE also writes the rows (the CSV columns) to FILE.
  */
 #define _POSIX_C_SOURCE 200809L   /* clock_gettime under -std=c11 */
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
+
 #include "gpusort.h"
-#include "opencl/opencl_internal.h"
+#include "bench_internal.h"
+#include "timing.h"
 
 #if defined(__has_include)
 #if __has_include(<cuda_runtime_api.h>)
@@ -64,7 +73,7 @@
 #include <string.h>
 #include <time.h>
 
-#define MAX_RUNS 101
+#define MAX_RUNS 101    /* --runs and --reduce-runs at most */
 #define MAX_SIZES 16
 
 static struct {
@@ -74,21 +83,18 @@ static struct {
     int runs, reduce_runs;
     int device;
     int bitonic, radix, cpu, qsort_peer, csv, device_only, host_only, cuda, breakdown;
-    const char *dump_reduce;
-} opt = {{20, 24}, 2, GPUSORT_TYPE_U32, 7, 51, -1, 1, 1, 1, 1, 0, 0, 0, 1, 0, NULL};
+    const char *dump_reduce, *json;
+} opt = {{20, 24}, 2, GPUSORT_TYPE_U32, BENCH_RUNS_DEFAULT, 51, -1, 1, 1, 1, 1, 0, 0, 0, 1, 0,
+         NULL, NULL};
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
+/* The CSV columns (--csv, --json): scripts and committed results read them. */
+static const bench_column columns[] = {
+    {"workload", "%s"},    {"memory", "%s"},      {"type", "%s"},
+    {"n", "%zu"},          {"median_ms", "%.6f"}, {"best_ms", "%.6f"},
+    {"mkeys_per_s", "%.1f"}, {"vs", "%s"},        {"status", "%s"},
+};
+#define NCOLUMNS ((int)(sizeof columns / sizeof columns[0]))
+static bench_json json;
 
 /* ---- the introsort peer (std::sort's algorithm: Musser 1997), for u32/u64 keys ---- */
 
@@ -232,9 +238,12 @@ static void report(const char *what, const char *mem, size_t n, double med, doub
 {
     char ratio[32] = "";
     if (ratio_to > 0 && med > 0) snprintf(ratio, sizeof ratio, "%.2fx", ratio_to / med);
+    bench_row row;
+    bench_row_make(&row, columns, NCOLUMNS, what, mem, gpusort_type_name(opt.type), n, med * 1e3,
+                   best * 1e3, med > 0 ? n / med / 1e6 : 0.0, ratio, status);
+    bench_json_row(&json, &row);
     if (opt.csv)
-        printf("%s,%s,%s,%zu,%.6f,%.6f,%.1f,%s,%s\n", what, mem, gpusort_type_name(opt.type), n,
-               med * 1e3, best * 1e3, med > 0 ? n / med / 1e6 : 0.0, ratio, status);
+        bench_csv_row(stdout, NULL, &row);
     else
         printf("| %-16s | %-6s | %s | 2^%-2d | %10.3f | %10.3f | %9.1f | %7s | %s |\n", what, mem,
                gpusort_type_name(opt.type), (int)(63 - __builtin_clzll((unsigned long long)n)),
@@ -248,18 +257,14 @@ static void report(const char *what, const char *mem, size_t n, double med, doub
 typedef int (*bench_fn)(void *arg, int run);
 static double timed(bench_fn fn, void *arg, int warm, int runs, double *best)
 {
-    double t[MAX_RUNS];
-    for (int w = 0; w < warm; w++)
-        if (fn(arg, -1)) return -1;
-    for (int r = 0; r < runs; r++) {
-        int run = r + ((opt.runs - runs) % 2 + 2) % 2;   /* ends on run opt.runs - 1 modulo 2 */
-        double t0 = now();
-        if (fn(arg, run)) return -1;
-        t[r] = now() - t0;
-    }
-    qsort(t, (size_t)runs, sizeof t[0], cmp_double);
-    *best = t[0];
-    return t[runs / 2];
+    bench_plan plan = bench_plan_default(runs);
+    plan.warmup = warm;
+    plan.first_run = ((opt.runs - runs) % 2 + 2) % 2;   /* ends on run opt.runs - 1 modulo 2 */
+    bench_contender c = {fn, arg, NULL, NULL};
+    bench_stats st;
+    if (bench_time(&plan, &c, 1, &st)) return -1;
+    *best = st.min_ms * 1e-3;
+    return st.median_ms * 1e-3;
 }
 
 /* ---- workloads ---- */
@@ -379,6 +384,25 @@ static int opencl_device_buffers(job *j, cl_context c, cl_command_queue q)
     return err != CL_SUCCESS;
 }
 
+/* --breakdown: a batch of launches of one kernel, then clFinish. BATCH launches per timed
+ * batch make a ~10 us kernel long enough for the host clock. */
+#define BATCH 20
+typedef struct launch_batch {
+    cl_command_queue q;
+    cl_kernel k;
+    size_t global, local;
+    cl_int err;
+} launch_batch;
+
+static int run_batch(void *arg, int run)
+{
+    launch_batch *b = (launch_batch *)arg;
+    for (int r = 0; r < (run < 0 ? 1 : BATCH) && b->err == CL_SUCCESS; r++)
+        b->err = clEnqueueNDRangeKernel(b->q, b->k, 1, NULL, &b->global, &b->local, 0, NULL, NULL);
+    if (b->err == CL_SUCCESS) b->err = clFinish(b->q);
+    return b->err != CL_SUCCESS;
+}
+
 /* --breakdown: pass 0 of a keys-only radix sort of din[0] into dout, kernel by kernel. */
 static int radix_breakdown(job *j, cl_context c, cl_command_queue q, int compute_units)
 {
@@ -431,25 +455,20 @@ static int radix_breakdown(job *j, cl_context c, cl_command_queue q, int compute
     clSetKernelArg(k[2], 8, sizeof(cl_mem), &prefix);
     clSetKernelArg(k[2], 9, sizeof(cl_mem), &totals);
     for (int i = 0; i < 3; i++) {
-        double t[5];
-        size_t local = 256;
-        for (int b = -1; b < 5 && err == CL_SUCCESS; b++) {
-            int reps = b < 0 ? 1 : 20;
-            double t0 = now();
-            for (int r = 0; r < reps && err == CL_SUCCESS; r++)
-                err = clEnqueueNDRangeKernel(q, k[i], 1, NULL, &(size_t){grid[i] * local}, &local,
-                                             0, NULL, NULL);
-            if (err == CL_SUCCESS) err = clFinish(q);
-            if (b >= 0) t[b] = (now() - t0) / reps;
-        }
-        if (err != CL_SUCCESS) {
+        /* A warm-up batch of one launch (run -1), then 5 batches of BATCH launches. */
+        launch_batch lb = {q, k[i], grid[i] * 256, 256, CL_SUCCESS};
+        bench_plan plan = bench_plan_default(5);
+        bench_contender c = {run_batch, &lb, NULL, NULL};
+        bench_stats st;
+        if (bench_time(&plan, &c, 1, &st)) {
+            err = lb.err;
             fprintf(stderr, "bench_opencl: breakdown %s: %d\n", names[i], (int)err);
             break;
         }
-        qsort(t, 5, sizeof t[0], cmp_double);
         char what[40];
         snprintf(what, sizeof what, "  %s", names[i] + 6);   /* "  upsweep" ... */
-        report(what, "device", j->n, t[2], t[0], "1 pass", 0);
+        report(what, "device", j->n, st.median_ms * 1e-3 / BATCH, st.min_ms * 1e-3 / BATCH,
+               "1 pass", 0);
     }
     clReleaseMemObject(counts);
     clReleaseMemObject(prefix);
@@ -486,13 +505,15 @@ static void usage(FILE *f)
             "usage: bench_opencl [--sizes 20,24] [--type u32|i32|f32|u64|i64|f64] [--runs 7]\n"
             "                    [--reduce-runs 51] [--device D] [--no-bitonic] [--no-radix]\n"
             "                    [--no-cpu] [--no-qsort] [--no-cuda] [--device-only] [--host-only]\n"
-            "                    [--csv] [--breakdown] [--dump-reduce FILE]\n"
+            "                    [--csv] [--json FILE] [--breakdown] [--dump-reduce FILE]\n"
             "  --sizes    log2 of the sizes, comma-separated (default 20,24)\n"
             "  --device   OpenCL device index (default: the backend's default, a GPU if any)\n"
             "  --runs     timed runs per workload after one warm-up; the median is reported\n"
             "  --reduce-runs  timed runs of the reduce rows, after 5 warm-ups (default 51)\n"
             "  --no-radix no radix rows (OpenCL and CUDA): reduce (and bitonic) only\n"
             "  --no-cuda  no CUDA peer rows (e.g. when only OpenCL settings are compared)\n"
+            "  --csv      CSV rows on stdout instead of a Markdown table\n"
+            "  --json FILE  also write the rows (the CSV columns) to FILE as JSON\n"
             "  --breakdown  also time the kernels of one radix pass one by one\n"
             "  --dump-reduce FILE  write the OpenCL reduce program's binary (PTX on NVIDIA)\n"
             "  --device-only  only the data-on-the-device workloads (OpenCL cl_mem, CUDA device\n"
@@ -522,6 +543,8 @@ int main(int argc, char **argv)
             if (opt.reduce_runs < 1 || opt.reduce_runs > MAX_RUNS) { usage(stderr); return 2; }
         } else if (!strcmp(a, "--dump-reduce") && v) {
             opt.dump_reduce = argv[++i];
+        } else if (!strcmp(a, "--json") && v) {
+            opt.json = argv[++i];
         } else if (!strcmp(a, "--device") && v) {
             opt.device = atoi(argv[++i]);
         } else if (!strcmp(a, "--no-bitonic")) opt.bitonic = 0;
@@ -586,8 +609,17 @@ int main(int argc, char **argv)
     printf("\nMedian of %d runs after one warm-up (reduce rows: %d runs after 5); keys/s = n / "
            "median. \"vs\" = time of the row's peer / time of this row (>1: faster than the "
            "peer).\n\n", opt.runs, opt.reduce_runs);
+    FILE *json_file = opt.json ? fopen(opt.json, "w") : NULL;
+    if (opt.json && !json_file) {
+        perror(opt.json);
+        return 1;
+    }
+    char meta[600];
+    snprintf(meta, sizeof meta, "\"device\": \"%s\", \"runs\": %d, \"reduce_runs\": %d",
+             info.name, opt.runs, opt.reduce_runs);
+    bench_json_begin(&json, json_file, meta);
     if (opt.csv)
-        printf("workload,memory,type,n,median_ms,best_ms,mkeys_per_s,vs,status\n");
+        bench_csv_header(stdout, NULL, columns, NCOLUMNS);
     else
         printf("| workload         | memory | type | n    |  median ms |    best ms |  Mkeys/s |"
                "      vs | status |\n|---|---|---|---|---:|---:|---:|---:|---|\n");
@@ -681,7 +713,7 @@ int main(int argc, char **argv)
                                           t_cpu > 0 ? t_cpu : t_intro) < 0)
                 failed = 1;
         }
-        if (opt.type != GPUSORT_TYPE_F64 || gpusort__cl_has_fp64(ocl)) {
+        if (opt.type != GPUSORT_TYPE_F64 || info.supports_f64) {
             if (opt.host_only) {
                 double t_cpu_red = 0;
                 if (cpu) {
@@ -721,6 +753,8 @@ int main(int argc, char **argv)
         clReleaseMemObject(j.dout);
         free(j.in[0]); free(j.in[1]); free(j.out);
     }
+    bench_json_end(&json);
+    if (json_file) fclose(json_file);
     gpusort_ctx_free(cuda);
     gpusort_ctx_free(cpu);
     gpusort_ctx_free(ocl);

@@ -4,16 +4,16 @@
  * 000 table and the AUTO crossover measurements.
  *
  *   bench_cuda --suite seeds [--only bitonic,merge,rank,segmented,table,cross] [--runs N]
- *                            [--quick] [--csv FILE]
+ *                            [--quick] [--csv FILE] [--json FILE]
  *
  * Method: data generated on the device (hash of the position and a seed); every timed call
  * sorts out of place from one of several rotating input buffers (together >= 256 MiB or 2
  * copies for huge n, so the 50 MB L2 never holds the input); one warm-up; the median of --runs
- * (default 7) timings, each taken with CUDA events around the call alone. In-place baselines
- * (the naive kernels) get their input copied before the start event. Peers run in the same
- * program on the same input. ratio = peer time / our time (> 1: we are faster). Each of our
- * results is checked once (order within segments + a multiset fingerprint); a failed check is
- * printed and makes the exit code 1.
+ * (default 7) timings, each taken with CUDA events around the call alone (bench/timing.h).
+ * In-place baselines (the naive kernels) get their input copied before the start event. Peers
+ * run in the same program on the same input. ratio = peer time / our time (> 1: we are
+ * faster). Each of our results is checked once (order within segments + a multiset
+ * fingerprint); a failed check is printed and makes the exit code 1.
  *
  * Rows:
  *   bitonic    u32 and f32 keys, 2^20 and 2^24, vs the seed 001 kernel (one launch per
@@ -34,6 +34,7 @@
  *              the crossover table of auto_algorithm() in src/cuda/backend.cu.
  */
 #include "bench_cuda.h"
+#include "timing.h"
 #include "gpusort.h"
 #include "keys.h"
 #include "cuda/block_sort.h"
@@ -41,7 +42,6 @@
 #include <cub/cub.cuh>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <stdint.h>
 #include <stdio.h>
@@ -62,11 +62,13 @@
 namespace {
 
 gpusort_ctx *ctx;
-int runs = 7;
+int runs = BENCH_RUNS_DEFAULT;
 bool quick = false;
 int failures = 0;
 FILE *csv = NULL;
+bench_json json;
 cudaStream_t stream;
+bench_clock clock_; /* CUDA events on `stream` */
 
 /* ---- data ---- */
 
@@ -121,36 +123,15 @@ struct Inputs {
     uint32_t *operator[](int r) const { return bufs[r % bufs.size()]; }
 };
 
-/* ---- timing ---- */
-
-double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0 : v[v.size() / 2];
-}
+/* ---- timing (bench/timing.h) ---- */
 
 /* prep(r) runs before the start event (e.g. copy the input of an in-place sort), body(r) is
- * timed. One warm-up, then `runs` timings. */
+ * timed. One warm-up (r = 0), then `nruns` timings (r = 1 .. nruns); the median. */
 template <typename P, typename B> double time_ms(int nruns, P prep, B body)
 {
-    cudaEvent_t a, b;
-    SCK(cudaEventCreate(&a));
-    SCK(cudaEventCreate(&b));
-    std::vector<double> t;
-    for (int r = -1; r < nruns; r++) {
-        prep(r + 1);
-        SCK(cudaEventRecord(a, stream));
-        body(r + 1);
-        SCK(cudaEventRecord(b, stream));
-        SCK(cudaEventSynchronize(b));
-        SCK(cudaGetLastError());
-        float ms = 0;
-        SCK(cudaEventElapsedTime(&ms, a, b));
-        if (r >= 0) t.push_back(ms);
-    }
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
-    return median(t);
+    const bench_contender c = bench_call(body, prep);
+    const bench_plan plan = {&clock_, 1, nruns, 1, NULL};
+    return bench_time_one(&plan, &c);
 }
 auto noprep = [](int) {};
 
@@ -214,15 +195,24 @@ bool check(const char *what, const uint32_t *in, const uint32_t *out, size_t n,
 
 /* ---- output ---- */
 
+/* The CSV columns (--csv, and the keys of --json): scripts and committed results read them. */
+const bench_column columns[] = {
+    {"suite", "%s"},        {"case", "%s"}, {"n", "%zu"},       {"ours_ms", "%.6f"},
+    {"ours_gkeys_s", "%.4f"}, {"peer", "%s"}, {"peer_ms", "%.6f"}, {"ratio", "%.3f"},
+};
+const int ncolumns = (int)(sizeof columns / sizeof columns[0]);
+
 void row(const char *suite, const char *cas, size_t n, double ours, const char *peer, double peer_ms)
 {
     double ratio = ours > 0 && peer_ms > 0 ? peer_ms / ours : 0;
     printf("%-10s %-30s %11zu %10.4f %8.3f  %-22s %10.4f %8.2fx\n", suite, cas, n, ours,
            ours > 0 ? n / ours / 1e6 : 0.0, peer, peer_ms, ratio);
     fflush(stdout);
-    if (csv)
-        fprintf(csv, "%s,%s,%zu,%.6f,%.4f,%s,%.6f,%.3f\n", suite, cas, n, ours,
-                ours > 0 ? n / ours / 1e6 : 0.0, peer, peer_ms, ratio);
+    bench_row r;
+    bench_row_make(&r, columns, ncolumns, suite, cas, n, ours, ours > 0 ? n / ours / 1e6 : 0.0,
+                   peer, peer_ms, ratio);
+    bench_csv_row(csv, NULL, &r);
+    bench_json_row(&json, &r);
 }
 
 void header(const char *title)
@@ -408,7 +398,8 @@ void bench_rank()
         }
         cudaFree(dp);
         char cas[64];
-        snprintf(cas, sizeof cas, "floor: SM clock %.0f MHz", median(mhz));
+        snprintf(cas, sizeof cas, "floor: SM clock %.0f MHz",
+                 bench_median(mhz.data(), (int)mhz.size()));
         row("rank", cas, 0, pt, "20000-cycle kernel", pt);
     }
     /* 2^12 and 2^16 are the issue's rows; 2^5 shows the floor of one call (launch and API),
@@ -523,16 +514,14 @@ void bench_table()
         SCK(cudaMalloc(&din, n * 4));
         SCK(cudaMalloc(&dout, n * 4));
         SCK(cudaMemcpy(din, h.data(), n * 4, cudaMemcpyHostToDevice));
-        /* CPU std::sort */
-        std::vector<double> t;
-        for (int r = 0; r < nruns; r++) {
-            std::vector<uint32_t> c = h;
-            auto a = std::chrono::steady_clock::now();
-            std::sort(c.begin(), c.end());
-            auto b = std::chrono::steady_clock::now();
-            t.push_back(std::chrono::duration<double, std::milli>(b - a).count());
-        }
-        double cpu = median(t);
+        /* CPU std::sort: wall clock, a fresh copy before each run, no warm-up */
+        std::vector<uint32_t> c;
+        auto copy = [&](int) { c = h; };
+        auto cpu_sort = [&](int) { std::sort(c.begin(), c.end()); };
+        const bench_contender cc = bench_call(cpu_sort, copy);
+        bench_plan cplan = bench_plan_default(nruns);
+        cplan.warmup = 0;
+        double cpu = bench_time_one(&cplan, &cc);
         double ours = time_ms(nruns, noprep, [&](int) {
             gk(gpusort_sort(ctx, GPUSORT_TYPE_U32, din, n, dout, GPUSORT_ORDER_ASC, GPUSORT_ALGORITHM_MERGE, 0),
                "merge");
@@ -630,8 +619,8 @@ void bench_cross()
             double ms[5];
             for (int a = 0; a < 5; a++) {
                 ms[a] = -1;
-                if (algs[a] == GPUSORT_ALGORITHM_RANK && n > GPUSORT_CUDA_RANK_MAX_N) continue;
-                gpusort_status s = call(algs[a], 0); /* an algorithm may answer UNSUPPORTED */
+                /* an algorithm may answer UNSUPPORTED (rank above its n limit) */
+                gpusort_status s = call(algs[a], 0);
                 SCK(cudaDeviceSynchronize());
                 if (s != GPUSORT_STATUS_SUCCESS) continue;
                 SCK(cudaMemcpy(hko.data(), out, n * ks, cudaMemcpyDeviceToHost));
@@ -666,16 +655,18 @@ void bench_cross()
 int bench_cuda_seeds(int argc, char **argv)
 {
     std::string only = "bitonic,merge,rank,segmented,table,cross";
-    const char *csv_path = NULL;
+    const char *csv_path = NULL, *json_path = NULL;
     for (int i = 0; i < argc; i++) {
         std::string a = argv[i];
         if (a == "--only" && i + 1 < argc) only = argv[++i];
         else if (a == "--runs" && i + 1 < argc) runs = atoi(argv[++i]);
         else if (a == "--quick") quick = true;
         else if (a == "--csv" && i + 1 < argc) csv_path = argv[++i];
+        else if (a == "--json" && i + 1 < argc) json_path = argv[++i];
         else if (a == "-h" || a == "--help") {
             printf("bench_cuda --suite seeds [--only bitonic,merge,rank,segmented,table,cross]\n"
-                   "                        [--runs N (default 7)] [--quick] [--csv FILE]\n");
+                   "                        [--runs N (default 7)] [--quick] [--csv FILE]\n"
+                   "                        [--json FILE]\n");
             return 0;
         } else {
             fprintf(stderr, "bench_cuda --suite seeds: unknown option %s\n", a.c_str());
@@ -689,6 +680,7 @@ int bench_cuda_seeds(int argc, char **argv)
         return 77;
     }
     SCK(cudaStreamCreate(&stream));
+    bench_clock_cuda_init(&clock_, stream);
     gk(gpusort_ctx_set_stream(ctx, stream), "set_stream");
     gpusort_device_info info;
     gpusort_device_get_info(GPUSORT_BACKEND_CUDA, 0, &info);
@@ -699,8 +691,16 @@ int bench_cuda_seeds(int argc, char **argv)
             perror(csv_path);
             return 2;
         }
-        fprintf(csv, "suite,case,n,ours_ms,ours_gkeys_s,peer,peer_ms,ratio\n");
+        bench_csv_header(csv, NULL, columns, ncolumns);
     }
+    FILE *json_file = json_path ? fopen(json_path, "w") : NULL;
+    if (json_path && !json_file) {
+        perror(json_path);
+        return 2;
+    }
+    char meta[400];
+    snprintf(meta, sizeof meta, "\"device\": \"%s\", \"runs\": %d", info.name, runs);
+    bench_json_begin(&json, json_file, meta);
     auto want = [&](const char *w) { return ("," + only + ",").find("," + std::string(w) + ",") != std::string::npos; };
     if (want("bitonic")) bench_bitonic();
     if (want("merge")) bench_merge();
@@ -709,8 +709,11 @@ int bench_cuda_seeds(int argc, char **argv)
     if (want("table")) bench_table();
     if (want("cross")) bench_cross();
     if (csv) fclose(csv);
+    bench_json_end(&json);
+    if (json_file) fclose(json_file);
     gpusort_ctx_set_stream(ctx, NULL);
     gpusort_ctx_free(ctx);
+    bench_clock_cuda_free(&clock_);
     cudaStreamDestroy(stream);
     printf("\nseeds suite: %s\n", failures ? "CHECK FAILURES" : "all checks passed");
     return failures ? 1 : 0;

@@ -16,9 +16,18 @@
 #            peak RSS (/usr/bin/time -v) for both with the same -S
 # Both programs write to a file on the same disk through stdout (no fsync for either), with
 # LC_ALL=C, on the CPU backend (--backend cpu). Output is markdown.
+# The timings are taken by bench_exec (bench/bench_exec.c, on the benchmark harness
+# bench/timing.h): built in the same build tree as gpusort (BUILD/bench/bench_exec next to
+# BUILD/tools/gpusort), or named by BENCH_EXEC=PATH.
 set -eu
 G=${1:?usage: run.sh PATH/TO/gpusort [DATA_DIR] [RUNS]}
 G=$(cd "$(dirname "$G")" && pwd)/$(basename "$G")
+BENCH_EXEC=${BENCH_EXEC:-$(dirname "$G")/../bench/bench_exec}
+if [ ! -x "$BENCH_EXEC" ]; then
+  echo "run.sh: no bench_exec at $BENCH_EXEC: build its target or set BENCH_EXEC" >&2
+  exit 2
+fi
+BENCH_EXEC=$(cd "$(dirname "$BENCH_EXEC")" && pwd)/$(basename "$BENCH_EXEC")
 D=${2:-/tmp/gpusort-bench-text}
 RUNS=${3:-7}
 PEER_RUNS=${4:-$RUNS}
@@ -46,18 +55,11 @@ fi
 [ -s recs.txt ] || "$G" gen --record-size 100 --n "$N_RECS" --seed 7 --ascii -o recs.txt
 mkdir -p tmp
 
-# median of the wall times of N runs of a command (after one warm-up run)
+# median wall time in seconds ("%.3f") of N runs of a command after one warm-up run, its
+# stdout to out.tmp
 median() {   # median N cmd...
     local n=$1; shift
-    "$@" > out.tmp 2>/dev/null
-    local ts=()
-    for i in $(seq "$n"); do
-        local s=$(date +%s.%N)
-        "$@" > out.tmp 2>/dev/null
-        local e=$(date +%s.%N)
-        ts+=("$(echo "$e - $s" | bc)")
-    done
-    printf '%s\n' "${ts[@]}" | sort -g | awk '{ a[NR] = $1 } END { printf "%.3f", a[int((NR + 1) / 2)] }'
+    "$BENCH_EXEC" --runs "$n" --out out.tmp -- "$@"
 }
 peak() {     # peak RSS (MB) and wall time of one run
     /usr/bin/time -f "%M %e" "$@" > out.tmp 2> time.tmp || true
