@@ -51,6 +51,9 @@ try:
 except ImportError:
     sys.exit("plot.py needs matplotlib: pip install matplotlib  (or apt-get install python3-matplotlib)")
 
+# bench_cuda's time columns, by contender.
+CUDA_COLUMNS = (("gpusort", "ours_ms"), ("CUB", "cub_ms"), ("Thrust", "thrust_ms"))
+
 # One colour and marker per contender, the same in every figure.
 STYLE = {
     "gpusort": ("tab:blue", "o"), "CUB": ("tab:orange", "s"), "Thrust": ("tab:green", "^"),
@@ -102,6 +105,12 @@ def ms(x):
 
 # ---- figures ----
 
+def rates(r, columns):
+    """{name: keys/s} of one row, for the contenders whose time column holds a time."""
+    n = int(r["n"])
+    return {name: n / (ms(r[col]) * 1e-3) for name, col in columns if ms(r[col])}
+
+
 def lines_panel(ax, series, title, ylabel="keys/s"):
     """series: {name: {n: keys_per_s}}; one line per contender, x = n on a log2 axis."""
     for name, pts in series.items():
@@ -128,6 +137,22 @@ def grid(count, cols):
     return fig, flat
 
 
+def save(fig, out, title):
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+
+
+def mode_label(op, typ, short=False):
+    """bench_cuda's op column ("keys", "pairs/u32", "argsort/u32") in words."""
+    if op == "keys":
+        return typ if short else "%s keys" % typ
+    if op.startswith("pairs"):
+        return ("%s/%s pairs" if short else "%s keys + %s values") % (typ, op.split("/")[1])
+    return ("argsort %s" if short else "argsort of %s keys") % typ
+
+
 def fig_radix_vs_n(cuda, peers, device, out):
     """Sorts of uniform random keys on device data, gpusort (AUTO) against CUB and Thrust from
     the same bench_cuda rows, torch/cupy from the peers file."""
@@ -135,11 +160,8 @@ def fig_radix_vs_n(cuda, peers, device, out):
     for r in cuda:
         if r["suite"] != "radix" or r["dist"] != "uniform" or r["check"] != "ok":
             continue
-        n, key = int(r["n"]), (r["op"], r["type"])
-        for name, col in (("gpusort", "ours_ms"), ("CUB", "cub_ms"), ("Thrust", "thrust_ms")):
-            t = ms(r[col])
-            if t:
-                panels[key][name][n] = n / (t * 1e-3)
+        for name, v in rates(r, CUDA_COLUMNS).items():
+            panels[(r["op"], r["type"])][name][int(r["n"])] = v
     for r in peers:
         key = (r["op"], r["type"])
         if key in panels and ms(r["ms"]):
@@ -152,14 +174,9 @@ def fig_radix_vs_n(cuda, peers, device, out):
         return "no radix rows at more than two sizes"
     fig, axes = grid(len(keys), 2)
     for ax, (op, typ) in zip(axes, keys):
-        what = "%s keys" % typ if op == "keys" else "%s keys + %s values" % (typ, op.split("/")[1]) \
-            if op.startswith("pairs") else "argsort of %s keys" % typ
-        lines_panel(ax, panels[(op, typ)], what)
-    fig.suptitle("CUDA sort throughput against n, uniform random keys, device data (%s); "
-                 "gpusort: AUTO (the algorithm it ran is the CSV's last column)" % device, fontsize=10)
-    fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
+        lines_panel(ax, panels[(op, typ)], mode_label(op, typ))
+    save(fig, out, "CUDA sort throughput against n, uniform random keys, device data (%s); "
+         "gpusort: AUTO (the algorithm it ran is the CSV's last column)" % device)
     return None
 
 
@@ -171,14 +188,11 @@ def fig_radix_2p28(cuda, device, out):
     labels, bars = [], defaultdict(list)
     for r in rows:
         n = int(r["n"])
-        op = r["op"]
-        label = r["type"] if op == "keys" else \
-            "%s/%s pairs" % (r["type"], op.split("/")[1]) if op.startswith("pairs") else \
-            "argsort %s" % r["type"]
+        label = mode_label(r["op"], r["type"], short=True)
         labels.append(label + ("" if n == 1 << 28 else "\n(%s)" % log2_label(n)))
-        for name, col in (("gpusort", "ours_ms"), ("CUB", "cub_ms"), ("Thrust", "thrust_ms")):
-            t = ms(r[col])
-            bars[name].append(n / (t * 1e-3) / 1e9 if t else 0)
+        v = rates(r, CUDA_COLUMNS)
+        for name, _ in CUDA_COLUMNS:
+            bars[name].append(v.get(name, 0) / 1e9)
     fig, ax = plt.subplots(figsize=(max(8, 1.05 * len(labels)), 4.6))
     width = 0.8 / len(bars)
     for i, (name, vals) in enumerate(bars.items()):
@@ -190,13 +204,10 @@ def fig_radix_2p28(cuda, device, out):
     ax.set_xticks(range(len(labels)))
     ax.set_xticklabels(labels, fontsize=8)
     ax.set_ylabel("Gkeys/s")
-    ax.set_title("CUDA radix sort at 2^28, uniform random keys, device data (%s); "
-                 "labels: CUB time / gpusort time" % device, fontsize=10)
     ax.grid(True, axis="y", alpha=0.3)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
+    save(fig, out, "CUDA radix sort at 2^28, uniform random keys, device data (%s); "
+         "labels: CUB time / gpusort time" % device)
     return None
 
 
@@ -205,22 +216,16 @@ def fig_reduce_vs_n(cuda, device, out):
     for r in cuda:
         if r["suite"] != "reduce" or r["check"] != "ok":
             continue
-        n = int(r["n"])
-        for name, col in (("gpusort", "ours_ms"), ("CUB", "cub_ms")):
-            t = ms(r[col])
-            if t:
-                panels[r["type"]][name][n] = n / (t * 1e-3)
+        for name, v in rates(r, CUDA_COLUMNS[:2]).items():
+            panels[r["type"]][name][int(r["n"])] = v
     if not panels:
         return "no reduce rows"
     types = [t for t in ("u32", "i32", "f32", "u64", "i64", "f64") if t in panels]
     fig, axes = grid(len(types), 3)
     for ax, t in zip(axes, types):
         lines_panel(ax, panels[t], "sum of %s" % t, "elements/s")
-    fig.suptitle("CUDA reduce (sum) against n, device data (%s); CUB timed with the copy of its "
-                 "result to the host, as gpusort_reduce returns it" % device, fontsize=10)
-    fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
+    save(fig, out, "CUDA reduce (sum) against n, device data (%s); CUB timed with the copy of its "
+         "result to the host, as gpusort_reduce returns it" % device)
     return None
 
 
@@ -245,10 +250,7 @@ def fig_algorithms(seeds, out):
         series = panels[(typ, mode)]
         ordered = {a: series[a] for a in ("rank", "bitonic", "merge", "radix", "auto") if a in series}
         lines_panel(ax, ordered, "%s %s" % (typ, "keys + u32 values" if mode == "pairs" else "keys"))
-    fig.suptitle("Every CUDA algorithm against n (device data; AUTO picks from these)")
-    fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
+    save(fig, out, "Every CUDA algorithm against n (device data; AUTO picks from these)")
     return None
 
 
@@ -295,11 +297,8 @@ def fig_cpu(cpu, out):
         ax.set_ylabel("Mkeys/s")
         ax.grid(True, axis="y", alpha=0.3)
         ax.legend(fontsize=8)
-    fig.suptitle("CPU backend (radix) against std::sort (1 thread) and __gnu_parallel::sort, "
-                 "%s threads" % "/".join(threads), fontsize=10)
-    fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
+    save(fig, out, "CPU backend (radix) against std::sort (1 thread) and __gnu_parallel::sort, "
+         "%s threads" % "/".join(threads))
     return None
 
 
