@@ -22,8 +22,18 @@
 #                            full adds the argsort, whose exact CPU check takes minutes)
 #   portions                 the radix sort built with 24576-key portions, so that its
 #                            multi-portion path (n > 2^27 normally) runs at test sizes
-#   bench [SUITE...]         benchmarks, CSV/JSON rows; suites: radix reduce host seeds opencl
-#                            peers cpu text, or all (default: all but text)
+#   bench [SUITE...]         benchmarks, rows in CSV/JSON (default: every suite but text; all):
+#     radix    bench_cuda --suite radix: every key type and mode at 2^28 vs CUB and Thrust, and
+#              u32/u64 keys and pairs at 2^16 .. 2^30 (every type at $BENCH_SIZES too, once
+#              bench_cuda has --sizes)
+#     reduce   bench_cuda --suite reduce: sums of the six types, 2^16 .. 2^30, vs CUB
+#     host     bench_cuda --suite host: 1 GiB of host data end to end vs bare copies
+#     seeds    bench_cuda --suite seeds: bitonic, merge, rank, segmented vs their peers, seed
+#              000's table, and every algorithm at 2^5 .. 2^22 (AUTO's crossovers)
+#     opencl   bench_opencl through NVIDIA's OpenCL driver vs the CUDA backend, 2^24 and 2^28
+#     peers    bench/peers.py: torch.sort and cupy.sort at $BENCH_SIZES
+#     cpu      bench_cpu: the CPU backend vs std::sort and __gnu_parallel::sort, $CPU_SIZES
+#     text     $TEXT_LINES integer lines, gpusort -n vs GNU sort -n on every core
 #   ab -DNAME=VALUE... [ROW...]  a variant build (CUDA flags -D..., in build-gpu-ab) against
 #                            this build: bench rows in alternating processes, 3 rounds; ROW is
 #                            OP:TYPE:LOG2 for `bench_cuda --only` (default: the 2^28 headline
