@@ -40,7 +40,8 @@
 #                            rows) or seeds:NAME for `bench_cuda --suite seeds --only NAME`.
 #                            (The variant's tests: GPU_CHECK_BUILD=build-gpu-ab
 #                            GPU_CHECK_CMAKE_ARGS=-DCMAKE_CUDA_FLAGS=-DNAME=VALUE ... test.)
-#   plot                     bench/plot.py on this run's CSVs: PNGs into plots.tgz
+#   plot                     bench/plot.py on the CSVs in $OUT (those bench wrote): PNGs into
+#                            plots.tgz
 #   ncu [ROW]                per-kernel times (Nsight Compute) of one bench_cuda row, ours and
 #                            the peer's: ROW as for ab (default keys:u32:24)
 #
@@ -61,8 +62,9 @@
 #   CPU_SIZES             log2 sizes of bench cpu (default "16 18 20 22 24 26")
 #   TEXT_LINES            lines of bench text (default 100000000)
 #
-# One call of the device tool may run 10 minutes: run the steps in several calls, e.g.
-# `build test`, then `sanitize`, then `bench`, then `plot` (a warm machine keeps build-gpu/).
+# One call of the device tool may run 10 minutes and starts with an empty $OUT: run the steps
+# in several calls, e.g. `build test`, then `sanitize`, then `bench plot` (plot reads the CSVs
+# that bench wrote to $OUT in the same call; a warm machine keeps build-gpu/ between calls).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 ROOT=$PWD
