@@ -24,8 +24,8 @@
 #                            multi-portion path (n > 2^27 normally) runs at test sizes
 #   bench [SUITE...]         benchmarks, rows in CSV/JSON (default: every suite but text; all):
 #     radix    bench_cuda --suite radix: every key type and mode at 2^28 vs CUB and Thrust, and
-#              u32/u64 keys and pairs at 2^16 .. 2^30 (every type at $BENCH_SIZES too, once
-#              bench_cuda has --sizes)
+#              u32/u64 keys and pairs at 2^16 .. 2^30, and every key type and mode at
+#              $BENCH_SIZES (bench_cuda --sweep) for the throughput-vs-n plot
 #     reduce   bench_cuda --suite reduce: sums of the six types, 2^16 .. 2^30, vs CUB
 #     host     bench_cuda --suite host: 1 GiB of host data end to end vs bare copies
 #     seeds    bench_cuda --suite seeds: bitonic, merge, rank, segmented vs their peers, seed
@@ -428,10 +428,10 @@ bench_one() {
     esac
     if [ $rc = 0 ] && ! grep -qE "FAIL|WRONG" "$d/$s.log"; then result "bench $s" ok "$detail"
     else result "bench $s" FAILED "exit $rc: $(grep -m3 -E 'FAIL|WRONG|rror' "$d/$s.log" | tr '\n' ' ')"; fi
-    # The size sweep of every key type, when bench_cuda offers one (--sizes LOG2,...).
-    if [ "$s" = radix ] && "$bench_cuda" --help 2>&1 | grep -q -- "--sizes"; then
+    # The size sweep of every key type (bench_cuda --sweep LOG2,...).
+    if [ "$s" = radix ]; then
       step_t0=$SECONDS
-      timeout 600 "$bench_cuda" --suite radix --sizes "$SIZES" --csv "$d/sweep.csv" > "$d/sweep.log" 2>&1
+      timeout 600 "$bench_cuda" --suite radix --sweep "$SIZES" --csv "$d/sweep.csv" > "$d/sweep.log" 2>&1
       rc=$?
       csv_append "$d/sweep.csv" "$OUT/cuda.csv"
       if [ $rc = 0 ]; then result "bench sweep" ok "$(($(wc -l < "$d/sweep.csv") - 1)) rows, 2^{$SIZES}"
