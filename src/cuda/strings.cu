@@ -33,7 +33,7 @@
  * Records: the key bytes of every record are packed on the host (n * key_size bytes), sorted as
  * fixed-length strings, and the records are then permuted on the host.
  */
-#include "block_sort.h"
+#include "cuda_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
