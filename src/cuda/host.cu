@@ -132,10 +132,11 @@ static gpusort_status stage_alloc(gpusort_ctx *ctx)
 
 /* Enqueue the copy of `bytes` from host `src` to device `dst` on the copy streams and make the
  * context's stream wait for it (work enqueued there afterwards sees the data). The copy streams
- * must already be ordered after earlier users of dst (gpusort__cuda_copy_h2d does that; the host pipeline once
- * for all its chunks). Pinned: one cudaMemcpyAsync on copy stream 0. Pageable: double-buffered
- * through the staging buffers (stage_alloc'd by the caller), buffer b on copy stream b; the call
- * returns when the CPU has filled the last staging buffer, the DMAs may still run. */
+ * must already be ordered after earlier users of dst (gpusort__cuda_copy_h2d does that; the host
+ * pipeline once for all its chunks). Pinned: one cudaMemcpyAsync on copy stream 0. Pageable:
+ * double-buffered through the staging buffers (stage_alloc'd by the caller), buffer b on copy
+ * stream b; the call returns when the CPU has filled the last staging buffer, the DMAs may still
+ * run. */
 static gpusort_status h2d_enqueue(gpusort_ctx *ctx, void *dst, const void *src, size_t bytes,
                                   int pinned)
 {
