@@ -16,7 +16,7 @@
  * order when both zeros, or any NaN, occur (see float_bits). With indices, n must be below 2^32
  * (32-bit positions; UNSUPPORTED above, with a message).
  *
- * ANY n. The network is the "flip" form of block_sort.cuh (all comparators ascending), of size
+ * ANY n. The network is the "flip" form of thread_sort.cuh (all comparators ascending), of size
  * 2^ceil(log2 n). Positions >= n hold a virtual sentinel greater than every item; such
  * comparators are no-ops, so nothing is padded, allocated or moved for them (loads beyond n
  * read the sentinel, stores beyond n are skipped, threads whose positions all lie beyond n

@@ -14,8 +14,8 @@
  *
  * Network sizes (launch_typed): the smallest of 32 x 4, 64 x 8, 128 x 8, 256 x 8, 256 x 16
  * threads x items that holds the largest tile, then 512 x 16 for items of up to 8 bytes and
- * 1024 x 16 for 4-byte items (64 KiB of items per block). Items carry an index when
- * block_sort.h's needs_idx says so (floats, values, argsort).
+ * 1024 x 16 for 4-byte items (64 KiB of items per block). Items carry an index for float keys
+ * and whenever values travel (pairs, argsort, item mode); thread_sort.cuh says why.
  */
 #include "block_sort.h"
 #include "block_sort.cuh"

@@ -826,7 +826,7 @@ extern "C" gpusort_status gpusort__cuda_merge_sort(gpusort_ctx *ctx, const gpuso
     return gpusort__cuda_merge_segments(ctx, d, &lo, &hi, 1, float_exact(ctx, d));
 }
 
-/* Merge sorted runs of w0 keys (the host pipeline of backend.cu: chunks sorted one by one).
+/* Merge sorted runs of w0 keys (the host pipeline of host.cu: chunks sorted one by one).
  * The passes of merge_segments without its tile phase, for one segment [0, n); the last pass
  * is launched in `ranges` ranges of output tiles, each followed by an event. */
 gpusort_status gpusort__cuda_merge_runs(gpusort_ctx *ctx, const gpusort__sort_args *d, uint64_t w0,
