@@ -31,13 +31,13 @@
  *              32 lists there: a single thread / a log-depth tree per output is seconds per run);
  *   cross      rank / bitonic / merge / radix / AUTO at n = 2^5 .. 2^22, u32, f32, u64 and f64
  *              keys alone and with u32 values, each output checked against the CPU backend:
- *              the crossover table of auto_algorithm() in src/cuda/backend.cu.
+ *              the crossover table of src/cuda/auto.cu.
  */
 #include "bench_cuda.h"
 #include "timing.h"
 #include "gpusort.h"
 #include "keys.h"
-#include "cuda/block_sort.h"
+#include "cuda/cuda_internal.h"
 
 #include <cub/cub.cuh>
 
@@ -49,6 +49,10 @@
 #include <string.h>
 #include <string>
 #include <vector>
+
+/* bench/seed_multiway.cu: seed 000's one-block column sort + multi-way merge, variant 0..3. */
+gpusort_status seed_multiway_sort(gpusort_ctx *ctx, const gpusort__sort_args *d, int variant,
+                                  int lists);
 
 #define SCK(x)                                                                                   \
     do {                                                                                         \
@@ -538,7 +542,7 @@ void bench_table()
                 d.keys_out = dout;
                 d.n = n;
                 double ms = time_ms(nruns, noprep, [&](int) {
-                    gk(gpusort__cuda_merge_multiway(ctx, &d, v, L), "multiway");
+                    gk(seed_multiway_sort(ctx, &d, v, L), "multiway");
                 });
                 SCK(cudaDeviceSynchronize());
                 check(names[v], din, dout, n);
@@ -570,8 +574,8 @@ __global__ void gen_typed(void *out, size_t n, uint64_t seed, int type)
 }
 
 /* Every algorithm (rank, bitonic, merge, radix) and AUTO on device data of one key type, keys
- * alone and with u32 values, n = 2^5 .. 2^22: the table auto_algorithm() in src/cuda/backend.cu
- * is built from. Each algorithm's output is compared once, byte for byte, with the CPU backend's
+ * alone and with u32 values, n = 2^5 .. 2^22: the table of src/cuda/auto.cu is built
+ * from. Each algorithm's output is compared once, byte for byte, with the CPU backend's
  * stable sort of the same input (keys and values). peer = radix; ratio > 1: faster than radix. */
 void bench_cross()
 {

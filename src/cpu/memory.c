@@ -11,7 +11,8 @@
  * at once, misses the TLB far less. Elsewhere, or if mmap fails, plain malloc.
  *
  * Even with huge pages, first touch costs the kernel's zeroing of every page: 85 ms for the
- * 256 MiB scratch of a 2^26-key u32 sort on one core of our 2-core machine, ~5% of the sort.
+ * 256 MiB scratch of a 2^26-key u32 sort on one core of a 2-core machine, ~5% of the sort
+ * (bench/results/cpu-2026-11-22b.md).
  * So a freed mapping is not unmapped but KEPT in the context (ctx->kept, at most
  * GPUSORT__KEPT_MAX of them, the largest ones), and the next allocation takes the smallest
  * kept mapping that is large enough. A program that sorts repeatedly with one context then

@@ -3,8 +3,8 @@
  *
  * Exports gpusort__cpu_parallel_for(threads, count, fn, arg): runs fn(arg, i) for every i in
  * [0, count) and returns when all are done; and on top of it gpusort__cpu_parallel_copy (a
- * copy or an index fill of n elements, split over the threads). It starts min(threads, count) - 1 pthreads; the
- * calling thread is the last worker. Tasks are handed out by an atomic counter, so a slow task
+ * copy or an index fill of n elements, split over the threads). It starts
+ * min(threads, count) - 1 pthreads; the calling thread is the last worker. Tasks are handed out by an atomic counter, so a slow task
  * does not hold back the others; the usual use is count == threads (one task per thread, each
  * task knowing its slice from i).
  *

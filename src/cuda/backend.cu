@@ -1,10 +1,11 @@
 /*
- * backend.cu -- the CUDA backend: context state, pointer detection, the host-data pipeline and
- * dispatch to the algorithm files (see cuda_internal.h for the list).
+ * backend.cu -- the CUDA backend's table: context state, devices, pointer detection, and
+ * dispatch of each call to host.cu (host data) or to the algorithm files (device data; see
+ * cuda_internal.h for the list).
  *
- * Exports: gpusort__cuda_ops (the backend table of src/backend.h) and the helpers every CUDA
- * file uses: gpusort__cuda_stream, gpusort__cuda_scratch(_zeroed), gpusort__cuda_check,
- * gpusort__cuda_props.
+ * Exports: gpusort__cuda_ops (the backend table of src/backend.h); the helpers every CUDA file
+ * uses: gpusort__cuda_stream, gpusort__cuda_scratch(_zeroed), gpusort__cuda_check,
+ * gpusort__cuda_props; and for host.cu: gpusort__cuda_dispatch, gpusort__cuda_scratch_release.
  *
  * Order of calls (made by the core, src/gpusort.c):
  *   device_count -> init (cudaSetDevice, own stream, two copy streams, props)
@@ -13,132 +14,34 @@
  *
  * Where the data lives decides the path (cudaPointerGetAttributes on every pointer):
  *   device or managed memory  the algorithm runs on the caller's buffers, enqueued on the
- *                             context's stream. With a caller's stream (set_stream) the call is
- *                             asynchronous; on the context's own stream it waits for the result.
- *   host memory               "host path": the data goes to device scratch (IO slots), is sorted
- *                             there and comes back (pipelined in chunks when large, below);
- *                             the call completes before returning.
- *                             Pinned (registered or cudaHostAlloc'd) memory is copied directly
- *                             by DMA. Pageable memory goes through two pinned staging buffers
- *                             owned by the context: the CPU fills one while the copy engine
- *                             drains the other (two copy streams), so the memcpy into pinned
- *                             memory and the PCIe transfer overlap.
+ *                             context's stream (AUTO resolved by auto.cu). With a caller's
+ *                             stream (set_stream) the call is asynchronous; on the context's
+ *                             own stream it waits for the result.
+ *   host memory               host.cu: the data goes to device scratch (IO slots), is sorted
+ *                             there and comes back (or the CPU sorts it); the call completes
+ *                             before returning.
  *   mixed kinds               invalid argument (gpusort.h: all pointers of one call alike).
- * What overlaps on the host path, and which path runs when (sort_host):
- *   pipeline      n >= HOST_PIPE_MIN_KEYS (2^22) keys, algorithm AUTO, radix or merge, every
- *                 host array pinned (pageable ones only with GPUSORT_CUDA_HOST_PIPELINE=1: no
- *                 gain measured, host_pipe_chunk says why), the array fits on the device:
- *                 host_pipeline. The array goes in as (up to) 4 chunks; chunk c is copied in
- *                 on a copy stream while the device sorts chunk c - 1 in place (the
- *                 device-data sort, waiting on the chunk's copy event); the sorted chunks are
- *                 merged on the device (merge.cu's merge-path passes, gpusort__cuda_merge_runs:
- *                 stable, ties take the earlier chunk), and the last merge pass runs in 8
- *                 ranges of output tiles, each followed by an event, so that the copy-out of
- *                 range j overlaps the merge of range j + 1. Exposed beyond the two copies:
- *                 the last chunk's sort, the merge passes but the last, and 1/8 of the last
- *                 (the constants say why 4 and 8). Argsort sorts the chunks as pairs with
- *                 device-made global indices. Measured 0.93-0.94 of a bare pinned copy-in +
- *                 copy-out for 1 GiB u32, against 0.88 for the single shot in the same
- *                 process (bench/results/host-pipeline-2026-11-24.md).
- *   single shot   smaller n, pageable arrays, bitonic or rank named (chunks merged would not
- *                 be that sort), GPUSORT_CUDA_HOST_PIPELINE=0, or too little device memory for
- *                 the pipeline: host_run copies everything in, sorts, copies out; only the
- *                 copies' CPU and DMA halves overlap (0.84-0.88 of a bare pinned copy-in +
- *                 copy-out for 1 GiB, bench/results/cuda-2026-11-22.md).
- *   runs + CPU    arrays larger than the device: below.
- * In both GPU paths pageable memory overlaps the CPU's copy into pinned staging (8 threads)
- * with the DMA of the previous staging buffer, both directions.
- * Host data for reduce goes to the device the same way as the single shot (the CPU reduces it
- * when it does not fit).
- *
- * Host arrays larger than the device can hold (with the radix sort's alternate buffers) are
- * sorted in runs of the largest size that fits; the sorted runs come back to a host buffer and
- * are merged on the CPU with gpusort__cpu_merge_runs. Why the CPU: a GPU merge of runs that do
- * not fit on the GPU together would send every byte over PCIe twice more; the CPU merge reads
- * and writes host memory once, at host bandwidth, while PCIe is the bottleneck anyway.
- *
- * AUTO with host data below GPUSORT_CUDA_HOST_CPU_CROSSOVER keys runs the CPU backend's sort:
- * the PCIe round trip and launch latency cost more than the CPU's sort at those sizes.
  *
  * Scratch: eight slots (cuda_internal.h), each a cudaMalloc'd buffer grown on demand to exactly
- * the size asked (never shrunk) and freed by destroy. A failed cudaMalloc gives
- * OUT_OF_DEVICE_MEMORY, never a crash; on the host path it makes the runs smaller.
- *
- * Testing knobs (environment variables): GPUSORT_CUDA_HOST_RUN_KEYS=N caps host-path runs at N
- * keys, so that the runs + CPU merge path runs at test sizes (scripts/device_cuda.sh uses it);
- * GPUSORT_CUDA_HOST_CHUNK_KEYS=N makes the pipeline run at any n > N with chunks of the largest
- * 4096 * 2^k <= N keys (several chunks, merge passes and output ranges at test sizes);
- * GPUSORT_CUDA_HOST_PIPELINE=0 turns the pipeline off, =1 on for pageable arrays too
- * (bench_cuda --suite host times both).
+ * the size asked (never shrunk) and freed by destroy or trim. A failed cudaMalloc gives
+ * OUT_OF_DEVICE_MEMORY, never a crash.
  */
-#include "block_sort.h"
 #include "cuda_internal.h"
-#include "cpu/cpu.h"
 
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-
-/* Measured on an H200 with 16 cores (bench_cuda --suite host, bench/results/cuda-2026-11-22.md):
- * u32 keys in pageable memory, the CPU backend took 0.026 ms at 2^10 keys against 0.055 ms for
- * the GPU round trip, and 0.074 ms at 2^12 against 0.056 ms (an earlier run: 0.054 vs 0.051);
- * from 2^14 on the GPU wins 2.7x and more. So for host data with AUTO, below this many keys the
- * CPU backend sorts. */
-#define GPUSORT_CUDA_HOST_CPU_CROSSOVER ((size_t)1 << 12)
-
-/* Size of each of the two pinned staging buffers for pageable host data: large enough that one
- * cudaMemcpyAsync runs at full PCIe rate and that the threads copying it into pinned memory
- * (STAGE_THREADS of them: one thread's memcpy reaches ~7 GB/s, far below PCIe 5) start rarely,
- * small enough to keep pinned memory modest. */
-#define STAGE_BYTES ((size_t)32 << 20)
-#define STAGE_THREADS 8
-
-/* The host pipeline (host_pipeline below). From HOST_PIPE_MIN_KEYS keys on, the array goes to
- * the device in HOST_PIPE_CHUNKS chunks (a power of two times 4096 keys each, so the chunks are
- * the merge's runs), and the last merge pass in HOST_PIPE_RANGES ranges.
- *   HOST_PIPE_MIN_KEYS 2^22 (16 MiB of u32): what the pipeline can hide is the sort's time
- *     (about 0.1 ms at 2^22 u32 on an H200, 5 ms at 2^28); what it adds is a merge pass per
- *     doubling of the chunk count beyond the one that overlaps the copy-out, and ~10 launches
- *     and events (some 10 us each on the host). Below 2^22 that leaves nothing to gain (an
- *     estimate, not a measurement: the benchmark measures 2^28).
- *   HOST_PIPE_CHUNKS 4: after the last chunk's copy-in, the sort of that chunk and all merge
- *     passes but the last are exposed: T_sort(n/C) + (log2(C) - 1) * T_pass. At 2^28 u32
- *     (T_sort(2^28) ~ 5.2 ms, T_pass ~ 0.7 ms): C = 2 2.6 ms, C = 4 2.0 ms, C = 8 2.05 ms.
- *   HOST_PIPE_RANGES 8: the copy-out of range 0 waits for its merge, 1/8 of the last pass
- *     (~0.1 ms at 2^28); the merge runs ~30x faster than PCIe, so later ranges are ready before
- *     the copy engine reaches them. */
-#define HOST_PIPE_MIN_KEYS ((size_t)1 << 22)
-#define HOST_PIPE_CHUNKS 4
-#define HOST_PIPE_RANGES 8
-
-/* Device memory left free for the runtime, kernels' look-back state and other users when the
- * host path sizes its runs. */
-#define DEVICE_MEM_RESERVE ((size_t)512 << 20)
-
-typedef struct cuda_impl {
-    int device;
-    cudaStream_t own_stream;       /* created at init */
-    cudaStream_t stream;           /* own_stream or the caller's (set_stream) */
-    cudaStream_t copy_stream[2];   /* host-path copies of pageable data */
-    cudaEvent_t copy_done[2];      /* the last DMA to or from staging buffer i is done */
-    cudaEvent_t ready;             /* the stream's work so far (the copy streams wait on it) */
-    cudaEvent_t range_done[HOST_PIPE_RANGES]; /* host pipeline: range j of the last merge pass */
-    void *scratch[GPUSORT_CUDA_SCRATCH_COUNT];
-    size_t scratch_bytes[GPUSORT_CUDA_SCRATCH_COUNT];
-    void *stage[2];                /* pinned staging, STAGE_BYTES each (allocated on first use) */
-    struct cudaDeviceProp props;
-} cuda_impl;
-
-static cuda_impl *impl_of(gpusort_ctx *ctx) { return (cuda_impl *)ctx->impl; }
 
 /* ---- helpers shared with the algorithm files ---- */
 
-extern "C" cudaStream_t gpusort__cuda_stream(gpusort_ctx *ctx) { return impl_of(ctx)->stream; }
+extern "C" cudaStream_t gpusort__cuda_stream(gpusort_ctx *ctx)
+{
+    return gpusort__cuda_impl_of(ctx)->stream;
+}
 
 extern "C" const struct cudaDeviceProp *gpusort__cuda_props(gpusort_ctx *ctx)
 {
-    return &impl_of(ctx)->props;
+    return &gpusort__cuda_impl_of(ctx)->props;
 }
 
 extern "C" gpusort_status gpusort__cuda_check(gpusort_ctx *ctx, cudaError_t err, const char *what)
@@ -152,7 +55,7 @@ extern "C" gpusort_status gpusort__cuda_check(gpusort_ctx *ctx, cudaError_t err,
 
 extern "C" void *gpusort__cuda_scratch(gpusort_ctx *ctx, int slot, size_t bytes)
 {
-    cuda_impl *im = impl_of(ctx);
+    gpusort__cuda_impl *im = gpusort__cuda_impl_of(ctx);
     if (slot < 0 || slot >= GPUSORT_CUDA_SCRATCH_COUNT) return NULL;
     if (bytes == 0) bytes = 1;
     if (im->scratch[slot] && im->scratch_bytes[slot] >= bytes) return im->scratch[slot];
@@ -180,7 +83,7 @@ extern "C" void *gpusort__cuda_scratch(gpusort_ctx *ctx, int slot, size_t bytes)
 
 extern "C" void *gpusort__cuda_scratch_zeroed(gpusort_ctx *ctx, int slot, size_t bytes)
 {
-    cuda_impl *im = impl_of(ctx);
+    gpusort__cuda_impl *im = gpusort__cuda_impl_of(ctx);
     if (slot < 0 || slot >= GPUSORT_CUDA_SCRATCH_COUNT) return NULL;
     /* gpusort__cuda_scratch reallocates exactly when the slot is empty or too small (and a new
      * buffer may reuse the old address, so the pointer cannot tell). */
@@ -193,8 +96,7 @@ extern "C" void *gpusort__cuda_scratch_zeroed(gpusort_ctx *ctx, int slot, size_t
     return p;
 }
 
-/* Free every scratch slot (the host path does so before sizing its runs on a full device). */
-static void scratch_release(cuda_impl *im)
+extern "C" void gpusort__cuda_scratch_release(gpusort__cuda_impl *im)
 {
     for (int i = 0; i < GPUSORT_CUDA_SCRATCH_COUNT; i++) {
         if (im->scratch[i]) cudaFree(im->scratch[i]);
@@ -246,7 +148,7 @@ static void cuda_destroy(gpusort_ctx *ctx);
 
 static gpusort_status cuda_init(gpusort_ctx *ctx, int device)
 {
-    cuda_impl *im = (cuda_impl *)calloc(1, sizeof *im);
+    gpusort__cuda_impl *im = (gpusort__cuda_impl *)calloc(1, sizeof *im);
     if (!im) return gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY, "CUDA context");
     ctx->impl = im;
     im->device = device;
@@ -276,7 +178,7 @@ static gpusort_status cuda_init(gpusort_ctx *ctx, int device)
     if ((s = gpusort__cuda_check(ctx, cudaEventCreateWithFlags(&im->ready, cudaEventDisableTiming),
                                  "cudaEventCreate")))
         goto fail;
-    for (int j = 0; j < HOST_PIPE_RANGES; j++)
+    for (int j = 0; j < GPUSORT_CUDA_HOST_PIPE_RANGES; j++)
         if ((s = gpusort__cuda_check(ctx, cudaEventCreateWithFlags(&im->range_done[j],
                                                                    cudaEventDisableTiming),
                                      "cudaEventCreate")))
@@ -289,18 +191,18 @@ fail:
 
 static void cuda_destroy(gpusort_ctx *ctx)
 {
-    cuda_impl *im = impl_of(ctx);
+    gpusort__cuda_impl *im = gpusort__cuda_impl_of(ctx);
     if (!im) return;
     cudaSetDevice(im->device);
     if (im->own_stream) cudaStreamSynchronize(im->own_stream);
-    scratch_release(im);
+    gpusort__cuda_scratch_release(im);
     for (int i = 0; i < 2; i++) {
         if (im->stage[i]) cudaFreeHost(im->stage[i]);
         if (im->copy_done[i]) cudaEventDestroy(im->copy_done[i]);
         if (im->copy_stream[i]) cudaStreamDestroy(im->copy_stream[i]);
     }
     if (im->ready) cudaEventDestroy(im->ready);
-    for (int j = 0; j < HOST_PIPE_RANGES; j++)
+    for (int j = 0; j < GPUSORT_CUDA_HOST_PIPE_RANGES; j++)
         if (im->range_done[j]) cudaEventDestroy(im->range_done[j]);
     if (im->own_stream) cudaStreamDestroy(im->own_stream);
     (void)cudaGetLastError();
@@ -311,10 +213,10 @@ static void cuda_destroy(gpusort_ctx *ctx)
 /* gpusort_ctx_trim (the core synchronised): device scratch and pinned staging go back. */
 static gpusort_status cuda_trim(gpusort_ctx *ctx)
 {
-    cuda_impl *im = impl_of(ctx);
+    gpusort__cuda_impl *im = gpusort__cuda_impl_of(ctx);
     gpusort_status s = gpusort__cuda_check(ctx, cudaSetDevice(im->device), "cudaSetDevice");
     if (s) return s;
-    scratch_release(im);
+    gpusort__cuda_scratch_release(im);
     for (int i = 0; i < 2; i++) {
         if (im->stage[i]) cudaFreeHost(im->stage[i]);
         im->stage[i] = NULL;
@@ -324,14 +226,14 @@ static gpusort_status cuda_trim(gpusort_ctx *ctx)
 
 static gpusort_status cuda_set_stream(gpusort_ctx *ctx, void *stream)
 {
-    cuda_impl *im = impl_of(ctx);
+    gpusort__cuda_impl *im = gpusort__cuda_impl_of(ctx);
     im->stream = stream ? (cudaStream_t)stream : im->own_stream;
     return GPUSORT_STATUS_SUCCESS;
 }
 
 static gpusort_status cuda_synchronize(gpusort_ctx *ctx)
 {
-    cuda_impl *im = impl_of(ctx);
+    gpusort__cuda_impl *im = gpusort__cuda_impl_of(ctx);
     cudaSetDevice(im->device);
     return gpusort__cuda_check(ctx, cudaStreamSynchronize(im->stream), "cudaStreamSynchronize");
 }
@@ -375,248 +277,12 @@ static enum mem_kind common_kind(const void *const *ptrs, int count, int *pinned
     return pageable ? MEM_PAGEABLE : MEM_PINNED;
 }
 
-/* ---- host <-> device copies ---- */
-
-/* memcpy on up to STAGE_THREADS threads (pageable <-> pinned staging). */
-typedef struct par_copy {
-    char *dst;
-    const char *src;
-    size_t len, part;
-} par_copy;
-
-static void par_copy_task(void *arg, size_t i)
-{
-    par_copy *p = (par_copy *)arg;
-    size_t off = i * p->part;
-    if (off < p->len) memcpy(p->dst + off, p->src + off, p->len - off < p->part ? p->len - off : p->part);
-}
-
-static void par_memcpy(gpusort_ctx *ctx, void *dst, const void *src, size_t len)
-{
-    int t = gpusort__threads(ctx);
-    if (t > STAGE_THREADS) t = STAGE_THREADS;
-    if (len < ((size_t)1 << 20) || t <= 1) {
-        memcpy(dst, src, len);
-        return;
-    }
-    par_copy p = {(char *)dst, (const char *)src, len, ((len + t - 1) / t + 4095) & ~(size_t)4095};
-    /* On a failure to start threads the tasks still all run (on this thread). */
-    (void)gpusort__cpu_parallel_for(t, (size_t)t, par_copy_task, &p);
-}
-
-static gpusort_status stage_alloc(gpusort_ctx *ctx)
-{
-    cuda_impl *im = impl_of(ctx);
-    for (int i = 0; i < 2; i++) {
-        if (im->stage[i]) continue;
-        cudaError_t e = cudaHostAlloc(&im->stage[i], STAGE_BYTES, cudaHostAllocDefault);
-        if (e != cudaSuccess) {
-            im->stage[i] = NULL;
-            return gpusort__cuda_check(ctx, e, "cudaHostAlloc (staging)");
-        }
-    }
-    return GPUSORT_STATUS_SUCCESS;
-}
-
-/* Enqueue the copy of `bytes` from host `src` to device `dst` on the copy streams and make the
- * context's stream wait for it (work enqueued there afterwards sees the data). The copy streams
- * must already be ordered after earlier users of dst (copy_h2d does that; the host pipeline once
- * for all its chunks). Pinned: one cudaMemcpyAsync on copy stream 0. Pageable: double-buffered
- * through the staging buffers (stage_alloc'd by the caller), buffer b on copy stream b; the call
- * returns when the CPU has filled the last staging buffer, the DMAs may still run. */
-static gpusort_status h2d_enqueue(gpusort_ctx *ctx, void *dst, const void *src, size_t bytes,
-                                  int pinned)
-{
-    cuda_impl *im = impl_of(ctx);
-    gpusort_status s;
-    if (bytes == 0) return GPUSORT_STATUS_SUCCESS;
-    if (pinned) {
-        if ((s = gpusort__cuda_check(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice,
-                                                          im->copy_stream[0]),
-                                     "cudaMemcpyAsync (host to device)")))
-            return s;
-        cudaEventRecord(im->copy_done[0], im->copy_stream[0]);
-        cudaStreamWaitEvent(im->stream, im->copy_done[0], 0);
-        return gpusort__cuda_check(ctx, cudaGetLastError(), "host to device copy");
-    }
-    size_t chunks = (bytes + STAGE_BYTES - 1) / STAGE_BYTES;
-    for (size_t c = 0; c < chunks; c++) {
-        int b = (int)(c & 1);
-        size_t off = c * STAGE_BYTES, len = bytes - off < STAGE_BYTES ? bytes - off : STAGE_BYTES;
-        /* The buffer's previous DMA (of this call or an earlier one) must be done. */
-        if ((s = gpusort__cuda_check(ctx, cudaEventSynchronize(im->copy_done[b]),
-                                     "cudaEventSynchronize (staging)")))
-            return s;
-        par_memcpy(ctx, im->stage[b], (const char *)src + off, len);
-        if ((s = gpusort__cuda_check(ctx, cudaMemcpyAsync((char *)dst + off, im->stage[b], len,
-                                                          cudaMemcpyHostToDevice,
-                                                          im->copy_stream[b]),
-                                     "cudaMemcpyAsync (staging to device)")))
-            return s;
-        cudaEventRecord(im->copy_done[b], im->copy_stream[b]);
-    }
-    for (int i = 0; i < 2; i++) {
-        cudaEventRecord(im->copy_done[i], im->copy_stream[i]);
-        cudaStreamWaitEvent(im->stream, im->copy_done[i], 0);
-    }
-    return gpusort__cuda_check(ctx, cudaGetLastError(), "host to device copy");
-}
-
-/* Copy `bytes` from host `src` to device `dst`; the data is ready for work enqueued on the
- * context's stream afterwards. Pinned memory: one cudaMemcpyAsync on the stream. Pageable:
- * double-buffered through the staging buffers on the two copy streams. */
-static gpusort_status copy_h2d(gpusort_ctx *ctx, void *dst, const void *src, size_t bytes,
-                               int pinned)
-{
-    cuda_impl *im = impl_of(ctx);
-    if (bytes == 0) return GPUSORT_STATUS_SUCCESS;
-    if (pinned)
-        return gpusort__cuda_check(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice,
-                                                        im->stream),
-                                   "cudaMemcpyAsync (host to device)");
-    gpusort_status s = stage_alloc(ctx);
-    if (s) { /* no pinned memory to be had: the driver's own (synchronous) staging */
-        ctx->last_error[0] = 0;
-        return gpusort__cuda_check(ctx, cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice),
-                                   "cudaMemcpy (host to device)");
-    }
-    /* Earlier work on the stream may still use dst: the copy streams wait for it. */
-    cudaEventRecord(im->ready, im->stream);
-    for (int i = 0; i < 2; i++) cudaStreamWaitEvent(im->copy_stream[i], im->ready, 0);
-    return h2d_enqueue(ctx, dst, src, bytes, 0);
-}
-
-/* A device-to-host copy through the staging buffers: segments, each copied once `gate` (an
- * event recorded on the context's stream; NULL = none) has happened. */
-typedef struct d2h_seg {
-    char *dst;          /* host, pageable */
-    const char *src;    /* device */
-    size_t len;
-    cudaEvent_t gate;
-} d2h_seg;
-
-/* The segments, cut into pieces of STAGE_BYTES, go through the two staging buffers in turn:
- * piece k by DMA into buffer k & 1 on copy stream k & 1, enqueued before the CPU drains piece
- * k - 1 from the other buffer, so the DMA runs while the CPU copies. A DMA into buffer b
- * follows that buffer's earlier DMAs on the same copy stream, and the CPU has drained it before
- * (the piece two back, drained in the previous step), so it is free. Returns when every byte is
- * in place. The copy streams must already be ordered after the writers of the sources (gates,
- * or the caller's wait on `ready`). */
-static gpusort_status d2h_staged(gpusort_ctx *ctx, const d2h_seg *seg, size_t nseg)
-{
-    cuda_impl *im = impl_of(ctx);
-    gpusort_status s;
-    char *pend_dst[2] = {NULL, NULL};
-    size_t pend_len[2] = {0, 0};
-    size_t k = 0;
-    for (size_t i = 0; i <= nseg; i++) {
-        size_t len_i = i < nseg ? seg[i].len : STAGE_BYTES; /* i == nseg: drain the last piece */
-        for (size_t off = 0; off < len_i; off += STAGE_BYTES) {
-            const int b = (int)(k & 1);
-            if (i < nseg) {
-                const size_t len = len_i - off < STAGE_BYTES ? len_i - off : STAGE_BYTES;
-                if (seg[i].gate) cudaStreamWaitEvent(im->copy_stream[b], seg[i].gate, 0);
-                if ((s = gpusort__cuda_check(ctx, cudaMemcpyAsync(im->stage[b], seg[i].src + off,
-                                                                  len, cudaMemcpyDeviceToHost,
-                                                                  im->copy_stream[b]),
-                                             "cudaMemcpyAsync (device to staging)")))
-                    return s;
-                cudaEventRecord(im->copy_done[b], im->copy_stream[b]);
-                pend_dst[b] = seg[i].dst + off;
-                pend_len[b] = len;
-            }
-            if (k >= 1 && pend_dst[b ^ 1]) { /* drain piece k - 1 */
-                if ((s = gpusort__cuda_check(ctx, cudaEventSynchronize(im->copy_done[b ^ 1]),
-                                             "cudaEventSynchronize (staging)")))
-                    return s;
-                par_memcpy(ctx, pend_dst[b ^ 1], im->stage[b ^ 1], pend_len[b ^ 1]);
-                pend_dst[b ^ 1] = NULL;
-            }
-            k++;
-            if (i == nseg) break;
-        }
-    }
-    return gpusort__cuda_check(ctx, cudaGetLastError(), "device to host copy");
-}
-
-/* Copy `bytes` from device `src` (written by work on the context's stream) to host `dst`; the
- * call returns when the data is in dst. */
-static gpusort_status copy_d2h(gpusort_ctx *ctx, void *dst, const void *src, size_t bytes,
-                               int pinned)
-{
-    cuda_impl *im = impl_of(ctx);
-    gpusort_status s;
-    if (bytes == 0) return GPUSORT_STATUS_SUCCESS;
-    if (pinned) {
-        if ((s = gpusort__cuda_check(ctx, cudaMemcpyAsync(dst, src, bytes,
-                                                          cudaMemcpyDeviceToHost, im->stream),
-                                     "cudaMemcpyAsync (device to host)")))
-            return s;
-        return gpusort__cuda_check(ctx, cudaStreamSynchronize(im->stream),
-                                   "cudaStreamSynchronize");
-    }
-    if ((s = stage_alloc(ctx))) {
-        ctx->last_error[0] = 0;
-        if ((s = gpusort__cuda_check(ctx, cudaStreamSynchronize(im->stream),
-                                     "cudaStreamSynchronize")))
-            return s;
-        return gpusort__cuda_check(ctx, cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost),
-                                   "cudaMemcpy (device to host)");
-    }
-    cudaEventRecord(im->ready, im->stream);
-    for (int i = 0; i < 2; i++) cudaStreamWaitEvent(im->copy_stream[i], im->ready, 0);
-    const d2h_seg one = {(char *)dst, (const char *)src, bytes, NULL};
-    return d2h_staged(ctx, &one, 1);
-}
-
 /* ---- dispatch ---- */
 
-/* AUTO for device data: the fastest stable algorithm by key width, n and keys/pairs, from the
- * crossovers measured on an H200 (bench_cuda --suite seeds --only cross: u32, f32, u64, f64 keys
- * alone and with u32 values, device pointers, median of 7, every output checked against the CPU
- * backend; two runs, bench/results/auto-2026-11-24.md). Times in us at the measured sizes:
- *   every type    n <= 2^13                   rank     one launch, 6.1-10.5 us for n <= 2^12;
- *                                                      radix 17-45 us, bitonic 6.5-91 us
- *   32-bit keys   2^13 < n <= 2^15  integers  rank     2^14: 37-38 vs bitonic 54 (its one-block
- *                                                      path), radix 48
- *                 2^13 < n <= 2^15  floats    bitonic  2^14: 25-26 vs rank 39-42, radix 54-57
- *                 2^15 < n <= 2^18            bitonic  2^16: 34-35 vs radix 50-58; 2^18: 48-50 vs 55-58
- *   32-bit pairs  2^13 < n <= 2^17            merge    2^14: 35-42 vs radix 63-67; 2^16: 49-55
- *                                                      vs 68-82; 2^18 about even (62-70 vs 64-71)
- *   64-bit keys   2^13 < n <= 2^16  floats    bitonic  2^14: 42 vs merge 48, radix 76-77; 2^16: 61 vs 63
- *                 2^13 < n <= 2^19            merge    2^14: 34-36 (u64) vs radix 69-72; 2^18: 62-82
- *                 (integer keys to 2^20)               vs 93-97; 2^20: u64 123-128 vs 148 (merge),
- *                                                      f64 146-155 vs 146-149 (radix)
- *   64-bit pairs  2^13 < n <= 2^20            merge    2^16: 63-67 vs 92-122; 2^20: 143-153 vs 166-178
- *   everything else                           radix    (2^20 32-bit: 73-78 us vs bitonic 93-98)
- * Argsort counts as pairs. i32/i64 run the u32/u64 code with a transform and follow them.
- * All candidates are stable, so AUTO keeps the API's promise whatever it picks. */
-static gpusort_algorithm auto_algorithm(const gpusort__sort_args *d)
+extern "C" gpusort_status gpusort__cuda_dispatch(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
-    const size_t n = d->n;
-    const int wide = gpusort_type_size(d->key_type) == 8;
-    const int pairs = d->value_type != GPUSORT_TYPE_NONE;
-    const int flt = d->key_type == GPUSORT_TYPE_F32 || d->key_type == GPUSORT_TYPE_F64;
-#define GS_P2(k) ((size_t)1 << (k))
-    if (n <= GS_P2(13)) return GPUSORT_ALGORITHM_RANK;
-    if (!wide && !pairs) {
-        if (n <= GS_P2(15) && !flt) return GPUSORT_ALGORITHM_RANK;
-        if (n <= GS_P2(18)) return GPUSORT_ALGORITHM_BITONIC;
-    } else if (!wide) {
-        if (n <= GS_P2(17)) return GPUSORT_ALGORITHM_MERGE;
-    } else if (!pairs) {
-        if (flt && n <= GS_P2(16)) return GPUSORT_ALGORITHM_BITONIC;
-        if (n <= GS_P2(flt ? 19 : 20)) return GPUSORT_ALGORITHM_MERGE;
-    } else {
-        if (n <= GS_P2(20)) return GPUSORT_ALGORITHM_MERGE;
-    }
-#undef GS_P2
-    return GPUSORT_ALGORITHM_RADIX;
-}
-
-static gpusort_status dispatch_device(gpusort_ctx *ctx, const gpusort__sort_args *d)
-{
-    gpusort_algorithm a = d->algorithm == GPUSORT_ALGORITHM_AUTO ? auto_algorithm(d) : d->algorithm;
+    gpusort_algorithm a =
+        d->algorithm == GPUSORT_ALGORITHM_AUTO ? gpusort__cuda_auto_algorithm(d) : d->algorithm;
     ctx->last_algorithm = a;
     switch (a) {
     case GPUSORT_ALGORITHM_RADIX: return gpusort__cuda_radix_sort(ctx, d);
@@ -633,7 +299,7 @@ static gpusort_status dispatch_device(gpusort_ctx *ctx, const gpusort__sort_args
  * asynchronous only with a caller's stream). */
 static gpusort_status finish_device_call(gpusort_ctx *ctx, gpusort_status s)
 {
-    cuda_impl *im = impl_of(ctx);
+    gpusort__cuda_impl *im = gpusort__cuda_impl_of(ctx);
     if (s == GPUSORT_STATUS_SUCCESS && im->stream == im->own_stream)
         s = gpusort__cuda_check(ctx, cudaStreamSynchronize(im->stream), "cudaStreamSynchronize");
     return s;
@@ -648,317 +314,7 @@ static gpusort_status sort_device(gpusort_ctx *ctx, const gpusort__sort_args *d)
                                             d->n * gpusort_type_size(d->key_type));
         if (!dd.keys_out) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
     }
-    return finish_device_call(ctx, dispatch_device(ctx, &dd));
-}
-
-/* One run of the host path: elements [off, off + m) of d go to the device, are sorted there and
- * come back to keys_out/values_out (host, same offsets), which may be d's outputs or a host
- * temporary. idx_base: for argsort, indices start at this value (runs after the first). */
-static gpusort_status host_run(gpusort_ctx *ctx, const gpusort__sort_args *d, size_t off, size_t m,
-                               void *keys_out, void *values_out, const int *pinned)
-{
-    size_t ks = gpusort_type_size(d->key_type);
-    size_t vs = d->value_type == GPUSORT_TYPE_NONE ? 0 : gpusort_type_size(d->value_type);
-    gpusort_status s;
-    void *dk = gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_IO_KEYS, m * ks);
-    if (!dk) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
-    void *dv = NULL;
-    if (vs) {
-        dv = gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_IO_VALUES, m * vs);
-        if (!dv) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
-    }
-    if ((s = copy_h2d(ctx, dk, (const char *)d->keys_in + off * ks, m * ks, pinned[0]))) return s;
-    if (vs && d->values_in &&
-        (s = copy_h2d(ctx, dv, (const char *)d->values_in + off * vs, m * vs, pinned[2])))
-        return s;
-    gpusort__sort_args dd = *d;
-    dd.keys_in = dk;
-    dd.keys_out = dk;
-    dd.values_in = d->values_in ? dv : NULL;
-    dd.values_out = dv;
-    dd.n = m;
-    if ((s = dispatch_device(ctx, &dd))) return s;
-    if (keys_out && (s = copy_d2h(ctx, (char *)keys_out + off * ks, dk, m * ks, pinned[1])))
-        return s;
-    if (vs && (s = copy_d2h(ctx, (char *)values_out + off * vs, dv, m * vs, pinned[3]))) return s;
-    return GPUSORT_STATUS_SUCCESS;
-}
-
-/* The largest run of the host path that fits on the device with the sort's scratch: the IO
- * buffers plus the radix sort's alternate buffers, 2 * (K + V) bytes a key. */
-static size_t host_run_capacity(gpusort_ctx *ctx, size_t per_key)
-{
-    /* Testing knob: GPUSORT_CUDA_HOST_RUN_KEYS=N caps a run at N keys, so that the run + merge
-     * path can be tested without filling the device (scripts/device_cuda.sh does). */
-    const char *knob = getenv("GPUSORT_CUDA_HOST_RUN_KEYS");
-    const size_t cap_knob = knob ? (size_t)strtoull(knob, NULL, 10) : 0;
-    size_t free_b = 0, total_b = 0;
-    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return 0;
-    }
-    /* Our own scratch counts as available: it is released before the run is sized. */
-    cuda_impl *im = impl_of(ctx);
-    for (int i = 0; i < GPUSORT_CUDA_SCRATCH_COUNT; i++) free_b += im->scratch_bytes[i];
-    if (free_b <= DEVICE_MEM_RESERVE) return 0;
-    const size_t cap = (free_b - DEVICE_MEM_RESERVE) / (2 * per_key + 1);
-    return cap_knob && cap_knob < cap ? cap_knob : cap;
-}
-
-/* ---- the host pipeline ---- */
-
-/* v[i] = i: argsort's indices, made on the device before the chunks arrive, so that each chunk
- * sorts as pairs whose values are already global positions. */
-static __global__ void fill_iota(void *v, size_t n, int wide)
-{
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x) {
-        if (wide) ((uint64_t *)v)[i] = i;
-        else ((uint32_t *)v)[i] = (uint32_t)i;
-    }
-}
-
-/* The chunk length of the host pipeline for d, or 0 where the single-shot path runs: algorithms
- * other than radix, merge and AUTO (bitonic or rank named: chunks merged would not be that sort),
- * GPUSORT_CUDA_HOST_PIPELINE=0 (the benchmark's A/B switch), n below HOST_PIPE_MIN_KEYS,
- * pageable arrays unless asked for (below).
- * A chunk is 4096 * 2^k keys (the merge passes' run widths): the smallest with at most
- * HOST_PIPE_CHUNKS chunks. Testing knob: GPUSORT_CUDA_HOST_CHUNK_KEYS=N takes the largest such
- * length <= N (at least 4096) at any n, so that several chunks and merge passes run at test
- * sizes. */
-static size_t host_pipe_chunk(const gpusort__sort_args *d, const int *pinned)
-{
-    if (d->algorithm != GPUSORT_ALGORITHM_AUTO && d->algorithm != GPUSORT_ALGORITHM_RADIX &&
-        d->algorithm != GPUSORT_ALGORITHM_MERGE)
-        return 0;
-    const char *ab = getenv("GPUSORT_CUDA_HOST_PIPELINE");
-    if (ab && !strcmp(ab, "0")) return 0;
-    const char *knob = getenv("GPUSORT_CUDA_HOST_CHUNK_KEYS");
-    const size_t want = knob ? (size_t)strtoull(knob, NULL, 10) : 0;
-    /* Pageable arrays: only when asked (GPUSORT_CUDA_HOST_PIPELINE=1, or the chunk knob). Their
-     * round trip is bound by the CPU's copies into staging (70-120 ms for 1 GiB against 39 ms
-     * of DMA, H200 host), and in 4 processes the pipeline measured -1.9, +1.7, +5.9, +7.6 ms
-     * against the single shot (medians of 7, runs spread over 70-166 ms): no gain shown. */
-    const int all_pinned = pinned[0] && (!d->keys_out || pinned[1]) &&
-                           (d->value_type == GPUSORT_TYPE_NONE ||
-                            ((!d->values_in || pinned[2]) && pinned[3]));
-    if (!all_pinned && !want && !(ab && !strcmp(ab, "1"))) return 0;
-    size_t m = GPUSORT_CUDA_BLOCK_TILE;
-    if (want) {
-        while (m * 2 <= want) m *= 2;
-    } else {
-        if (d->n < HOST_PIPE_MIN_KEYS) return 0;
-        while (m * HOST_PIPE_CHUNKS < d->n) m *= 2;
-    }
-    return d->n > m ? m : 0;
-}
-
-/* Wait for everything the pipeline enqueued (an error path must not leave DMAs running into
- * staging buffers or scratch that the next call reuses). */
-static void pipe_drain(cuda_impl *im)
-{
-    cudaStreamSynchronize(im->copy_stream[0]);
-    cudaStreamSynchronize(im->copy_stream[1]);
-    cudaStreamSynchronize(im->stream);
-    (void)cudaGetLastError();
-}
-
-/* Sort host data through the device in chunks of m keys (host_pipe_chunk):
- *   1. copy chunk c in (copy streams) while the device sorts chunk c - 1 (the device-data sort,
- *      in place in IO_KEYS/IO_VALUES, on the context's stream after chunk c's copy event);
- *   2. merge the sorted chunks (gpusort__cuda_merge_runs, ping-pong with KEYS/VALUES); its last
- *      pass in HOST_PIPE_RANGES ranges, each followed by an event;
- *   3. copy range j out (copy streams, gated by its event) while range j + 1 merges.
- * Argsort sorts pairs: its indices are made on the device (fill_iota) while chunk 0 arrives.
- * OUT_OF_DEVICE_MEMORY (scratch or staging not to be had) leaves the host arrays untouched and
- * the device idle, so the caller can take the single-shot path; the call completes before
- * returning. */
-static gpusort_status host_pipeline(gpusort_ctx *ctx, const gpusort__sort_args *d,
-                                    const int *pinned, size_t m)
-{
-    cuda_impl *im = impl_of(ctx);
-    const size_t n = d->n;
-    const size_t ks = gpusort_type_size(d->key_type);
-    const size_t vs = d->value_type == GPUSORT_TYPE_NONE ? 0 : gpusort_type_size(d->value_type);
-    const int argsort = vs && !d->values_in;
-    gpusort_status s;
-    char *dk = (char *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_IO_KEYS, n * ks);
-    char *dv = vs ? (char *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_IO_VALUES, n * vs)
-                  : NULL;
-    /* The merge's ping-pong buffers, taken now at full size: the chunk sorts then find their
-     * alternate buffers there and no scratch grows (cudaFree waits for the device) mid-way. */
-    char *ak = (char *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_KEYS, n * ks);
-    char *av = vs ? (char *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_VALUES, n * vs)
-                  : NULL;
-    if (!dk || !ak || (vs && (!dv || !av))) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
-    const int pageable = !pinned[0] || (d->keys_out && !pinned[1]) ||
-                         (vs && d->values_in && !pinned[2]) || (vs && !pinned[3]);
-    if (pageable && stage_alloc(ctx)) /* no pinned memory: the single-shot path copies without */
-        return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
-
-    /* Earlier work on the stream may still use the buffers: the copy streams wait for it. */
-    cudaEventRecord(im->ready, im->stream);
-    for (int i = 0; i < 2; i++) cudaStreamWaitEvent(im->copy_stream[i], im->ready, 0);
-    if (argsort) {
-        const size_t blocks = (n + 255) / 256 < 4096 ? (n + 255) / 256 : 4096;
-        fill_iota<<<(unsigned)blocks, 256, 0, im->stream>>>(dv, n, vs == 8);
-        if ((s = gpusort__cuda_check(ctx, cudaGetLastError(), "fill_iota"))) goto fail;
-    }
-    for (size_t off = 0; off < n; off += m) {
-        const size_t mc = n - off < m ? n - off : m;
-        if ((s = h2d_enqueue(ctx, dk + off * ks, (const char *)d->keys_in + off * ks, mc * ks,
-                             pinned[0])))
-            goto fail;
-        if (vs && !argsort &&
-            (s = h2d_enqueue(ctx, dv + off * vs, (const char *)d->values_in + off * vs, mc * vs,
-                             pinned[2])))
-            goto fail;
-        gpusort__sort_args cd = *d;
-        cd.keys_in = cd.keys_out = dk + off * ks;
-        cd.values_in = cd.values_out = vs ? dv + off * vs : NULL;
-        cd.n = mc;
-        if ((s = dispatch_device(ctx, &cd))) goto fail;
-    }
-    {
-        /* The ping-pong buffers again: a chunk sort whose scratch outgrew them (a bitonic item
-         * of key + index, with a test knob's n barely above m) has replaced them. */
-        ak = (char *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_KEYS, n * ks);
-        av = vs ? (char *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_VALUES, n * vs) : NULL;
-        if (!ak || (vs && !av)) {
-            s = GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
-            goto fail;
-        }
-        gpusort__sort_args md = *d;
-        md.keys_out = dk;
-        md.values_out = dv;
-        uint64_t end[HOST_PIPE_RANGES];
-        int alt = 0;
-        if ((s = gpusort__cuda_merge_runs(ctx, &md, m, ak, av, im->range_done, end,
-                                          HOST_PIPE_RANGES, &alt)))
-            goto fail;
-        const char *rk = alt ? ak : dk, *rv = alt ? av : dv;
-        /* Copy-out: pinned arrays by one DMA per range on copy stream 0; pageable ones through
-         * staging (d2h_staged), both gated by the range's event. */
-        d2h_seg seg[2 * HOST_PIPE_RANGES];
-        size_t nseg = 0;
-        for (int j = 0; j < HOST_PIPE_RANGES; j++) {
-            const size_t lo = j ? end[j - 1] : 0, cnt = end[j] - lo;
-            for (int a = 0; a < 2 && cnt; a++) {
-                const size_t es = a ? vs : ks;
-                char *dst = (char *)(a ? d->values_out : d->keys_out);
-                if (!es || !dst) continue;
-                const char *src = (a ? rv : rk) + lo * es;
-                if (pinned[a ? 3 : 1]) {
-                    cudaStreamWaitEvent(im->copy_stream[0], im->range_done[j], 0);
-                    if ((s = gpusort__cuda_check(ctx, cudaMemcpyAsync(dst + lo * es, src, cnt * es,
-                                                                      cudaMemcpyDeviceToHost,
-                                                                      im->copy_stream[0]),
-                                                 "cudaMemcpyAsync (device to host)")))
-                        goto fail;
-                } else {
-                    const d2h_seg g = {dst + lo * es, src, cnt * es, im->range_done[j]};
-                    seg[nseg++] = g;
-                }
-            }
-        }
-        if ((s = d2h_staged(ctx, seg, nseg))) goto fail;
-        if ((s = gpusort__cuda_check(ctx, cudaStreamSynchronize(im->copy_stream[0]),
-                                     "cudaStreamSynchronize (copy-out)")))
-            goto fail;
-        return gpusort__cuda_check(ctx, cudaStreamSynchronize(im->stream),
-                                   "cudaStreamSynchronize");
-    }
-fail:
-    /* OUT_OF_DEVICE_MEMORY comes only from scratch (chunk sorts, merge), before the copy-out:
-     * once the device is drained the host arrays are untouched, and the caller may retry. */
-    pipe_drain(im);
-    return s;
-}
-
-static gpusort_status sort_host(gpusort_ctx *ctx, const gpusort__sort_args *d, const int *pinned)
-{
-    size_t n = d->n;
-    size_t ks = gpusort_type_size(d->key_type);
-    size_t vs = d->value_type == GPUSORT_TYPE_NONE ? 0 : gpusort_type_size(d->value_type);
-    size_t cap = host_run_capacity(ctx, ks + vs);
-    if (n <= cap) {
-        gpusort_status s;
-        const size_t m = host_pipe_chunk(d, pinned);
-        if (m) {
-            s = host_pipeline(ctx, d, pinned, m);
-            if (s != GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY) return s;
-            ctx->last_error[0] = 0; /* host arrays untouched: try the single-shot path */
-        }
-        s = host_run(ctx, d, 0, n, d->keys_out, d->values_out, pinned);
-        if (s != GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY) return s;
-        ctx->last_error[0] = 0;
-        cap = n / 2; /* someone else took the memory meanwhile: fall through to runs */
-    }
-    if (cap == 0 || (cap < 1024 && !getenv("GPUSORT_CUDA_HOST_RUN_KEYS")))
-        return gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY,
-                                  "too little device memory for host data of %zu keys", n);
-    if (d->algorithm != GPUSORT_ALGORITHM_AUTO && d->algorithm != GPUSORT_ALGORITHM_RADIX &&
-        d->algorithm != GPUSORT_ALGORITHM_MERGE)
-        return gpusort__set_error(ctx, GPUSORT_STATUS_UNSUPPORTED,
-                                  "%zu keys do not fit on the device for this algorithm", n);
-
-    /* Runs: sorted on the device into host temporaries, then merged on the CPU. */
-    scratch_release(impl_of(ctx));
-    {
-        size_t again = host_run_capacity(ctx, ks + vs);
-        cap = again < cap || cap >= n ? again : cap;
-    }
-    if (cap == 0)
-        return gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY,
-                                  "too little device memory for host data of %zu keys", n);
-    size_t runs = (n + cap - 1) / cap;
-    gpusort__sort_args rd = *d;
-    char *tk = (char *)malloc(n * ks);
-    char *tv = vs ? (char *)malloc(n * vs) : NULL;
-    char *iota = (vs && !d->values_in) ? (char *)malloc(n * vs) : NULL;
-    uint64_t *offs = (uint64_t *)malloc((runs + 1) * sizeof *offs);
-    int tpin[4] = {pinned[0], 0, pinned[2], 0};
-    gpusort_status s = GPUSORT_STATUS_SUCCESS;
-    if (!tk || (vs && !tv) || (vs && !d->values_in && !iota) || !offs) {
-        s = gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY,
-                               "host temporaries for %zu keys in %zu runs", n, runs);
-        goto done;
-    }
-    if (iota) { /* argsort in runs: the runs sort pairs whose values are the global indices */
-        if (vs == 4) for (size_t i = 0; i < n; i++) ((uint32_t *)iota)[i] = (uint32_t)i;
-        else for (size_t i = 0; i < n; i++) ((uint64_t *)iota)[i] = i;
-        rd.values_in = iota;
-        tpin[2] = 0;
-    }
-    for (size_t r = 0; r < runs; r++) {
-        size_t off = r * cap, m = n - off < cap ? n - off : cap;
-        offs[r] = off;
-        if ((s = host_run(ctx, &rd, off, m, tk, tv, tpin))) goto done;
-    }
-    offs[runs] = n;
-    {
-        gpusort__sort_args md = *d;
-        md.keys_in = tk;
-        md.values_in = tv;
-        /* argsort: keys_out may be NULL; merge the keys into the key temporary's twin. */
-        char *mk = NULL;
-        if (!md.keys_out) {
-            mk = (char *)malloc(n * ks);
-            if (!mk) {
-                s = gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY, "merge keys");
-                goto done;
-            }
-            md.keys_out = mk;
-        }
-        s = gpusort__cpu_merge_runs(ctx, &md, offs, runs);
-        free(mk);
-    }
-done:
-    free(tk);
-    free(tv);
-    free(iota);
-    free(offs);
-    return s;
+    return finish_device_call(ctx, gpusort__cuda_dispatch(ctx, &dd));
 }
 
 /* The start of every sort entry point: the context's device, and where the four arrays of d
@@ -966,7 +322,7 @@ done:
 static gpusort_status enter_sort(gpusort_ctx *ctx, const gpusort__sort_args *d, enum mem_kind *k,
                                  int pinned[4])
 {
-    gpusort_status s = gpusort__cuda_check(ctx, cudaSetDevice(impl_of(ctx)->device),
+    gpusort_status s = gpusort__cuda_check(ctx, cudaSetDevice(gpusort__cuda_impl_of(ctx)->device),
                                            "cudaSetDevice");
     if (s) return s;
     const void *ptrs[4] = {d->keys_in, d->keys_out, d->values_in, d->values_out};
@@ -984,9 +340,7 @@ static gpusort_status cuda_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
     gpusort_status s = enter_sort(ctx, d, &k, pinned);
     if (s) return s;
     if (k == MEM_DEVICE) return sort_device(ctx, d);
-    if (d->algorithm == GPUSORT_ALGORITHM_AUTO && d->n < GPUSORT_CUDA_HOST_CPU_CROSSOVER)
-        return gpusort__cpu_sort(ctx, d);
-    return sort_host(ctx, d, pinned);
+    return gpusort__cuda_sort_host(ctx, d, pinned);
 }
 
 /* ---- reduce ---- */
@@ -994,22 +348,12 @@ static gpusort_status cuda_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
 static gpusort_status cuda_reduce(gpusort_ctx *ctx, gpusort_type type, const void *data, size_t n,
                                   gpusort_op op, gpusort_value *result)
 {
-    cuda_impl *im = impl_of(ctx);
+    gpusort__cuda_impl *im = gpusort__cuda_impl_of(ctx);
     gpusort_status s;
     if ((s = gpusort__cuda_check(ctx, cudaSetDevice(im->device), "cudaSetDevice"))) return s;
     enum mem_kind k = mem_kind_of(data);
     if (k == MEM_DEVICE) return gpusort__cuda_reduce(ctx, type, data, n, op, result);
-    /* Host data: onto the device (which then gives the same result as for device data). If it
-     * does not fit, the CPU reduces it (a sum reads each byte once: host memory bandwidth beats
-     * the PCIe link it would otherwise cross). */
-    size_t bytes = n * gpusort_type_size(type);
-    void *dd = gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_IO_KEYS, bytes);
-    if (!dd) {
-        ctx->last_error[0] = 0;
-        return gpusort__cpu_reduce(ctx, type, data, n, op, result);
-    }
-    if ((s = copy_h2d(ctx, dd, data, bytes, k == MEM_PINNED))) return s;
-    return gpusort__cuda_reduce(ctx, type, dd, n, op, result);
+    return gpusort__cuda_reduce_host(ctx, type, data, n, op, result, k == MEM_PINNED);
 }
 
 /* ---- segmented and batch sort ---- */
@@ -1023,11 +367,11 @@ static gpusort_status to_device(gpusort_ctx *ctx, const void *p, size_t bytes, i
     void *dp = gpusort__cuda_scratch(ctx, slot, bytes);
     if (!dp) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
     *out = dp;
-    return copy_h2d(ctx, dp, p, bytes, k == MEM_PINNED);
+    return gpusort__cuda_copy_h2d(ctx, dp, p, bytes, k == MEM_PINNED);
 }
 
-/* Segmented sort: device data runs in place; host data goes through the IO slots (keys, values)
- * and IO_OFFSETS (offsets) and comes back. */
+/* Segmented sort: device data runs in place; host data goes through host.cu. Offsets in host
+ * memory go to IO_OFFSETS first. */
 static gpusort_status segmented_common(gpusort_ctx *ctx, const gpusort__sort_args *d,
                                        const uint64_t *offsets, size_t num_segments,
                                        int offsets_on_device)
@@ -1041,31 +385,16 @@ static gpusort_status segmented_common(gpusort_ctx *ctx, const gpusort__sort_arg
         (s = to_device(ctx, offsets, (num_segments + 1) * sizeof *offsets,
                        GPUSORT_CUDA_SCRATCH_IO_OFFSETS, (const void **)&doffs)))
         return s;
-    size_t ks = gpusort_type_size(d->key_type);
-    size_t vs = d->value_type == GPUSORT_TYPE_NONE ? 0 : gpusort_type_size(d->value_type);
     if (k == MEM_DEVICE) {
         gpusort__sort_args dd = *d;
         if (!dd.keys_out) {
+            size_t ks = gpusort_type_size(d->key_type);
             dd.keys_out = gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_IO_KEYS, d->n * ks);
             if (!dd.keys_out) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
         }
         return finish_device_call(ctx, gpusort__cuda_segmented_sort(ctx, &dd, doffs, num_segments));
     }
-    void *dk = gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_IO_KEYS, d->n * ks);
-    void *dv = vs ? gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_IO_VALUES, d->n * vs) : NULL;
-    if (!dk || (vs && !dv)) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
-    if ((s = copy_h2d(ctx, dk, d->keys_in, d->n * ks, pinned[0]))) return s;
-    if (vs && d->values_in && (s = copy_h2d(ctx, dv, d->values_in, d->n * vs, pinned[2])))
-        return s;
-    gpusort__sort_args dd = *d;
-    dd.keys_in = dk;
-    dd.keys_out = dk;
-    dd.values_in = d->values_in ? dv : NULL;
-    dd.values_out = dv;
-    if ((s = gpusort__cuda_segmented_sort(ctx, &dd, doffs, num_segments))) return s;
-    if (d->keys_out && (s = copy_d2h(ctx, d->keys_out, dk, d->n * ks, pinned[1]))) return s;
-    if (vs && (s = copy_d2h(ctx, d->values_out, dv, d->n * vs, pinned[3]))) return s;
-    return GPUSORT_STATUS_SUCCESS;
+    return gpusort__cuda_segmented_host(ctx, d, doffs, num_segments, pinned);
 }
 
 static gpusort_status cuda_segmented_sort(gpusort_ctx *ctx, const gpusort__sort_args *d,
@@ -1084,7 +413,7 @@ static __global__ void fill_row_offsets(uint64_t *offs, size_t count, uint64_t r
 static gpusort_status cuda_batch_sort(gpusort_ctx *ctx, const gpusort__sort_args *d,
                                       size_t row_length)
 {
-    cuda_impl *im = impl_of(ctx);
+    gpusort__cuda_impl *im = gpusort__cuda_impl_of(ctx);
     gpusort_status s;
     if ((s = gpusort__cuda_check(ctx, cudaSetDevice(im->device), "cudaSetDevice"))) return s;
     size_t rows = d->n / row_length;

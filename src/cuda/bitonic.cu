@@ -16,7 +16,7 @@
  * order when both zeros, or any NaN, occur (see float_bits). With indices, n must be below 2^32
  * (32-bit positions; UNSUPPORTED above, with a message).
  *
- * ANY n. The network is the "flip" form of block_sort.cuh (all comparators ascending), of size
+ * ANY n. The network is the "flip" form of thread_sort.cuh (all comparators ascending), of size
  * 2^ceil(log2 n). Positions >= n hold a virtual sentinel greater than every item; such
  * comparators are no-ops, so nothing is padded, allocated or moved for them (loads beyond n
  * read the sentinel, stores beyond n are skipped, threads whose positions all lie beyond n
@@ -25,9 +25,9 @@
  * LEVELS. T = 32 KiB of items per tile: 8192 items of 4 bytes (32-bit keys without values),
  * 4096 of 8 (64-bit keys, or 32-bit keys + index), 2048 of 16 (64-bit keys + index); T/16
  * threads of 16 items each. 4-byte items up to 2^21 use 16 KiB tiles (more blocks per kernel,
- * see GPUSORT_BITONIC_SMALL_TILE_N).
+ * see SMALL_TILE_N).
  *   n <= 2T     one block (or one warp for n <= 32) sorts everything on chip and writes the
- *               output: one kernel (block_sort.cuh via segmented.cu's launcher).
+ *               output: one kernel (block_sort.cu's launcher).
  *   n >  2T     1. k_tile_sort: every T-tile sorted on chip, items (radix key, global index)
  *                  written to scratch. Register ROUNDS (see the comment above k_tile_merge):
  *                  a thread holds 16 items whose positions differ in 4 consecutive stride bits
@@ -45,17 +45,11 @@
  *   pass: 32 passes in all for 2^24 u32 keys, where the seed's naive version (one launch per
  *   (span, stride), seed 001) makes 300. The kernels after the first are launched with
  *   programmatic dependent launch (sm_90), so each one's launch overlaps the previous one's end.
- *   Measured (H200, u32 2^24, ncu): tile sort 220 us, device passes ~33 us each (~3.9 TB/s),
- *   tile merges ~45 us each; bench/results/bitonic-rank-2026-11-22b.md. Whole sorts (events,
- *   bench/results/seeds-2026-11-22c.md): u32 0.094 ms at 2^20, 1.44 ms at 2^24; f32 +1..3 us.
- *   Up to 2^21 4-byte items use 16 KiB tiles (256 threads): 2^20 u32 0.096 -> 0.092 ms.
  *   A span whose last device pass would be stride T alone instead merges 2T-tiles on chip
- *   (k_tile_merge at twice the threads), from one 2T-tile per SM on: 2^24 1.43 -> 1.38 ms.
- *   Tried and dropped (2026-11-24, same process): flips of 2 x 32 items for 4-byte items
- *   (RF = 5, 128 registers, half the threads): 2^20 0.094 -> 0.102 ms, 2^24 1.43 -> 1.71 ms.
- *   Tried and dropped there: the tile kernels storing their blocked registers with 16-byte
- *   stores instead of the shared-memory transpose (0.114 against 0.095 ms at 2^20, 1.60 against
- *   1.45 ms at 2^24), 3 tile-merge blocks per SM (40 registers + spill: 1.63 ms at 2^24).
+ *   (k_tile_merge at twice the threads), when there is at least one 2T-tile per SM.
+ *   Measured (H200, u32 2^24, ncu): tile sort 220 us, device passes ~33 us each (~3.9 TB/s),
+ *   tile merges ~45 us each (bench/results/bitonic-rank-2026-11-22b.md). Whole sorts (CUDA
+ *   events, bench/results/seeds-2026-11-24.md): u32 0.092 ms at 2^20, 1.38 ms at 2^24.
  *
  * Scratch: KEYS n * item (item = 4, 8 or 16 bytes: radix key [+ index]); AUX a copy of the
  * input keys when sorting in place with indices or float keys (the final gather and the float
@@ -64,6 +58,7 @@
  */
 #include "block_sort.h"
 #include "block_sort.cuh"
+#include "pdl.cuh"
 
 #include <stdlib.h>
 #include <string.h>
@@ -72,20 +67,12 @@ using namespace gpusort_bs;
 
 #define B_ITEMS 16  /* items per thread on chip */
 
-/* Pass widths per item type (see LEVELS above). */
-#ifndef GPUSORT_BITONIC_MERGE2
-#define GPUSORT_BITONIC_MERGE2 1
-#endif
-/* GPUSORT_BITONIC_SMALL_TILE_N: 4-byte items up to this n sort in 16 KiB tiles (256 threads),
- * twice the blocks per kernel where 32 KiB tiles leave one block per SM; one span more. The tile
- * sort is always its several-blocks-per-SM build (64 registers, no spill; the one-block build
- * that ran where every tile had an SM of its own took 110 registers and 108 bytes of spill).
- * H200, same call, 2^20 u32 / f32: 0.0960 / 0.0973 ms before, 0.0919 / 0.0932 with both (0.0924
- * / 0.0942 with small tiles alone, 0.0962 / 0.0972 with the tile-sort build alone); 2^24
- * unchanged (1.38 ms). */
-#ifndef GPUSORT_BITONIC_SMALL_TILE_N
-#define GPUSORT_BITONIC_SMALL_TILE_N 2097152
-#endif
+/* 4-byte items up to this n sort in 16 KiB tiles (256 threads): twice the blocks per kernel
+ * where 32 KiB tiles leave one block per SM, for one span more; 4% faster at 2^20, level at
+ * 2^24 (bench/results/seeds-2026-11-24.md). */
+#define SMALL_TILE_N ((size_t)1 << 21)
+
+/* Tile threads (32 KiB of items) and pass widths per item type (see LEVELS above). */
 template <typename It> struct bitonic_cfg {
     static constexpr int THREADS = 32768 / (int)sizeof(It) / B_ITEMS;  /* tile: 32 KiB */
     static constexpr int RF = sizeof(It) <= 8 ? 4 : 3;
@@ -109,8 +96,8 @@ constexpr int log2_of(int x) { return x <= 1 ? 0 : 1 + log2_of(x / 2); }
  * (k_float_fix) sums them: unless there are both -0.0 and +0.0, or some NaN, it exits at
  * once (the usual case); otherwise it rewrites each affected class's run of the output with
  * that class's keys in input order (a stable compaction of the input, placed by the per-tile
- * counts). No host synchronisation: this replaced a check pass whose answer the host waited
- * for (20 us at 2^20, 79 us at 2^24). */
+ * counts). No host synchronisation (a check pass whose answer the host waits for costs more
+ * than the whole fix-up). */
 template <typename K> struct float_bits;
 template <> struct float_bits<uint32_t> {
     static constexpr uint32_t SIGN = 0x80000000u, INF = 0x7f800000u, ROT = (1u << 23) - 1;
@@ -418,8 +405,8 @@ __global__ void __launch_bounds__(THREADS, MINB) k_tile_sort(Item<K, IDX> *items
     const uint64_t lo = (uint64_t)blockIdx.x * T;
     const uint64_t cnt = a.n - lo < T ? a.n - lo : T;
     const K *kin = (const K *)a.keys_in;
-    /* TOTAL (a template parameter: a run-time test made the u32 kernel spill 1372 bytes where
-     * it spills 108): float keys as total_key, and this tile's statistics (see float_bits). */
+    /* TOTAL (a template parameter: a run-time test makes the u32 kernel spill): float keys as
+     * total_key, and this tile's statistics (see float_bits). */
 #pragma unroll
     for (int q = 0; q < E; q++) {
         int p = q * THREADS + tid;
@@ -601,9 +588,8 @@ static gpusort_status allow_smem(gpusort_ctx *ctx, Kern kern, size_t sm)
                                "cudaFuncSetAttribute (bitonic)");
 }
 
-/* Tiles of THREADS * B_ITEMS items (32 KiB). Tried: 64 KiB tiles (1024 threads) from 2^22 on,
- * one span and three device passes fewer at 2^24, but the tile sort then spills and runs one
- * block per SM: 1.48 ms against 1.44 ms for u32 2^24 on the H200. */
+/* Tiles of THREADS * B_ITEMS items (32 KiB; 64 KiB tiles would save a span but make the tile
+ * sort spill and run one block per SM). */
 template <typename K, bool IDX, int THREADS = bitonic_cfg<Item<K, IDX>>::THREADS>
 static gpusort_status bitonic_large(gpusort_ctx *ctx, gpusort_bs_args a, int total)
 {
@@ -611,7 +597,7 @@ static gpusort_status bitonic_large(gpusort_ctx *ctx, gpusort_bs_args a, int tot
     typedef bitonic_cfg<It> C;
     constexpr int BT = THREADS * B_ITEMS, LOG_T = log2_of(BT);
     cudaStream_t st = gpusort__cuda_stream(ctx);
-    const int pdl = 1;  /* see pdl_wait_and_release: 97.4 -> 94.6 us (2^20), 1.54 -> 1.48 ms */
+    const int pdl = 1;  /* every kernel after the first (pdl.cuh) */
     const uint64_t n = a.n;
     const unsigned tiles = (unsigned)((n + BT - 1) / BT);
     int LOG = 0;
@@ -633,23 +619,21 @@ static gpusort_status bitonic_large(gpusort_ctx *ctx, gpusort_bs_args a, int tot
     constexpr int MINB = sizeof(It) != 4 ? 1 : THREADS == 512 ? 2 : THREADS == 256 ? 4 : 1;
     void (*sort_kernel)(It *, gpusort_bs_args, uint32_t *) =
         stats ? k_tile_sort<K, IDX, THREADS, MINB, !IDX> : k_tile_sort<K, IDX, THREADS, MINB, false>;
-    /* (No minimum of blocks per SM for the merge: "__launch_bounds__(512, 1)" made ptxas take 80
-     * registers instead of 63 for u32 keys, one block per SM instead of two; 3 blocks per SM
-     * (40 registers, 100 bytes of spill) measured 1.63 ms against 1.44 at 2^24.) */
+    /* (No minimum of blocks per SM for the merge: a minimum of 1 makes ptxas take 80 registers
+     * instead of 63 for u32 keys, one block per SM instead of two; a minimum of 3 spills.) */
     void (*merge_kernel)(It *, gpusort_bs_args, int) =
         stats ? k_tile_merge<K, IDX, THREADS, !IDX> : k_tile_merge<K, IDX, THREADS, false>;
     /* The same merge on 2T-tiles (twice the threads): it also runs stride T, so a span whose
      * last device pass would be that one stride alone (a half-cleaner of width 1) saves the
-     * pass. Only with at least one 2T-tile per SM: H200, same process, u32 2^24 1.431-1.435 ->
-     * 1.379-1.383 ms (2 passes of 20 saved), but 2^20 (64 2T-tiles for 132 SMs) 0.094-0.096 ->
-     * 0.095-0.098 ms. GPUSORT_BITONIC_MERGE2=0 turns it off (A/B builds). */
+     * pass. Only with at least one 2T-tile per SM: 4% at 2^24 u32, but slower at 2^20 with 64
+     * 2T-tiles for 132 SMs (bench/results/seeds-2026-11-24.md). */
     const size_t sm2 = smem_bytes<It>(2 * BT);
     void (*merge2_kernel)(It *, gpusort_bs_args, int) =
         stats ? k_tile_merge<K, IDX, 2 * THREADS, !IDX> : k_tile_merge<K, IDX, 2 * THREADS, false>;
     const unsigned tiles2 = (unsigned)((n + 2 * BT - 1) / (2 * BT));
     const unsigned sms = (unsigned)gpusort__cuda_props(ctx)->multiProcessorCount;
     if ((s = allow_smem(ctx, sort_kernel, sm)) || (s = allow_smem(ctx, merge_kernel, sm))) return s;
-    if (GPUSORT_BITONIC_MERGE2 && (s = allow_smem(ctx, merge2_kernel, sm2))) return s;
+    if ((s = allow_smem(ctx, merge2_kernel, sm2))) return s;
     launch_pdl(sort_kernel, tiles, THREADS, sm, st, 0, items, t, stats);
     /* 2. spans 2T .. 2^LOG */
     constexpr int RF = C::RF, RH = C::RH;
@@ -664,7 +648,7 @@ static gpusort_status bitonic_large(gpusort_ctx *ctx, gpusort_bs_args a, int tot
         }
         int j = k - 1 - r, rem = g - r;
         /* the 2T merge takes stride T (j == LOG_T when rem == 1 is all that is left) */
-        const bool merge2 = GPUSORT_BITONIC_MERGE2 && rem % RH == 1 && tiles2 >= sms;
+        const bool merge2 = rem % RH == 1 && tiles2 >= sms;
         if (merge2) rem--;
         while (rem > 0) {
             int r2 = rem < RH ? rem : RH;
@@ -687,8 +671,7 @@ static gpusort_status bitonic_large(gpusort_ctx *ctx, gpusort_bs_args a, int tot
     if (stats) {  /* 3. the tie classes (exits at once when there is nothing to fix) */
         if constexpr (!IDX) {
             /* One block per SM at most: every block reads all the tile statistics before it can
-             * exit, so one wave keeps the usual case short (ncu, 2^24 f32: 512 blocks in two
-             * waves 6.7 us, 128 blocks at 2^20 2.7 us). */
+             * exit, so one wave keeps the usual case short. */
             unsigned fb = (unsigned)gpusort__cuda_props(ctx)->multiProcessorCount;
             if (fb > tiles) fb = tiles;
             const uint32_t per = (tiles + fb - 1) / fb;
@@ -755,9 +738,9 @@ extern "C" gpusort_status gpusort__cuda_bitonic_sort(gpusort_ctx *ctx, const gpu
     if (ks == 8) return idx ? bitonic_large<uint64_t, true>(ctx, a, 0)
                             : bitonic_large<uint64_t, false>(ctx, a, total);
     if (idx) return bitonic_large<uint32_t, true>(ctx, a, 0);
-    /* 4-byte items up to GPUSORT_BITONIC_SMALL_TILE_N: half-size tiles (16 KiB, 256 threads),
-     * twice the blocks per kernel where 32 KiB tiles leave one block per SM. */
-    if (d->n <= (size_t)GPUSORT_BITONIC_SMALL_TILE_N)
+    /* 4-byte items up to SMALL_TILE_N: half-size tiles (16 KiB, 256 threads), twice the blocks
+     * per kernel where 32 KiB tiles leave one block per SM. */
+    if (d->n <= SMALL_TILE_N)
         return bitonic_large<uint32_t, false, bitonic_cfg<Item<uint32_t, false>>::THREADS / 2>(ctx, a, total);
     return bitonic_large<uint32_t, false>(ctx, a, total);
 }

@@ -1,12 +1,8 @@
 /*
- * block_sort.h -- INTERNAL: host-side interface between the comparison sorts of the CUDA backend
- * (segmented.cu defines the block-sort kernels and their launcher; merge.cu the segment-aware
- * merge sort; bitonic.cu and the benchmark use both).
- *
- *   gpusort__cuda_block_sort_launch   sort tiles/segments of up to 4096 keys, one block each
- *   gpusort__cuda_merge_segments      stable merge sort of a list of (large) segments
- *   gpusort__cuda_merge_runs          the merge passes alone, from sorted runs (host pipeline)
- *   gpusort__cuda_merge_multiway      seed 000's one-block column sort + multi-way merge variants
+ * block_sort.h -- INTERNAL: the host side of block_sort.cu, the launcher that sorts many tiles
+ * or segments of up to 4096 keys (16384 for small items) on chip, one block (or warp) each.
+ * Used by segmented.cu, bitonic.cu and rank.cu; GPUSORT_CUDA_BLOCK_TILE is also the tile of the
+ * merge sort (merge.cu) and so the unit of the host pipeline's chunks (host.cu).
  *
  * C++ linkage (every caller is a .cu file of this backend).
  */
@@ -58,52 +54,5 @@ static inline int gpusort__cuda_needs_idx(const gpusort__sort_args *d)
     return d->key_type == GPUSORT_TYPE_F32 || d->key_type == GPUSORT_TYPE_F64 ||
            d->value_type != GPUSORT_TYPE_NONE;
 }
-
-/* The segmented sort restricted to the segments s with d_active[s] != 0 (device bytes; NULL =
- * all). Inactive segments and keys outside every segment are left as they are: use it in place
- * (keys_out == keys_in, values_out == values_in). */
-gpusort_status gpusort__cuda_segmented_sort_masked(gpusort_ctx *ctx, const gpusort__sort_args *d,
-                                                  const uint64_t *d_offsets, size_t num_segments,
-                                                  const uint8_t *d_active);
-
-/* 1 when d is a keys-only float sort of at least GPUSORT_CUDA_FLOAT_CHECK_MIN keys that holds
- * no NaN and no -0.0 (checked on the device; the call waits for the answer). Such keys sort as
- * bare radix keys, without the index that stability otherwise needs. 0 otherwise (also on any
- * error, which then just costs the faster path). */
-#define GPUSORT_CUDA_FLOAT_CHECK_MIN ((size_t)1 << 17)
-int gpusort__cuda_float_exact(gpusort_ctx *ctx, const gpusort__sort_args *d);
-
-/* Stable merge sort of segments [lo[s], hi[s]) (host arrays, count entries) of d (device data;
- * keys_out never NULL; other elements untouched). float_exact: see above. Uses scratch KEYS,
- * VALUES and AUX2. */
-gpusort_status gpusort__cuda_merge_segments(gpusort_ctx *ctx, const gpusort__sort_args *d,
-                                            const uint64_t *lo, const uint64_t *hi,
-                                            size_t count, int float_exact);
-
-/* Merge sorted runs into one sorted array (stable: ties take the earlier run), the merge passes
- * of merge_segments without its tile phase. d (device data): n, key/value types and order;
- * d->keys_out (and d->values_out when value_type is set; argsort callers pass the indices as
- * values) hold the runs [k*w0, (k+1)*w0), the last one shorter; keys_in/values_in are ignored.
- * w0 = 4096 * 2^k < n. keys_alt/values_alt: n-element ping-pong buffers (values_alt unused for
- * keys only). The last pass is enqueued in `ranges` ranges of output tiles; after range j the
- * call records range_done[j] on the context's stream and sets range_end[j], the end of range j
- * in keys (range j = [range_end[j-1], range_end[j]), range_end[-1] = 0; the last = n).
- * *result_alt: 0 = the sorted data is in keys_out/values_out, 1 = in keys_alt/values_alt
- * (ceil(log2(runs)) passes ping-pong). Uses scratch AUX2 ((n / 4096 + 2) * 8 bytes). */
-gpusort_status gpusort__cuda_merge_runs(gpusort_ctx *ctx, const gpusort__sort_args *d, uint64_t w0,
-                                        void *keys_alt, void *values_alt,
-                                        const cudaEvent_t *range_done, uint64_t *range_end,
-                                        int ranges, int *result_alt);
-
-/* Seed 000, generalised: one block of `lists` threads (1..1024) radix-sorts `lists` columns
- * (element i belongs to column i % lists) by 1-bit LSD passes, then merges the columns:
- *   variant 0  one thread picks the minimum head each step
- *   variant 1  every thread atomicMin()s its head into one shared word
- *   variant 2  pairwise tree reduction in shared memory
- *   variant 3  blocked reduction: atomicMin within groups of 8, then across groups
- * Stable (heads are compared as (radix key, index)); 32-bit key types only; keys, pairs and
- * argsort. Shared memory for n <= 4096, else global scratch (slow: a one-block algorithm). */
-gpusort_status gpusort__cuda_merge_multiway(gpusort_ctx *ctx, const gpusort__sort_args *d,
-                                            int variant, int lists);
 
 #endif /* GPUSORT_CUDA_BLOCK_SORT_H */

@@ -1,15 +1,23 @@
 /*
  * cuda_internal.h -- INTERNAL: what the CUDA backend's files share.
  *
- * backend.cu owns the context state (device, stream, scratch buffers, pinned staging), pointer
- * detection and the host-data pipeline; it dispatches each call to one algorithm file:
+ * The files, from the backend table down to the registers:
+ *   backend.cu    the backend table: context, devices, pointer kinds, dispatch
+ *   auto.cu       AUTO: the algorithm for a call (type, pairs, n, host or device data)
+ *   host.cu       host data: copies, staging, the host pipeline, runs + CPU merge
  *   radix.cu      LSD radix sort (Onesweep class)         gpusort__cuda_radix_sort
  *   bitonic.cu    bitonic network                         gpusort__cuda_bitonic_sort
- *   merge.cu      block sort + merge-path merge           gpusort__cuda_merge_sort
- *   rank.cu       O(n^2) rank sort for tiny n             gpusort__cuda_rank_sort
+ *   merge.cu      tile sort + merge-path merge            gpusort__cuda_merge_sort
+ *   rank.cu       rank sort for small n                   gpusort__cuda_rank_sort
  *   segmented.cu  segmented / batched sort                gpusort__cuda_segmented_sort
  *   reduce.cu     sum / min / max                         gpusort__cuda_reduce
  *   strings.cu    byte strings and records (host data)    gpusort__cuda_sort_strings/_records
+ *   block_sort.cu one block sorts each tile or segment    gpusort__cuda_block_sort_launch
+ * and the device building blocks the kernels share, one layer each (as in CUB):
+ *   block_sort.cuh, block_radix_rank.cuh      block level (shared memory + barriers)
+ *   warp_sort.cuh, warp_radix_rank.cuh        warp level (shuffles, ballots)
+ *   thread_sort.cuh, thread_radix_key.cuh     thread level (registers)
+ *   pdl.cuh                                   programmatic dependent launch
  *
  * Contract of every algorithm entry:
  *   - every pointer in the desc is DEVICE memory; n > 0; types valid (the core checked);
@@ -38,7 +46,7 @@ enum {
     GPUSORT_CUDA_SCRATCH_VALUES = 1,  /* alternate value buffer (n values) */
     GPUSORT_CUDA_SCRATCH_AUX = 2,     /* histograms, look-back state, partitions */
     GPUSORT_CUDA_SCRATCH_AUX2 = 3,
-    GPUSORT_CUDA_SCRATCH_IO_KEYS = 4, /* backend.cu: device copies of host data */
+    GPUSORT_CUDA_SCRATCH_IO_KEYS = 4, /* backend.cu, host.cu: device copies of host data */
     GPUSORT_CUDA_SCRATCH_IO_VALUES = 5,
     GPUSORT_CUDA_SCRATCH_IO_OFFSETS = 6, /* backend.cu: device copy of segment offsets */
     GPUSORT_CUDA_SCRATCH_REDUCE = 7,  /* reduce.cu: ticket counter + partials (zeroed when made) */
@@ -57,6 +65,8 @@ void *gpusort__cuda_scratch_zeroed(gpusort_ctx *ctx, int slot, size_t bytes);
 gpusort_status gpusort__cuda_check(gpusort_ctx *ctx, cudaError_t err, const char *what);
 /* Properties of the context's device, read once at init. */
 const struct cudaDeviceProp *gpusort__cuda_props(gpusort_ctx *ctx);
+
+/* ---- the algorithms (device data, contract above) ---- */
 
 gpusort_status gpusort__cuda_radix_sort(gpusort_ctx *ctx, const gpusort__sort_args *d);
 gpusort_status gpusort__cuda_bitonic_sort(gpusort_ctx *ctx, const gpusort__sort_args *d);
@@ -80,6 +90,95 @@ gpusort_status gpusort__cuda_sort_records(gpusort_ctx *ctx, const void *records_
 
 /* The largest n the rank sort accepts (O(n^2) work); above it it answers UNSUPPORTED. */
 #define GPUSORT_CUDA_RANK_MAX_N ((size_t)1 << 16)
+
+/* ---- what the algorithm files offer each other ---- */
+
+/* segmented.cu: the segmented sort restricted to the segments s with d_active[s] != 0 (device
+ * bytes; NULL = all). Inactive segments and keys outside every segment are left as they are:
+ * use it in place (keys_out == keys_in, values_out == values_in). strings.cu re-sorts its
+ * unresolved runs with it. */
+gpusort_status gpusort__cuda_segmented_sort_masked(gpusort_ctx *ctx, const gpusort__sort_args *d,
+                                                  const uint64_t *d_offsets, size_t num_segments,
+                                                  const uint8_t *d_active);
+
+/* merge.cu: stable merge sort of segments [lo[s], hi[s]) (host arrays, count entries) of d
+ * (device data; keys_out never NULL; other elements untouched). float_exact: the keys are
+ * floats known to hold no NaN and no -0.0, so they sort as bare radix keys (0 is always
+ * correct). Uses scratch KEYS, VALUES and AUX2. segmented.cu sorts its large segments with it. */
+gpusort_status gpusort__cuda_merge_segments(gpusort_ctx *ctx, const gpusort__sort_args *d,
+                                            const uint64_t *lo, const uint64_t *hi,
+                                            size_t count, int float_exact);
+
+/* merge.cu: merge sorted runs into one sorted array (stable: ties take the earlier run), the
+ * merge passes of merge_segments without its tile phase. d (device data): n, key/value types
+ * and order; d->keys_out (and d->values_out when value_type is set; argsort callers pass the
+ * indices as values) hold the runs [k*w0, (k+1)*w0), the last one shorter; keys_in/values_in
+ * are ignored. w0 = 4096 * 2^k < n. keys_alt/values_alt: n-element ping-pong buffers
+ * (values_alt unused for keys only). The last pass is enqueued in `ranges` ranges of output
+ * tiles; after range j the call records range_done[j] on the context's stream and sets
+ * range_end[j], the end of range j in keys (range j = [range_end[j-1], range_end[j]),
+ * range_end[-1] = 0; the last = n). *result_alt: 0 = the sorted data is in
+ * keys_out/values_out, 1 = in keys_alt/values_alt (ceil(log2(runs)) passes ping-pong). Uses
+ * scratch AUX2 ((n / 4096 + 2) * 8 bytes). host.cu's pipeline merges its chunks with it. */
+gpusort_status gpusort__cuda_merge_runs(gpusort_ctx *ctx, const gpusort__sort_args *d, uint64_t w0,
+                                        void *keys_alt, void *values_alt,
+                                        const cudaEvent_t *range_done, uint64_t *range_end,
+                                        int ranges, int *result_alt);
+
+/* ---- the context, and what backend.cu, host.cu and auto.cu share ---- */
+
+/* host.cu's pipeline runs its last merge pass in this many ranges of output, each with an event
+ * that starts its copy-out (host.cu says why 8). */
+#define GPUSORT_CUDA_HOST_PIPE_RANGES 8
+
+/* The context's state (ctx->impl). backend.cu creates and frees it; host.cu uses the copy
+ * streams, events and staging buffers. */
+typedef struct gpusort__cuda_impl {
+    int device;
+    cudaStream_t own_stream;       /* created at init */
+    cudaStream_t stream;           /* own_stream or the caller's (set_stream) */
+    cudaStream_t copy_stream[2];   /* host-path copies of pageable data */
+    cudaEvent_t copy_done[2];      /* the last DMA to or from staging buffer i is done */
+    cudaEvent_t ready;             /* the stream's work so far (the copy streams wait on it) */
+    cudaEvent_t range_done[GPUSORT_CUDA_HOST_PIPE_RANGES]; /* host pipeline: range j done */
+    void *scratch[GPUSORT_CUDA_SCRATCH_COUNT];
+    size_t scratch_bytes[GPUSORT_CUDA_SCRATCH_COUNT];
+    void *stage[2];                /* pinned staging (host.cu, allocated on first use) */
+    struct cudaDeviceProp props;
+} gpusort__cuda_impl;
+
+static inline gpusort__cuda_impl *gpusort__cuda_impl_of(gpusort_ctx *ctx)
+{
+    return (gpusort__cuda_impl *)ctx->impl;
+}
+
+/* backend.cu: free every scratch slot (host.cu does so before sizing its runs on a full
+ * device). */
+void gpusort__cuda_scratch_release(gpusort__cuda_impl *im);
+/* backend.cu: run d (device data, keys_out set) with its algorithm, AUTO resolved by auto.cu;
+ * records ctx->last_algorithm. Enqueued, not synchronised. */
+gpusort_status gpusort__cuda_dispatch(gpusort_ctx *ctx, const gpusort__sort_args *d);
+
+/* auto.cu: what AUTO runs for device data d (rank, bitonic, merge or radix). */
+gpusort_algorithm gpusort__cuda_auto_algorithm(const gpusort__sort_args *d);
+/* auto.cu: 1 when AUTO sorts host data d faster with the CPU backend than through the device. */
+int gpusort__cuda_auto_on_cpu(const gpusort__sort_args *d);
+
+/* host.cu: the host-data paths. pinned[i]: array i of (keys_in, keys_out, values_in,
+ * values_out) is page-locked (DMA without staging). Each call completes before returning. */
+gpusort_status gpusort__cuda_sort_host(gpusort_ctx *ctx, const gpusort__sort_args *d,
+                                       const int *pinned);
+/* d_offsets: device memory (num_segments + 1 entries); keys and values in host memory. */
+gpusort_status gpusort__cuda_segmented_host(gpusort_ctx *ctx, const gpusort__sort_args *d,
+                                            const uint64_t *d_offsets, size_t num_segments,
+                                            const int *pinned);
+gpusort_status gpusort__cuda_reduce_host(gpusort_ctx *ctx, gpusort_type type, const void *data,
+                                         size_t n, gpusort_op op, gpusort_value *result,
+                                         int pinned);
+/* Copy `bytes` from host `src` to device `dst`; the data is ready for work enqueued on the
+ * context's stream afterwards. */
+gpusort_status gpusort__cuda_copy_h2d(gpusort_ctx *ctx, void *dst, const void *src, size_t bytes,
+                                      int pinned);
 
 #ifdef __cplusplus
 }

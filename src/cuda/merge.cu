@@ -1,15 +1,13 @@
 /*
- * merge.cu -- stable merge sort on the device (any key type, keys / pairs / argsort), the
- * segment-aware form that the segmented sort uses for its large segments, and seed 000's
- * one-block multi-way merge variants.
+ * merge.cu -- stable merge sort on the device (any key type, keys / pairs / argsort), and the
+ * segment-aware form that the segmented sort uses for its large segments.
  *
- * Exports:
- *   gpusort__cuda_merge_sort       (cuda_internal.h) the whole array = one segment
- *   gpusort__cuda_merge_segments   (block_sort.h) a list of segments in the same launches
- *   gpusort__cuda_merge_runs       (block_sort.h) passes only, from sorted runs of width w0, the
- *                                  last pass in ranges of output tiles (backend.cu's host
- *                                  pipeline copies range j out while range j + 1 merges)
- *   gpusort__cuda_merge_multiway   (block_sort.h) seed 000's variants (benchmark table)
+ * Exports (cuda_internal.h):
+ *   gpusort__cuda_merge_sort       the whole array = one segment
+ *   gpusort__cuda_merge_segments   a list of segments in the same launches
+ *   gpusort__cuda_merge_runs       passes only, from sorted runs of width w0, the last pass in
+ *                                  ranges of output tiles (host.cu's pipeline copies range j
+ *                                  out while range j + 1 merges)
  *
  * ALGORITHM (merge_segments). MT = 4096 = the output tile of a merge block.
  *   1. tile phase (k_tile_merge): every W0-key tile of every segment is sorted on chip by one
@@ -22,7 +20,7 @@
  *        bare 32-bit keys   1024 threads x 32 = 32768 keys (135 KiB of shared memory)
  *        everything else     512 threads x 16 =  8192 keys (source slots / 8-byte keys)
  *      An on-chip round costs about a third of a device pass (H200, 2^24 u32), so large tiles
- *      pay: 32768-key tiles leave 9 device passes at 2^24 where 4096-key tiles left 12.
+ *      pay: 32768-key tiles leave 9 device passes at 2^24 where 4096-key tiles would leave 12.
  *   2. passes with run width w = W0, 2W0, ... while w < the longest segment: runs 2k and 2k+1
  *      of each segment are merged. Merge path (Odeh, Green, Mwassi, Shmueli, Birk 2012; Green,
  *      McColl, Bader 2012 "GPU merge path"): a partition kernel searches, for the first output
@@ -35,8 +33,8 @@
  *      first, so the sort is stable. Outputs are staged in shared memory and written coalesced;
  *      keys of integer types are rebuilt from their radix keys, float keys and values are
  *      gathered from the source position (the bits are preserved: -0.0, NaN payloads).
- *   Float keys without values that hold no NaN and no -0.0 (a check pass, for n >= 2^17) sort
- *   as bare radix keys like integers: no source slot in the tile phase, no gather in the passes.
+ *   Float keys without values that hold no NaN and no -0.0 (float_exact, a check pass for
+ *   n >= 2^17) sort as bare radix keys like integers: no source slot in the tile phase, no gather in the passes.
  *   Segments shorter than w are copied through a pass (their B run is empty), so all segments
  *   end in the same buffer; the tile phase writes to the output or to scratch, chosen by the
  *   parity of the pass count, so that the last pass lands in the output.
@@ -45,18 +43,18 @@
  * transform, gather): run-time type switches per key had cost as much as the merge itself.
  * The segment table goes to the device (and the call waits for that copy) only for several
  * segments; one segment (the merge sort) travels in the kernel arguments. Up to 8192 tiles the
- * passes use programmatic dependent launch (block_sort.cuh).
+ * passes use programmatic dependent launch (pdl.cuh).
  * Measured (H200, bench/results/merge-2026-11-24.md): 2^24 u32 keys 0.72 ms (1.08-1.09x
  * cub::DeviceMergeSort), pairs 1.27-1.28 ms (1.14-1.15x); 2^28 keys 11.92-11.95 ms (1.05x),
  * pairs 22.10-22.13 ms (1.17x).
  *
  * Scratch: KEYS n*K and VALUES n*V (ping-pong), AUX2 the segment tables (several segments) and
- * the partitions (24 bytes per segment + 8 per tile); the multi-way variants AUX/AUX2 (in-place
- * copies) and KEYS/VALUES.
+ * the partitions (24 bytes per segment + 8 per tile).
  */
 #include "block_sort.h"
-#include "block_sort.cuh"
+#include "pdl.cuh"
 #include "thread_radix_key.cuh"
+#include "thread_sort.cuh"
 
 #include <stdlib.h>
 #include <string.h>
@@ -191,8 +189,8 @@ __global__ void k_merge_partition(merge_pass p, uint64_t tiles)
 
 /* The same split by one thread per tile (binary search). Used for many tiles (n > 2^25): the
  * warp search touches 64 sectors per round against 2 here, and with 2^16 tiles (2^28 keys) its
- * DRAM traffic made it 70..100 us per pass (H200, 73% of DRAM peak) where the latency of 23
- * dependent rounds is hidden by the number of threads. */
+ * DRAM traffic costs more than the latency of 23 dependent rounds, which the number of threads
+ * hides (bench/results/merge-2026-11-22b.md). */
 template <typename K, bool FLOAT>
 __global__ void k_merge_partition1(merge_pass p, uint64_t tiles)
 {
@@ -227,12 +225,11 @@ template <> struct tr_val<8> { typedef uint64_t T; };
  * transform, gather): a run-time type switch per key cost about as much as the merge itself.
  * Instruction counts matter here (the pass is issue-bound as much as DRAM-bound): a full tile
  * loads through two per-thread pointers with the A/B choice as a predicate and shared slots as
- * a constant stride from a per-thread base (the per-key "o < ca ? ka[o] : kb[o - ca]" with
- * MPAD(o) had compiled to ~17 instructions per key, now ~10); bare keys leave through 16-byte
- * shared and global accesses when the output is 16-byte aligned. Bare 4-byte keys without a
- * gather fit 40 registers: 6 blocks per SM instead of 5. Same-run H200 A/B (2^28 u32 keys,
- * bench/results/merge-2026-11-24.md): 13.20 ms -> 12.28 (loads, read-back) -> 12.27 (16-byte
- * stores) -> 11.93 ms (6 blocks per SM); without the 16-byte stores 11.97 ms.
+ * a constant stride from a per-thread base (~10 instructions per key, where a per-key
+ * "o < ca ? ka[o] : kb[o - ca]" with MPAD(o) takes ~17); bare keys leave through 16-byte shared
+ * and global accesses when the output is 16-byte aligned. Launch bounds: bare 4-byte keys
+ * without a gather fit 40 registers, 6 blocks per SM, the fastest shape at 2^28
+ * (bench/results/merge-2026-11-24.md).
  */
 template <typename K, int VB, bool FLOAT, bool GATHER>
 __global__ void __launch_bounds__(M_THREADS, sizeof(K) == 4
@@ -401,10 +398,9 @@ struct tile_args {
  * merge path as k_merge (ties take the left list: stable). Positions past the end of a short
  * tile hold the largest radix key and come after every real key with that key (stability), so
  * the first cnt outputs are the tile. The source slot (position in the tile) travels with the
- * key when values or original float bits must be gathered at the end. Measured against the
- * alternatives on 2^24 u32 (H200): bitonic network of block_sort.cuh over 4096 keys 256 us
- * (keys) / 909 us (pairs); block LSD radix sort (block_radix_rank.cuh) over 4096 keys 277 /
- * 337 us; this over 8192 keys 193 / 359 us with one device pass fewer. */
+ * key when values or original float bits must be gathered at the end. Faster at 2^24 u32 than a
+ * bitonic block sort or a block LSD radix sort of 4096-key tiles, keys and pairs, with one device
+ * pass fewer (bench/results/merge-2026-11-22b.md). */
 /* Shape: bare 32-bit keys 1024 threads x 32 keys (32768-key tiles, 135 KiB of shared memory,
  * 64 registers, one block per SM: three device passes fewer than MT tiles, each on-chip round
  * costing ~1/3 of a device pass); otherwise 512 x 16 (8192-key tiles; the source slots and 8-byte
@@ -625,13 +621,13 @@ static gpusort_status run_pass_t(gpusort_ctx *ctx, merge_pass p, uint64_t tiles,
                                  uint64_t t0, uint64_t t1)
 {
     cudaStream_t st = gpusort__cuda_stream(ctx);
-    /* 8192 tiles = 2^25 keys: the warp search measured 6.6..8.4 us per pass at 2^24 against
-     * 8..16 us for the thread search; at 2^28 the thread search wins (see k_merge_partition1). */
-    /* Programmatic dependent launch (block_sort.cuh) up to 8192 tiles: same-run A/B on the H200,
-     * 2^24 u32 keys 0.789 -> 0.777 ms, pairs 1.300 -> 1.287 ms; at 2^28 (65536 tiles) it cost
-     * 1% (13.24 -> 13.36 ms): the next kernel's blocks wait on the SMs during a long tail.
-     * Not for a range of a pass: an event recorded between two kernels must see the first one
-     * complete (merge_runs), so ranges keep plain stream order. */
+    /* Up to 8192 tiles (2^25 keys) the warp partition search is the faster one; above, the
+     * thread search (see k_merge_partition1; bench/results/merge-2026-11-22b.md). */
+    /* Programmatic dependent launch (pdl.cuh) up to 8192 tiles: it gains ~1.5% at 2^24 and
+     * costs 1% at 2^28, where the next kernel's blocks wait on the SMs during a long tail
+     * (bench/results/seeds-2026-11-22c.md). Not for a range of a pass: an event recorded
+     * between two kernels must see the first one complete (merge_runs), so ranges keep plain
+     * stream order. */
     const int pdl = tiles <= 8192 && t0 == 0 && t1 == tiles;
     if (part && tiles <= 8192)
         launch_pdl(k_merge_partition<K, FLOAT>, blocks_for(tiles * 32, 256), 256, 0, st, pdl, p,
@@ -779,13 +775,58 @@ gpusort_status gpusort__cuda_merge_segments(gpusort_ctx *ctx, const gpusort__sor
     return GPUSORT_STATUS_SUCCESS;
 }
 
+/* ---- float keys without NaN and -0.0 ----
+ * 1 when d is a keys-only float sort of at least FLOAT_CHECK_MIN keys that holds no NaN and no
+ * -0.0 (checked on the device; the call waits for the answer). Such keys sort as bare radix
+ * keys, without the source slot that stability otherwise needs. 0 otherwise (also on any error,
+ * which then just costs the faster path). Below FLOAT_CHECK_MIN keys the check's launch and
+ * wait cost more than the slots. */
+#define FLOAT_CHECK_MIN ((size_t)1 << 17)
+
+__global__ void k_float_special(const void *keys, uint64_t n, int wide, unsigned *flag)
+{
+    bool found = false;
+    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n;
+         i += (uint64_t)gridDim.x * blockDim.x) {
+        if (wide) {
+            uint64_t b = ((const uint64_t *)keys)[i];
+            found |= b == 0x8000000000000000ull || (b & 0x7fffffffffffffffull) > 0x7ff0000000000000ull;
+        } else {
+            uint32_t b = ((const uint32_t *)keys)[i];
+            found |= b == 0x80000000u || (b & 0x7fffffffu) > 0x7f800000u;
+        }
+    }
+    if (__syncthreads_or(found) && threadIdx.x == 0) atomicOr(flag, 1u);
+}
+
+static int float_exact(gpusort_ctx *ctx, const gpusort__sort_args *d)
+{
+    if ((d->key_type != GPUSORT_TYPE_F32 && d->key_type != GPUSORT_TYPE_F64) ||
+        d->value_type != GPUSORT_TYPE_NONE || d->n < FLOAT_CHECK_MIN)
+        return 0;
+    cudaStream_t st = gpusort__cuda_stream(ctx);
+    unsigned *flag = (unsigned *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_AUX2, 4);
+    unsigned h = 1;
+    if (!flag || cudaMemsetAsync(flag, 0, 4, st) != cudaSuccess) return 0;
+    unsigned blocks = (unsigned)(2 * gpusort__cuda_props(ctx)->multiProcessorCount * 4);
+    k_float_special<<<blocks, 256, 0, st>>>(d->keys_in, d->n, d->key_type == GPUSORT_TYPE_F64,
+                                            flag);
+    if (cudaMemcpyAsync(&h, flag, 4, cudaMemcpyDeviceToHost, st) != cudaSuccess ||
+        cudaStreamSynchronize(st) != cudaSuccess) {
+        (void)cudaGetLastError();
+        ctx->last_error[0] = 0;
+        return 0;
+    }
+    return h == 0;
+}
+
 extern "C" gpusort_status gpusort__cuda_merge_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
     uint64_t lo = 0, hi = d->n;
-    return gpusort__cuda_merge_segments(ctx, d, &lo, &hi, 1, gpusort__cuda_float_exact(ctx, d));
+    return gpusort__cuda_merge_segments(ctx, d, &lo, &hi, 1, float_exact(ctx, d));
 }
 
-/* Merge sorted runs of w0 keys (the host pipeline of backend.cu: chunks sorted one by one).
+/* Merge sorted runs of w0 keys (the host pipeline of host.cu: chunks sorted one by one).
  * The passes of merge_segments without its tile phase, for one segment [0, n); the last pass
  * is launched in `ranges` ranges of output tiles, each followed by an event. */
 gpusort_status gpusort__cuda_merge_runs(gpusort_ctx *ctx, const gpusort__sort_args *d, uint64_t w0,
@@ -843,156 +884,4 @@ gpusort_status gpusort__cuda_merge_runs(gpusort_ctx *ctx, const gpusort__sort_ar
     }
     *result_alt = cur;
     return GPUSORT_STATUS_SUCCESS;
-}
-
-/* ---- seed 000: one block, column radix sort + multi-way merge ---- */
-
-#define MW_SMEM_MAX 4096  /* n up to this sorts in shared memory (2 x 32 KiB) */
-
-__global__ void k_multiway(const uint32_t *keys, uint32_t n, int type, int desc, int variant,
-                           uint64_t *gcol, uint64_t *gtmp, uint64_t *res, int use_smem)
-{
-    extern __shared__ unsigned long long mw_smem[];
-    __shared__ unsigned long long s_min;
-    __shared__ unsigned long long s_red[1024];
-    __shared__ uint32_t s_head[1024];
-    const uint32_t L = blockDim.x, tid = threadIdx.x;
-    uint64_t *col = use_smem ? (uint64_t *)mw_smem : gcol;
-    uint64_t *tmp = use_smem ? (uint64_t *)mw_smem + n : gtmp;
-    const uint64_t MAXV = ~0ull;
-    /* Composite (radix key, index): unique, so every minimum has exactly one owner. */
-    for (uint32_t i = tid; i < n; i += L)
-        col[i] = ((uint64_t)gpusort__radix32(keys[i], type, desc) << 32) | i;
-    /* Column tid = positions tid, tid + L, ...: 1-bit LSD radix sort (stable) on the key bits;
-     * the column starts in index order, so it ends sorted by (key, index). */
-    for (int bit = 32; bit < 64; bit++) {
-        uint32_t c0 = 0, c1 = 0;
-        for (uint32_t i = tid; i < n; i += L) {
-            uint64_t v = col[i];
-            if ((v >> bit) & 1) tmp[(c1++) * L + tid] = v;
-            else col[(c0++) * L + tid] = v;
-        }
-        for (uint32_t q = 0; q < c1; q++) col[(c0 + q) * L + tid] = tmp[q * L + tid];
-    }
-    __syncthreads();
-    uint32_t h = tid;
-    uint64_t head = h < n ? col[h] : MAXV;
-    if (variant == 0) {  /* one thread scans the L heads */
-        s_head[tid] = tid;
-        __syncthreads();
-        if (tid == 0)
-            for (uint32_t i = 0; i < n; i++) {
-                uint64_t best = MAXV;
-                uint32_t who = 0;
-                for (uint32_t j = 0; j < L; j++) {
-                    uint32_t hj = s_head[j];
-                    if (hj < n && col[hj] < best) {
-                        best = col[hj];
-                        who = j;
-                    }
-                }
-                s_head[who] += L;
-                res[i] = best;
-            }
-        return;
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        uint64_t m;
-        if (variant == 1) {  /* everybody atomicMin()s into one word */
-            if (tid == 0) s_min = MAXV;
-            __syncthreads();
-            atomicMin(&s_min, (unsigned long long)head);
-            __syncthreads();
-            m = s_min;
-        } else if (variant == 2) {  /* pairwise tree in shared memory */
-            s_red[tid] = head;
-            __syncthreads();
-            uint32_t p2 = 1;
-            while (p2 < L) p2 *= 2;
-            for (uint32_t s = p2 / 2; s > 0; s /= 2) {
-                if (tid < s && tid + s < L && s_red[tid + s] < s_red[tid]) s_red[tid] = s_red[tid + s];
-                __syncthreads();
-            }
-            m = s_red[0];
-        } else {  /* blocked: groups of 8 atomicMin, then the group minima */
-            if (tid < (L + 7) / 8) s_red[tid] = MAXV;
-            if (tid == 0) s_min = MAXV;
-            __syncthreads();
-            atomicMin(&s_red[tid / 8], (unsigned long long)head);
-            __syncthreads();
-            if (tid < (L + 7) / 8) atomicMin(&s_min, s_red[tid]);
-            __syncthreads();
-            m = s_min;
-        }
-        if (head == m) {
-            res[i] = m;
-            h += L;
-            head = h < n ? col[h] : MAXV;
-        }
-        __syncthreads();  /* everyone has read m before it is reset */
-    }
-}
-
-__global__ void k_multiway_gather(const uint64_t *res, uint64_t n, const uint32_t *kin,
-                                  uint32_t *kout, const void *vin, void *vout, int vbytes)
-{
-    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n;
-         i += (uint64_t)gridDim.x * blockDim.x) {
-        uint32_t g = (uint32_t)res[i];
-        kout[i] = kin[g];
-        if (vbytes == 4) ((uint32_t *)vout)[i] = vin ? ((const uint32_t *)vin)[g] : g;
-        else if (vbytes == 8) ((uint64_t *)vout)[i] = vin ? ((const uint64_t *)vin)[g] : g;
-    }
-}
-
-gpusort_status gpusort__cuda_merge_multiway(gpusort_ctx *ctx, const gpusort__sort_args *d,
-                                            int variant, int lists)
-{
-    if (gpusort_type_size(d->key_type) != 4)
-        return gpusort__set_error(ctx, GPUSORT_STATUS_UNSUPPORTED,
-                                  "the multi-way merge variants take 32-bit keys only");
-    if (d->n >= 0xffffffffull || variant < 0 || variant > 3 || lists < 1 || lists > 1024)
-        return gpusort__set_error(ctx, GPUSORT_STATUS_INVALID_ARGUMENT,
-                                  "multi-way merge: n < 2^32, variant 0..3, 1..1024 lists");
-    cudaStream_t st = gpusort__cuda_stream(ctx);
-    const uint64_t n = d->n;
-    const size_t vs = d->value_type == GPUSORT_TYPE_NONE ? 0 : gpusort_type_size(d->value_type);
-    gpusort_status s;
-    const void *kin = d->keys_in, *vin = d->values_in;
-    if (d->keys_out == d->keys_in) {  /* the gather reads the input after the sort */
-        void *c = gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_AUX, n * 4);
-        if (!c) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
-        if ((s = gpusort__cuda_check(ctx, cudaMemcpyAsync(c, kin, n * 4, cudaMemcpyDeviceToDevice, st),
-                                     "cudaMemcpyAsync")))
-            return s;
-        kin = c;
-    }
-    if (vs && vin && d->values_out == d->values_in) {
-        void *c = gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_AUX2, n * vs);
-        if (!c) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
-        if ((s = gpusort__cuda_check(ctx, cudaMemcpyAsync(c, vin, n * vs, cudaMemcpyDeviceToDevice, st),
-                                     "cudaMemcpyAsync")))
-            return s;
-        vin = c;
-    }
-    int use_smem = n <= MW_SMEM_MAX;
-    uint64_t *res = (uint64_t *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_VALUES, n * 8);
-    uint64_t *gcol = use_smem ? NULL
-                              : (uint64_t *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_KEYS, n * 16);
-    if (!res || (!use_smem && !gcol)) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
-    size_t sm = use_smem ? (size_t)n * 16 : 0;
-    if (sm > 48 * 1024 - 12 * 1024 &&
-        (s = gpusort__cuda_check(ctx, cudaFuncSetAttribute(k_multiway,
-                                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                           (int)sm),
-                                 "cudaFuncSetAttribute (multiway)")))
-        return s;
-    k_multiway<<<1, lists, sm, st>>>((const uint32_t *)d->keys_in, (uint32_t)n, d->key_type,
-                                     d->order == GPUSORT_ORDER_DESC, variant, gcol,
-                                     gcol ? gcol + n : NULL, res, use_smem);
-    if ((s = gpusort__cuda_check(ctx, cudaGetLastError(), "multiway kernel"))) return s;
-    unsigned g = (unsigned)((n + 255) / 256 < 4096 ? (n + 255) / 256 : 4096);
-    k_multiway_gather<<<g, 256, 0, st>>>(res, n, (const uint32_t *)kin, (uint32_t *)d->keys_out,
-                                         vin, vs ? d->values_out : NULL, (int)vs);
-    return gpusort__cuda_check(ctx, cudaGetLastError(), "multiway gather kernel");
 }

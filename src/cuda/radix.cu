@@ -48,22 +48,9 @@
  * before = 7) or, if tile 1 is still looking back, AGGREGATE|2, then tile 0's INCLUSIVE|5
  * (before = 2 + 5 = 7). Either way its d-keys go to base[d] + 7 .. + 10.
  *
- * Measured against CUB (same run, same data, H200, 2^28 keys, uniform; commit 945758d,
- * bench/results/device-final-2026-11-22b.md): u32 1.04x, i32 1.04x, f32 1.06x, u64 1.13x,
- * i64 1.13x, f64 1.10x, u32/u32 pairs 1.11x, u64/u64 pairs (2^27) 1.00x, argsort 1.14x; with 16
- * instead of 12 64-bit keys per thread for pairs (2026-11-24) u64/u64 pairs 1.03x.
- * What moved the ratios (u32 keys / u32 pairs; bench/results/cuda-2026-11-22b.md):
- *   early counts + ballot ranking + values loaded before the look-back   0.75 / 0.63 -> 0.72 / 0.99
- *   20 instead of 16 32-bit keys per thread                              -> 0.78 / 1.06
- *   digits computed once; histogram: grid-stride, plain shared atomics    -> 0.79 / 1.09
- *     (the histogram kernel 79 -> 44 us at 2^24, CUB's 49 us)
- *   keys-only kernels at 3 blocks per SM (56 registers)                  -> 0.85 / 1.09
- *   ballots in PTX (3 instead of 5-6 instructions per digit bit), LDG/STG
- *     instead of generic LD/ST for the plan's buffers                    -> 0.97 / 1.12
- *   digits of every type packed, counted through PTX bfe (no key spills) -> 1.04 / 1.11
- * Tried and dropped: match masks through shared memory (last session's ranking); per-thread
- * run merging in the histogram (-4%); CUB's tile sizes at 1 block per SM (-30%); 24 keys per
- * thread at 3 blocks (spills, -15%); 3 blocks per SM for pairs (-14%).
+ * Measured against CUB (same run, same data, H200, 2^28 keys, uniform;
+ * bench/results/device-final-2026-11-24.md): u32 1.04x, i32 1.04x, f32 1.06x, u64 1.13x,
+ * i64 1.13x, f64 1.10x, u32/u32 pairs 1.11x, u64/u64 pairs (2^27) 1.03x, argsort f32 1.14x.
  *
  * Small inputs (n <= one tile) take tile_sort_kernel: one block ranks and permutes the tile in
  * shared memory for every digit position (skipping positions where the tile's keys agree) and
@@ -84,56 +71,26 @@
 namespace gpusort_cuda {
 namespace {
 
-/* Tile shape for sm_90 (measured on an H200, same run as CUB, bench/results/cuda-2026-11-22b.md):
- * 384 threads = 12 warps (>= 256 so that one thread owns each digit in the look-back).
- *   keys only: 3 resident blocks per SM (56 registers: 36 warps hide the ranking's latency;
- *     at 2 blocks / 80 registers the pass ran 0.81x CUB, at 3 blocks 0.85x, same code), 20
- *     32-bit keys per thread (16: -1%, 24: spills, -15%), 12 64-bit keys (16 at 2 blocks: same).
- *   pairs and argsort: 2 blocks per SM (keys, ranks and values live at once: 80 registers),
- *     20 keys per thread for 32-bit keys, 16 for 64-bit keys (u64/u64 pairs, same process vs
- *     CUB, 2^26 / 2^27 / 2^27: 10 keys 0.98/0.96/0.96x, 12 keys 1.03/1.01/1.01x, 14 keys
- *     1.02/1.01/1.01x, 16 keys 1.05/1.03/1.03x; H200 2026-11-24, bench/results/cuda-2026-11-24.md;
- *     16 keys at 3 blocks: -14%). ptxas: 80 registers, 8 bytes of spill for 8-byte values.
- *   CUB's own sm_90 sizes (20-30 keys per thread) at 1 block per SM (168 registers): 0.5-0.9x.
- * Overridable with -D for tuning runs (scripts/device_radix.sh runs such variants). */
-#ifndef GPUSORT_RADIX_PACK_ALL
-#define GPUSORT_RADIX_PACK_ALL 1
-#endif
-#ifndef GPUSORT_RADIX_THREADS
-#define GPUSORT_RADIX_THREADS 384
-#endif
-#ifndef GPUSORT_RADIX_MIN_BLOCKS
-#define GPUSORT_RADIX_MIN_BLOCKS 3
-#endif
-constexpr int THREADS = GPUSORT_RADIX_THREADS;
+/* Tile shape for sm_90, the fastest measured on an H200 against CUB in the same run
+ * (bench/results/cuda-2026-11-22b.md; 64-bit pairs bench/results/cuda-2026-11-24.md).
+ * 384 threads = 12 warps (>= 256 so that one thread owns each digit in the look-back). */
+constexpr int THREADS = 384;
 constexpr int WARPS = THREADS / 32;
-#ifndef GPUSORT_RADIX_KPT32
-#define GPUSORT_RADIX_KPT32 20
-#endif
-#ifndef GPUSORT_RADIX_KPT64
-#define GPUSORT_RADIX_KPT64 12
-#endif
-#ifndef GPUSORT_RADIX_KPT32P
-#define GPUSORT_RADIX_KPT32P 20
-#endif
-#ifndef GPUSORT_RADIX_KPT64P
-#define GPUSORT_RADIX_KPT64P 16
-#endif
-#ifndef GPUSORT_RADIX_MIN_BLOCKS_P
-#define GPUSORT_RADIX_MIN_BLOCKS_P 2
-#endif
-/* Keys per thread and resident blocks per SM (launch bounds) by key width and value bytes. */
+/* Keys per thread (KPT) and resident blocks per SM (launch bounds) by key width and value bytes:
+ *   keys only        3 blocks per SM (56 registers: 36 warps hide the ranking's latency);
+ *                    20 32-bit keys (24 spill), 12 64-bit keys;
+ *   pairs, argsort   2 blocks per SM (keys, ranks and values live at once: 80 registers; 3
+ *                    blocks ran 14% slower); 20 32-bit keys, 16 64-bit keys (of 10-16). */
 template <typename K, int VB> struct Tune {
-    static constexpr int KPT = sizeof(K) == 4 ? (VB ? GPUSORT_RADIX_KPT32P : GPUSORT_RADIX_KPT32)
-                                              : (VB ? GPUSORT_RADIX_KPT64P : GPUSORT_RADIX_KPT64);
-    static constexpr int MIN_BLOCKS = VB ? GPUSORT_RADIX_MIN_BLOCKS_P : GPUSORT_RADIX_MIN_BLOCKS;
+    static constexpr int KPT = sizeof(K) == 4 ? 20 : (VB ? 16 : 12);
+    static constexpr int MIN_BLOCKS = VB ? 2 : 3;
 };
 
 /* Histogram blocks: 256 threads. Portions are multiples of PORTION_TILES tiles. */
 constexpr int HIST_THREADS = 256;
 constexpr int PORTION_TILES = 4;
-/* Keys per portion: below 2^27, the look-back count field. (Tests build with a small value to
- * run the multi-portion path at small n.) */
+/* Keys per portion: below 2^27, the look-back count field. (A test build with
+ * -DGPUSORT_RADIX_PORTION_LOG2=15 runs the multi-portion path at small n.) */
 #ifndef GPUSORT_RADIX_PORTION_LOG2
 #define GPUSORT_RADIX_PORTION_LOG2 27
 #endif
@@ -266,40 +223,23 @@ __global__ void __launch_bounds__(THREADS, (Tune<K, VB>::MIN_BLOCKS)) onesweep_k
             keys[i] = (FULL || idx < nv) ? ld_global(kin + idx) : (K)0;
         }
         auto valid = [&](int i) -> bool { return FULL || warp_first + i * 32 + lane < nv; };
-        /* Float and 64-bit digits are computed once and kept 4 to a register (the float
-         * transform and 64-bit shifts are not free); a 32-bit integer digit is 3 instructions,
-         * recomputed (fewer live registers). With GPUSORT_RADIX_PACK_ALL every type packs, and
-         * the counting loop extracts with PTX bfe, which the compiler cannot share with the
-         * ranking loop's shifts: otherwise it keeps all KPT digits live across the block scan
-         * and spills the keys instead (SASS of the u32 keys-only pass: 84 bytes of spills;
-         * ptxas with it: 28 bytes, f32 48 -> 0, 64-bit keys 12-20 -> 0). */
-#if GPUSORT_RADIX_PACK_ALL
-        constexpr bool PACK = true;
-#else
-        constexpr bool PACK = FLOAT || sizeof(K) == 8;
-#endif
-        uint32_t dpk[PACK ? (KPT + 3) / 4 : 1];
-        if (PACK) {
+        /* Digits are computed once and kept 4 to a register (the float transform and 64-bit
+         * shifts are not free). The counting loop extracts them with PTX bfe, which the
+         * compiler cannot share with the ranking loop's shifts: otherwise it keeps all KPT
+         * digits live across the block scan and spills the keys instead. */
+        uint32_t dpk[(KPT + 3) / 4];
     #pragma unroll
-            for (int i = 0; i < KPT; i++) {
-                const uint32_t d = radix_digit<FLOAT>(keys[i], mask, shift);
-                dpk[i / 4] = (i % 4) ? dpk[i / 4] | d << (8 * (i % 4)) : d;
-            }
+        for (int i = 0; i < KPT; i++) {
+            const uint32_t d = radix_digit<FLOAT>(keys[i], mask, shift);
+            dpk[i / 4] = (i % 4) ? dpk[i / 4] | d << (8 * (i % 4)) : d;
         }
-        auto digit_of = [&](int i) -> uint32_t {
-            return PACK ? (dpk[i / 4] >> (8 * (i % 4))) & 0xffu
-                        : radix_digit<FLOAT>(keys[i], mask, shift);
-        };
+        auto digit_of = [&](int i) -> uint32_t { return (dpk[i / 4] >> (8 * (i % 4))) & 0xffu; };
 
         /* 1. Per-warp digit counts. */
     #pragma unroll
         for (int i = 0; i < KPT; i++) {
-#if GPUSORT_RADIX_PACK_ALL
             uint32_t d;
             asm("bfe.u32 %0, %1, %2, 8;" : "=r"(d) : "r"(dpk[i / 4]), "r"(8 * (i % 4)));
-#else
-            const uint32_t d = digit_of(i);
-#endif
             if (valid(i)) atomicAdd(&warp_count[d], 1u);
         }
         __syncthreads();
@@ -407,12 +347,7 @@ __global__ void __launch_bounds__(THREADS, (Tune<K, VB>::MIN_BLOCKS)) onesweep_k
 /* Histograms of every digit position of all keys: a grid-stride loop (a few blocks per SM, so
  * few global atomics at the end), 16-byte loads with 4 in flight per thread (when keys is
  * 16-byte aligned; else plain loads), one shared atomic per key and digit position into one of
- * HIST_COPIES block histograms (warps alternate between copies: fewer collisions). With
- * GPUSORT_RADIX_HIST_RUNS each thread instead merges runs of equal digits in registers and adds
- * a run once (cheaper on skewed inputs, dearer on uniform ones). */
-#ifndef GPUSORT_RADIX_HIST_RUNS
-#define GPUSORT_RADIX_HIST_RUNS 0
-#endif
+ * HIST_COPIES block histograms (warps alternate between copies: fewer collisions). */
 constexpr int HIST_COPIES = 2;
 template <typename K, bool FLOAT>
 __global__ void __launch_bounds__(HIST_THREADS) hist_kernel(const K *keys, size_t n, K mask,
@@ -425,26 +360,12 @@ __global__ void __launch_bounds__(HIST_THREADS) hist_kernel(const K *keys, size_
     for (int i = threadIdx.x; i < HIST_COPIES * P * RADIX_DIGITS; i += HIST_THREADS) s_hist[i] = 0;
     __syncthreads();
     uint32_t *h = s_hist + ((threadIdx.x >> 5) % HIST_COPIES) * P * RADIX_DIGITS;
-#if GPUSORT_RADIX_HIST_RUNS
-    uint32_t run_digit[P], run_len[P];
-#pragma unroll
-    for (int p = 0; p < P; p++) { run_digit[p] = 0; run_len[p] = 0; }
-#endif
     auto count = [&](K k) {
         const K r = radix_key<FLOAT>(k, mask);
 #pragma unroll
         for (int p = 0; p < P; p++) {
             const uint32_t d = (uint32_t)(r >> (p * RADIX_BITS)) & (RADIX_DIGITS - 1);
-#if GPUSORT_RADIX_HIST_RUNS
-            if (d != run_digit[p]) {
-                if (run_len[p]) atomicAdd(&h[p * RADIX_DIGITS + run_digit[p]], run_len[p]);
-                run_digit[p] = d;
-                run_len[p] = 0;
-            }
-            run_len[p]++;
-#else
             atomicAdd(&h[p * RADIX_DIGITS + d], 1u);
-#endif
         }
     };
     size_t scalar_from = 0;
@@ -470,11 +391,6 @@ __global__ void __launch_bounds__(HIST_THREADS) hist_kernel(const K *keys, size_
     for (size_t i = scalar_from + (size_t)blockIdx.x * HIST_THREADS + threadIdx.x; i < n;
          i += (size_t)gridDim.x * HIST_THREADS)
         count(keys[i]);
-#if GPUSORT_RADIX_HIST_RUNS
-#pragma unroll
-    for (int p = 0; p < P; p++)
-        if (run_len[p]) atomicAdd(&h[p * RADIX_DIGITS + run_digit[p]], run_len[p]);
-#endif
     __syncthreads();
     for (int i = threadIdx.x; i < P * RADIX_DIGITS; i += HIST_THREADS) {
         uint32_t c = 0;

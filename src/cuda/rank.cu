@@ -31,26 +31,17 @@
  * tie-break without comparing indices), counted in per-warp bins; then rank(s-th smallest key
  * of the block) = #{j in bins 0..s} - 1 (the key itself lies in bin s), a prefix sum over the
  * bins. That is the same count as above with 6 probes per key j instead of 32 comparisons.
- * Measured on the H200 (bench/results/seeds-2026-11-22c.md), 2^12 keys: the kernel takes
- * 3.7-3.8 us (ncu, warm caches) where an empty kernel takes 1.3-1.6 us; a call timed with events
- * around it 7.4-7.7 us (10.8-11.4x the seed's kernel) in processes where an empty kernel timed
- * the same way takes 5.4-5.8 us (the floor moves by process: one run's 11.3 us gave 10.3 us).
- * The steps there (ncu, 2^12 keys, kernel alone): session 2's kernel (bitonic warp sort of the
- * 32 keys i, 15 dependent steps; bins combined by __match_any_sync + __syncwarp per round) 7.3 us
- * with caches flushed; shared atomics, so the rounds overlap, 6.0 us flushed / 5.6-6.0 warm;
- * the rank by shuffles instead of the sort 4.7-5.0 us warm; searches of bare radix keys (the
- * before/after rule instead of comparing (key, index) pairs) 4.4 us; the rank by one ballot per
- * warp 4.0 us; straight-line searches (LOADS a template parameter, no branch around the
- * search) 3.7-3.8 us. 512 threads per block instead of 1024: 4.8-5.0 us (at the 4.4 us step).
+ * Measured on the H200, 2^12 keys: the kernel takes 3.7-3.8 us (ncu, warm caches) where an
+ * empty kernel takes 1.3-1.6 us (bench/results/seeds-2026-11-22c.md); a call timed with events
+ * around it 7.8 us, 10.7x the seed's kernel (bench/results/device-final-2026-11-24.md).
  *
  * Scratch: KEYS (sorted tiles, n items); AUX (n + groups) * 4 bytes of counters; in place,
  * AUX2/VALUES copies of the input (both paths: other blocks still read the input while one
  * scatters). The small path needs no scratch out of place.
  */
-#include "cuda_internal.h"
-#include "block_sort.cuh"
 #include "block_sort.h"
 #include "thread_radix_key.cuh"
+#include "thread_sort.cuh"
 
 #include <string.h>
 
@@ -63,9 +54,9 @@ using namespace gpusort_bs;
 
 #define RK_SMALL_MAX 8192  /* one-launch path up to here (see SMALL n) */
 #define RK_SW 32           /* small path: keys i per block (one warp ranks them) */
-/* Small path: threads per block, RK_SMALL_MAX / 1024 = 8 keys j each at most. 1024 against 512:
- * ncu on the H200, 2^12 keys, 4.4 against 4.9 us (at most 32 registers: two blocks fit an SM
- * at 2^13). */
+/* Small path: threads per block, RK_SMALL_MAX / 1024 = 8 keys j each at most. 1024 is faster
+ * than 512 (bench/results/seeds-2026-11-22c.md); at most 32 registers, so two blocks fit an SM
+ * at 2^13. */
 #define RK_SMALL_THREADS 1024
 
 /* Small path (see SMALL n above). Block b: keys i in [ib, ib + 32).

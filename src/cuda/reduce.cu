@@ -10,8 +10,8 @@
  * the ticket) and takes a ticket (atomicAdd on a counter); the block that draws grid - 1 fences
  * again, reads every partial from L2 (__ldcg: never a stale L1 line) in a fixed order, writes
  * the result and sets the counter back to 0 for the next call (the counter lives in its own
- * scratch slot, zero-filled when allocated). Before this the combine was a second launch
- * (H200 2^20-2^24: 0.024-0.054 ms per call, 0.85-1.00x of CUB's kernel + result copy).
+ * scratch slot, zero-filled when allocated). Combining in the kernel instead of a second
+ * launch saves a few us per call at small n (bench/results/device-final-2026-11-24.md).
  * The assignment of elements to threads and the order of every combination depend only on n and
  * the device's SM count, so a float sum is the same on every run (gpusort.h: deterministic).
  *

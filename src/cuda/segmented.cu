@@ -1,13 +1,10 @@
 /*
- * segmented.cu -- segmented (batched) sort on the device, and the block-sort kernels that the
- * other comparison sorts share.
+ * segmented.cu -- segmented (batched) sort on the device.
  *
- * Exports:
- *   gpusort__cuda_segmented_sort      (cuda_internal.h) segments [offsets[s], offsets[s+1])
- *   gpusort__cuda_segmented_sort_masked (block_sort.h) the same for a subset of the segments
- *                                     (the string sort re-sorts only its unresolved runs)
- *   gpusort__cuda_block_sort_launch   (block_sort.h) one block (or warp) per tile/segment
- *   gpusort__cuda_float_exact         (block_sort.h) float keys free of NaN and -0.0?
+ * Exports (cuda_internal.h):
+ *   gpusort__cuda_segmented_sort        segments [offsets[s], offsets[s+1])
+ *   gpusort__cuda_segmented_sort_masked the same for a subset of the segments (the string sort
+ *                                       re-sorts only its unresolved runs)
  *
  * ORDER OF WORK (gpusort__cuda_segmented_sort):
  *   1. count kernel: validates the offsets (non-decreasing, <= n), counts the segments of each
@@ -20,7 +17,7 @@
  *      available; else they join step 6).
  *   5. fill kernel: segment ids into one list per size class; then one launch per class:
  *        len <= 32     one warp per segment, one key per lane, shuffles only
- *        len <= 128    32 threads x 4 keys    (block_sort.cuh: registers + shared memory)
+ *        len <= 128    32 threads x 4 keys    (block_sort.cu: registers + shared memory)
  *        len <= 512    64 x 8
  *        len <= 1024   128 x 8
  *        len <= 2048   256 x 8
@@ -35,21 +32,19 @@
  * of the concatenation would make several passes over all keys.
  *
  * Stability: items carry their index within the segment where stability is observable (floats,
- * pairs, argsort; block_sort.cuh), so the result is THE stable order. Argsort values are global
+ * pairs, argsort; thread_sort.cuh), so the result is THE stable order. Argsort values are global
  * positions, as the CPU backend gives them.
  *
- * Measured (H200, 2^26 u32 keys, bench/results/seeds-2026-11-22.md): 111 / 93 / 27.5 Gkeys/s for
- * segments of 32 / 1024 / 65536 keys, 1.7x / 7.2x / 1.08x CUB's DeviceSegmentedSort; mixed
- * lengths (1 .. 2^17) 0.99x. The fixed-size batch form arrives here with offsets built by
- * backend.cu and takes the same path (the size classes make a separate path unnecessary).
+ * Measured (H200, 2^26 u32 keys, bench/results/device-final-2026-11-24.md): 0.60 / 0.72 /
+ * 1.36 ms for segments of 32 / 1024 / 65536 keys, 1.69x / 7.22x / 1.93x CUB's
+ * DeviceSegmentedSort; mixed lengths (1 .. 2^17) 1.38x. The fixed-size batch form arrives here
+ * with offsets built by backend.cu and takes the same path (the size classes make a separate
+ * path unnecessary).
  */
 #include "block_sort.h"
-#include "block_sort.cuh"
 
 #include <stdlib.h>
 #include <string.h>
-
-using namespace gpusort_bs;
 
 /* Segments at least this long go to the radix sort, one call each: from about this size the
  * whole-array radix sort beats the merge sort by 1.6x and more (bench/results/seeds-2026-11-22.md,
@@ -64,252 +59,6 @@ __device__ __forceinline__ int seg_class(uint64_t len)
 {
     return len <= 32 ? 0 : len <= 128 ? 1 : len <= 512 ? 2 : len <= 1024 ? 3 : len <= 2048 ? 4
            : len <= 4096 ? 5 : 6;
-}
-
-/* ---- tiles ---- */
-
-__device__ __forceinline__ void get_tile(const gpusort_bs_args &a, uint64_t b, uint64_t &lo,
-                                         uint64_t &cnt)
-{
-    if (a.tiling == 0) {
-        lo = b * a.tile;
-        uint64_t e = lo + a.tile;
-        if (e > a.n) e = a.n;
-        cnt = e - lo;
-    } else if (a.tiling == 1) {
-        uint32_t s = a.list[b];
-        lo = a.offsets[s];
-        cnt = a.offsets[s + 1] - lo;
-    } else {
-        uint32_t l = 0, h = a.t_count;  /* t_start[l] <= b < t_start[h] */
-        while (h - l > 1) {
-            uint32_t m = (l + h) / 2;
-            if (a.t_start[m] <= b) l = m;
-            else h = m;
-        }
-        lo = a.t_lo[l] + (b - a.t_start[l]) * (uint64_t)GPUSORT_CUDA_BLOCK_TILE;
-        uint64_t e = lo + GPUSORT_CUDA_BLOCK_TILE;
-        if (e > a.t_hi[l]) e = a.t_hi[l];
-        cnt = e - lo;
-    }
-}
-
-__device__ __forceinline__ uint64_t load_value(const gpusort_bs_args &a, uint64_t g)
-{
-    if (!a.values_in) return g;
-    return a.vbytes == 4 ? (uint64_t)((const uint32_t *)a.values_in)[g]
-                         : ((const uint64_t *)a.values_in)[g];
-}
-
-__device__ __forceinline__ void store_value(const gpusort_bs_args &a, uint64_t p, uint64_t v)
-{
-    if (a.vbytes == 4) ((uint32_t *)a.values_out)[p] = (uint32_t)v;
-    else if (a.vbytes == 8) ((uint64_t *)a.values_out)[p] = v;
-}
-
-/* ---- kernels ---- */
-
-/* One block sorts [lo, lo + cnt): load (radix key, local index), block_sort, then either
- * items (global indices) to items_out or keys/values gathered to the outputs. The gather is
- * from this block's own range and all of it is read before any of it is written (barrier), so
- * keys_out == keys_in is safe. */
-template <typename K, bool IDX, int THREADS, int E>
-__global__ void __launch_bounds__(THREADS) k_block_sort(gpusort_bs_args a)
-{
-    typedef Item<K, IDX> It;
-    extern __shared__ uint4 bs_smem[];
-    It *sm = (It *)bs_smem;
-    const int tid = threadIdx.x;
-    uint64_t lo, cnt;
-    get_tile(a, blockIdx.x, lo, cnt);
-    const K *kin = (const K *)a.keys_in;
-#pragma unroll
-    for (int q = 0; q < E; q++) {
-        int p = q * THREADS + tid;
-        sm[padi<It>(p)] = (uint64_t)p < cnt ? It::make(to_rk(kin[lo + p], a.type, a.desc), p)
-                                            : It::sentinel();
-    }
-    __syncthreads();
-    It r[E];
-#pragma unroll
-    for (int q = 0; q < E; q++) r[q] = sm[padi<It>(tid * E + q)];
-    block_sort<It, THREADS, E>(r, sm);
-#pragma unroll
-    for (int q = 0; q < E; q++) sm[padi<It>(tid * E + q)] = r[q];
-    __syncthreads();
-    if (a.items_out) {
-        It *out = (It *)a.items_out;
-#pragma unroll
-        for (int q = 0; q < E; q++) {
-            int p = q * THREADS + tid;
-            if ((uint64_t)p < cnt) {
-                It it = sm[padi<It>(p)];
-                if constexpr (IDX) it.i += (uint32_t)lo;
-                out[lo + p] = it;
-            }
-        }
-        return;
-    }
-    K kk[E];
-    uint64_t vv[E];
-#pragma unroll
-    for (int q = 0; q < E; q++) {
-        int p = q * THREADS + tid;
-        vv[q] = 0;
-        if ((uint64_t)p < cnt) {
-            It it = sm[padi<It>(p)];
-            if constexpr (IDX) {
-                uint64_t g = lo + it.i;
-                kk[q] = kin[g];
-                if (a.vbytes) vv[q] = load_value(a, g);
-            } else {
-                kk[q] = from_rk(it.k, a.type, a.desc);
-            }
-        }
-    }
-    __syncthreads();
-    K *kout = (K *)a.keys_out;
-#pragma unroll
-    for (int q = 0; q < E; q++) {
-        int p = q * THREADS + tid;
-        if ((uint64_t)p < cnt) {
-            kout[lo + p] = kk[q];
-            store_value(a, lo + p, vv[q]);
-        }
-    }
-}
-
-/* One warp per tile/segment of at most 32 keys. */
-template <typename K, bool IDX>
-__global__ void __launch_bounds__(256) k_warp_sort(gpusort_bs_args a, uint64_t count)
-{
-    typedef Item<K, IDX> It;
-    uint64_t w = (blockIdx.x * 256ull + threadIdx.x) >> 5;
-    if (w >= count) return;  /* whole warps leave together */
-    const int l = threadIdx.x & 31;
-    uint64_t lo, cnt;
-    get_tile(a, w, lo, cnt);
-    const K *kin = (const K *)a.keys_in;
-    It x = (uint64_t)l < cnt ? It::make(to_rk(kin[lo + l], a.type, a.desc), l) : It::sentinel();
-    x = warp_sort(x);
-    if (a.items_out) {
-        if constexpr (IDX) x.i += (uint32_t)lo;
-        if ((uint64_t)l < cnt) ((It *)a.items_out)[lo + l] = x;
-        return;
-    }
-    K kk = 0;
-    uint64_t vv = 0;
-    if ((uint64_t)l < cnt) {
-        if constexpr (IDX) {
-            uint64_t g = lo + x.i;
-            kk = kin[g];
-            if (a.vbytes) vv = load_value(a, g);
-        } else {
-            kk = from_rk(x.k, a.type, a.desc);
-        }
-    }
-    __syncwarp();
-    if ((uint64_t)l < cnt) {
-        ((K *)a.keys_out)[lo + l] = kk;
-        store_value(a, lo + l, vv);
-    }
-}
-
-/* ---- launcher ---- */
-
-template <typename K, bool IDX, int THREADS, int E>
-static gpusort_status launch_block(gpusort_ctx *ctx, const gpusort_bs_args *a, uint64_t blocks)
-{
-    size_t sm = smem_bytes<Item<K, IDX>>(THREADS * E);
-    void (*kern)(gpusort_bs_args) = k_block_sort<K, IDX, THREADS, E>;
-    if (sm > 48 * 1024) {
-        gpusort_status s = gpusort__cuda_check(
-            ctx, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm),
-            "cudaFuncSetAttribute (block sort)");
-        if (s) return s;
-    }
-    kern<<<(unsigned)blocks, THREADS, sm, gpusort__cuda_stream(ctx)>>>(*a);
-    return gpusort__cuda_check(ctx, cudaGetLastError(), "block sort kernel");
-}
-
-template <typename K, bool IDX>
-static gpusort_status launch_typed(gpusort_ctx *ctx, const gpusort_bs_args *a,
-                                   uint64_t max_count, uint64_t blocks)
-{
-    constexpr size_t IS = sizeof(Item<K, IDX>);
-    if (max_count <= 32) {
-        k_warp_sort<K, IDX><<<(unsigned)((blocks + 7) / 8), 256, 0, gpusort__cuda_stream(ctx)>>>(
-            *a, blocks);
-        return gpusort__cuda_check(ctx, cudaGetLastError(), "warp sort kernel");
-    }
-    if (max_count <= 128) return launch_block<K, IDX, 32, 4>(ctx, a, blocks);
-    if (max_count <= 512) return launch_block<K, IDX, 64, 8>(ctx, a, blocks);
-    if (max_count <= 1024) return launch_block<K, IDX, 128, 8>(ctx, a, blocks);
-    if (max_count <= 2048) return launch_block<K, IDX, 256, 8>(ctx, a, blocks);
-    if (max_count <= 4096) return launch_block<K, IDX, 256, 16>(ctx, a, blocks);
-    /* Larger networks for small items: 64 KiB of items (+ padding) per block. */
-    if constexpr (IS <= 8)
-        if (max_count <= 8192) return launch_block<K, IDX, 512, 16>(ctx, a, blocks);
-    if constexpr (IS <= 4)
-        if (max_count <= 16384) return launch_block<K, IDX, 1024, 16>(ctx, a, blocks);
-    return gpusort__set_error(ctx, GPUSORT_STATUS_INVALID_ARGUMENT,
-                              "internal: block sort of %llu items of %zu bytes",
-                              (unsigned long long)max_count, IS);
-}
-
-gpusort_status gpusort__cuda_block_sort_launch(gpusort_ctx *ctx, const gpusort_bs_args *a,
-                                               uint64_t max_count, uint64_t blocks)
-{
-    if (blocks == 0) return GPUSORT_STATUS_SUCCESS;
-    if (blocks > 0x7fffffffull)
-        return gpusort__set_error(ctx, GPUSORT_STATUS_UNSUPPORTED,
-                                  "%llu tiles exceed one launch's grid", (unsigned long long)blocks);
-    int wide = gpusort_type_size((gpusort_type)a->type) == 8;
-    int idx = ((a->type == GPUSORT_TYPE_F32 || a->type == GPUSORT_TYPE_F64) && !a->float_exact) ||
-              a->vbytes != 0;
-    if (wide) return idx ? launch_typed<uint64_t, true>(ctx, a, max_count, blocks)
-                         : launch_typed<uint64_t, false>(ctx, a, max_count, blocks);
-    return idx ? launch_typed<uint32_t, true>(ctx, a, max_count, blocks)
-               : launch_typed<uint32_t, false>(ctx, a, max_count, blocks);
-}
-
-/* ---- float keys without NaN and -0.0 ---- */
-
-__global__ void k_float_special(const void *keys, uint64_t n, int wide, unsigned *flag)
-{
-    bool found = false;
-    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n;
-         i += (uint64_t)gridDim.x * blockDim.x) {
-        if (wide) {
-            uint64_t b = ((const uint64_t *)keys)[i];
-            found |= b == 0x8000000000000000ull || (b & 0x7fffffffffffffffull) > 0x7ff0000000000000ull;
-        } else {
-            uint32_t b = ((const uint32_t *)keys)[i];
-            found |= b == 0x80000000u || (b & 0x7fffffffu) > 0x7f800000u;
-        }
-    }
-    if (__syncthreads_or(found) && threadIdx.x == 0) atomicOr(flag, 1u);
-}
-
-int gpusort__cuda_float_exact(gpusort_ctx *ctx, const gpusort__sort_args *d)
-{
-    if ((d->key_type != GPUSORT_TYPE_F32 && d->key_type != GPUSORT_TYPE_F64) ||
-        d->value_type != GPUSORT_TYPE_NONE || d->n < GPUSORT_CUDA_FLOAT_CHECK_MIN)
-        return 0;
-    cudaStream_t st = gpusort__cuda_stream(ctx);
-    unsigned *flag = (unsigned *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_AUX2, 4);
-    unsigned h = 1;
-    if (!flag || cudaMemsetAsync(flag, 0, 4, st) != cudaSuccess) return 0;
-    unsigned blocks = (unsigned)(2 * gpusort__cuda_props(ctx)->multiProcessorCount * 4);
-    k_float_special<<<blocks, 256, 0, st>>>(d->keys_in, d->n, d->key_type == GPUSORT_TYPE_F64,
-                                            flag);
-    if (cudaMemcpyAsync(&h, flag, 4, cudaMemcpyDeviceToHost, st) != cudaSuccess ||
-        cudaStreamSynchronize(st) != cudaSuccess) {
-        (void)cudaGetLastError();
-        ctx->last_error[0] = 0;
-        return 0;
-    }
-    return h == 0;
 }
 
 /* ---- segmented sort ---- */

@@ -17,7 +17,7 @@
  *      radix sort for large n where available, else the merge sort);
  *   3. runs of equal keys are the groups still to split; a run is unresolved when it has >= 2
  *      strings and c == 8. Run starts are compacted in order (flags -> block scan -> scatter),
- *      and the segmented sort (block_sort.h: segmented_sort_masked) re-sorts ONLY the unresolved
+ *      and the segmented sort (cuda_internal.h: segmented_sort_masked) re-sorts ONLY the unresolved
  *      runs on the key at depth d + 7, in place; run boundaries accumulate;
  *   4. repeat until no run is unresolved; the order of the indices is the permutation.
  * The depth reached is that of the longest distinguishing prefix (a radix-sort-style MSD
@@ -33,7 +33,7 @@
  * Records: the key bytes of every record are packed on the host (n * key_size bytes), sorted as
  * fixed-length strings, and the records are then permuted on the host.
  */
-#include "block_sort.h"
+#include "cuda_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

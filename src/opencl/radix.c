@@ -32,9 +32,7 @@
 /* Keys per work-item of the downsweep (ITEMS in radix.cl). */
 #define ITEMS(key_bytes, value_bytes) ((key_bytes) + (value_bytes) <= 8 ? 16 : 8)
 /* Work-groups per compute unit (upsweep and downsweep): at least as many as an SM holds at
- * once. Measured on the H200 (u32 keys, 2^24 / 2^28): 2 per CU 1.00 / 13.7 ms, 4 per CU 0.95 /
- * 13.0 ms, 8 per CU 0.92 / 13.1 ms (match.any ranking); with ballots 4: 0.72 / 10.15 ms,
- * 8: 0.67 / 10.05 ms. */
+ * once; 8 was the fastest of 2, 4 and 8 on the H200 (bench/results/opencl-2026-11-22b.md). */
 #define GROUPS_PER_CU 8
 
 static size_t groups_per_cu(void)

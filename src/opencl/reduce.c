@@ -8,14 +8,14 @@
  * partials on the device; then a flush (the kernel starts while the read is enqueued) and a
  * blocking read of the final 32 bytes, decoded here. The counter
  * is zero-filled when its buffer is created and the last work-group sets it back to zero, so no
- * extra command is enqueued per call. (On NVIDIA's OpenCL this replaced a second launch of a
- * one-work-group final kernel; reading the G partials back instead costs a 32 KiB copy.) The
+ * extra command is enqueued per call. (A second launch of a one-work-group final kernel, or
+ * reading the G partials back, each cost more: bench/results/opencl-2026-11-22c.md.) The
  * grid depends only on n and the device, and the partials are combined in a fixed order
  * whichever work-group is last, so results are the same on every run.
  *
  * Tuning knob (benchmarks; the result does not depend on it), environment, read per call:
- * GPUSORT_OPENCL_REDUCE_GROUPS_PER_CU=k (1..32) replaces GROUPS_PER_CU. (Polling the read's
- * event instead of a blocking read was measured slower on NVIDIA's OpenCL: 71 vs 45 us.)
+ * GPUSORT_OPENCL_REDUCE_GROUPS_PER_CU=k (1..32) replaces GROUPS_PER_CU. The read blocks:
+ * polling its event is slower on NVIDIA's OpenCL (bench/results/opencl-2026-11-22b.md).
  *
  * Accuracy (the contract of include/gpusort.h): integer sums exact mod 2^64; f64 sums in double
  * (recursive per work-item, tree per group, then a short run + tree over the partials: error
@@ -33,7 +33,8 @@
 #include <string.h>
 
 #define WG 256
-/* Work-groups per compute unit: enough resident work-items to cover memory latency. */
+/* Work-groups per compute unit: enough resident work-items to cover memory latency (4, 8 and
+ * 16 measured level on the H200: bench/results/opencl-2026-11-22c.md). */
 #define GROUPS_PER_CU 8
 /* 64-bit words per work-group partial (GS_OUT in reduce.cl). */
 #define OUT 4
@@ -86,8 +87,8 @@ gpusort_status gpusort__cl_reduce(gpusort_ctx *ctx, gpusort_type type, cl_mem da
                              &done, (size_t)0);
     if (s || (s = gpusort__cl_launch(ctx, k, name, groups, WG))) return s;
     /* Submit the kernel now, not when the blocking read below flushes the queue, so that the
-     * GPU runs while the read is being enqueued (CUDA launches at once). Same-run A/B on the
-     * H200, u32 2^24, 5 processes each: median 0.037-0.038 ms with it, 0.037-0.040 without. */
+     * GPU runs while the read is being enqueued (CUDA launches at once; up to 2 us at 2^24:
+     * bench/results/opencl-2026-11-22c.md). */
     clFlush(gpusort__cl_queue(ctx));
     /* The result: word 0 (and 1, 2) of the final partial, as reduce.cl lays them out. */
     uint64_t part[OUT];

@@ -65,7 +65,7 @@
  * the PTX of this program on the H200): too weak across work-groups. There the PTX
  * fence.acq_rel.gpu is used (sm_70 and later, as radix.cl's .sync warp instructions): the
  * lightest PTX fence that makes the release / acquire pair; CUDA's __threadfence (membar.gl =
- * fence.sc.gpu) works too and was not measurably slower in a same-run A/B on the H200. On PoCL
+ * fence.sc.gpu) works too, at the same speed on the H200. On PoCL
  * (work-groups are CPU threads) mem_fence is a full fence. */
 void gs_fence_device(void)
 {
