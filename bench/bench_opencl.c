@@ -12,7 +12,7 @@
  *   opencl radix  device    the same on cl_mem buffers (GPUSORT_FLAG_CL_MEM, our own queue and
  *                           context through gpusort_ctx_set_stream): the device's sorting speed
  *   opencl bitonic host / device   likewise with GPUSORT_ALGORITHM_BITONIC
- *   opencl reduce sum device       gpusort_reduce_ex(GPUSORT_FLAG_CL_MEM) on a cl_mem: the
+ *   opencl reduce sum device       gpusort_reduce(..., GPUSORT_FLAG_CL_MEM) on a cl_mem: the
  *                                  sum read back to the host, as the CUDA row does
  *   cuda radix / reduce host, device   our CUDA backend, when it is built and has a device
  *   cpu radix     host      our CPU backend, all cores

@@ -704,7 +704,7 @@ static void run_case(gpusort_type type, datagen_dist dist, size_t n)
     }
 
     for (int mk = 0; mk < num_mem_kinds; mk++)
-        check_reduce(type, dist, keys, n, mem_kinds[mk]);   /* cl_mem: gpusort_reduce_ex */
+        check_reduce(type, dist, keys, n, mem_kinds[mk]);   /* cl_mem: GPUSORT_FLAG_CL_MEM */
 
     uint64_t *perm_asc = xmalloc(n * 8);
     if (verify_ref_argsort(type, keys, n, GPUSORT_ORDER_ASC, perm_asc)) {

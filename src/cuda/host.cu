@@ -325,7 +325,7 @@ static gpusort_status host_run(gpusort_ctx *ctx, const gpusort__sort_args *d, si
 static size_t host_run_capacity(gpusort_ctx *ctx, size_t per_key)
 {
     /* Testing knob: GPUSORT_CUDA_HOST_RUN_KEYS=N caps a run at N keys, so that the run + merge
-     * path can be tested without filling the device (scripts/device_cuda.sh does). */
+     * path can be tested without filling the device (scripts/gpu_check.sh test does). */
     const char *knob = getenv("GPUSORT_CUDA_HOST_RUN_KEYS");
     const size_t cap_knob = knob ? (size_t)strtoull(knob, NULL, 10) : 0;
     size_t free_b = 0, total_b = 0;

@@ -780,7 +780,7 @@ static gpusort_status ocl_reduce(gpusort_ctx *ctx, gpusort_type type, const void
     return s;
 }
 
-/* Reduce of a caller's cl_mem (gpusort_reduce_ex with GPUSORT_FLAG_CL_MEM). */
+/* Reduce of a caller's cl_mem (gpusort_reduce with GPUSORT_FLAG_CL_MEM). */
 static gpusort_status ocl_reduce_cl_mem(gpusort_ctx *ctx, gpusort_type type, const void *data,
                                         size_t n, gpusort_op op, gpusort_value *result)
 {
