@@ -13,7 +13,7 @@
  * sorted in text mode with `gpusort -- sort` or `gpusort ./sort`.
  * Exit codes everywhere: 0 success, 1 "not sorted" (check, -c/-C), 2 any error.
  */
-#include "binary.h"
+#include "cmd.h"
 #include "cli.h"
 #include "util.h"
 

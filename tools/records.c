@@ -242,7 +242,8 @@ int text_records_main(const text_opts *o)
     check_layout(o);
     rec_cmp_arg ra = {o->key_offset, o->key_size, o->reverse};
     if (o->check) return records_check(o, &ra);
-    extsort_items items = {o->record_size, 0, rec_cmp, &ra, o->unique};
+    extsort_items items = {.record_size = o->record_size, .cmp = rec_cmp, .arg = &ra,
+                           .unique = o->unique};
     extsort x;
     extsort_init(&x, &items, o->tmpdirs, o->ntmpdirs, o->budget, o->fanin);
     cli_out out;

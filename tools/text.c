@@ -1310,7 +1310,7 @@ static void sort_text(tsort *t)
     in.t = t;
     in.fd = -1;
     extsort x;
-    extsort_items items = {0, t->delim, line_cmp, t, t->o.unique};
+    extsort_items items = {.delim = t->delim, .cmp = line_cmp, .arg = t, .unique = t->o.unique};
     extsort_init(&x, &items, t->o.tmpdirs, t->o.ntmpdirs, budget, t->o.fanin);
     int spilled = 0;
 
@@ -1943,7 +1943,7 @@ int gpusort_cli_text_main(int argc, char **argv)
     } else if (t.o.merge) {
         cli_out out;
         extsort x;
-        extsort_items items = {0, t.delim, line_cmp, &t, t.o.unique};
+        extsort_items items = {.delim = t.delim, .cmp = line_cmp, .arg = &t, .unique = t.o.unique};
         extsort_init(&x, &items, t.o.tmpdirs, t.o.ntmpdirs, t.o.budget, t.o.fanin);
         /* Open every input first so that a missing one fails before the output exists. */
         for (int i = 0; i < nfiles; i++)
