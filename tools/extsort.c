@@ -2,7 +2,8 @@
  * extsort.c -- sorting inputs larger than memory: temporary sorted runs and their k-way merge.
  *
  * The interface, the order of calls and the file/cleanup rules are in extsort.h. This file:
- *   ext_sink_*      buffered writes to the output (cli_out) or to a run file (write(2))
+ *   ext_sink_*      buffered writes to the output (cli_out) or to a run file (write(2)), and
+ *                   the ordered parallel output of a sorted chunk (ext_sink_gather)
  *   ext_reader_*    buffered reads of delimited lines or fixed-size records
  *   extsort_*       run files (mkstemp in the -T folders, registered for removal) and the merge
  *
@@ -136,6 +137,50 @@ void ext_sink_close(ext_sink *s)
     s->buf = NULL;
 }
 
+/* ---- ordered parallel output ---- */
+
+typedef struct gather_round {
+    ext_format_fn fmt;
+    void *arg;
+    size_t base, count;        /* this round's items */
+    int parts;
+    ext_out_buf *bufs;         /* one per slice */
+} gather_round;
+
+static void gather_task(void *arg, size_t i)
+{
+    gather_round *g = (gather_round *)arg;
+    size_t a = g->base + g->count * i / (size_t)g->parts;
+    size_t b = g->base + g->count * (i + 1) / (size_t)g->parts;
+    g->bufs[i].len = 0;
+    g->fmt(g->arg, a, b, &g->bufs[i]);
+}
+
+void ext_sink_gather(ext_sink *s, size_t n, size_t per, int parts, ext_format_fn fmt, void *arg)
+{
+    gather_round g = {fmt, arg, 0, 0, parts, NULL};
+    g.bufs = (ext_out_buf *)cli_alloc((size_t)parts * sizeof *g.bufs);
+    memset(g.bufs, 0, (size_t)parts * sizeof *g.bufs);
+    for (size_t base = 0; base < n; base += g.count) {
+        g.base = base;
+        g.count = n - base < per * (size_t)parts ? n - base : per * (size_t)parts;
+        gpusort__cpu_parallel_for(parts, (size_t)parts, gather_task, &g);
+        for (int i = 0; i < parts; i++) ext_sink_write(s, g.bufs[i].p, g.bufs[i].len);
+    }
+    for (int i = 0; i < parts; i++) free(g.bufs[i].p);
+    free(g.bufs);
+}
+
+void ext_out_reserve(ext_out_buf *out, size_t more)
+{
+    if (out->len + more <= out->cap) return;
+    size_t cap = (out->len + more) * 2;
+    uint8_t *p = (uint8_t *)realloc(out->p, cap);
+    if (!p) cli_fail("out of memory for the output buffer (%zu bytes)", cap);
+    out->p = p;
+    out->cap = cap;
+}
+
 /* ---- readers ---- */
 
 void ext_reader_open(ext_reader *r, const char *path, size_t bufsize, size_t record_size,
@@ -249,6 +294,17 @@ void ext_reader_close(ext_reader *r)
     free(r->name);
     r->buf = NULL;
     r->name = NULL;
+}
+
+void ext_item_copy_set(ext_item_copy *c, const uint8_t *p, size_t len)
+{
+    if (!c->p || len > c->cap) {
+        c->cap = len * 2 + 64;
+        free(c->p);
+        c->p = (uint8_t *)cli_alloc(c->cap);
+    }
+    memcpy(c->p, p, len);
+    c->len = len;
 }
 
 /* ---- large buffers ---- */
@@ -462,33 +518,22 @@ static void merge_into(extsort *x, char *const *paths, size_t n, ext_sink *sink)
     }
     m.tree[0] = n == 1 ? 0 : tree_build(&m, 1);
 
-    size_t last_len = 0, last_cap = 64;
-    uint8_t *last = (uint8_t *)cli_alloc(last_cap);   /* -u: a copy of the last item written */
-    int have_last = 0;
+    ext_item_copy last = {NULL, 0, 0};               /* -u: the last item written */
     for (;;) {
         size_t top = m.tree[0];
         if (m.done[top]) break;
         const uint8_t *p = m.item[top];
         size_t len = m.len[top];
-        if (it->unique) {
-            if (!have_last || it->cmp(it->arg, last, last_len, p, len) != 0) {
-                ext_sink_item(sink, it, p, len);
-                if (len > last_cap) {
-                    last_cap = len * 2 + 64;
-                    free(last);
-                    last = (uint8_t *)cli_alloc(last_cap);
-                }
-                memcpy(last, p, len);
-                last_len = len;
-                have_last = 1;
-            }
-        } else {
+        if (!it->unique) {
             ext_sink_item(sink, it, p, len);
+        } else if (!last.p || it->cmp(it->arg, last.p, last.len, p, len) != 0) {
+            ext_sink_item(sink, it, p, len);
+            ext_item_copy_set(&last, p, len);
         }
         advance(&m, top);
         if (n > 1) tree_replay(&m, top);
     }
-    free(last);
+    free(last.p);
     for (size_t i = 0; i < n; i++) ext_reader_close(&m.rd[i]);
     free(m.rd);
     free(m.item);

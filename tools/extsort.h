@@ -74,6 +74,20 @@ void ext_sink_item(ext_sink *s, const extsort_items *it, const uint8_t *p, size_
 /* Flush and free the buffer (does not commit a cli_out). */
 void ext_sink_close(ext_sink *s);
 
+/* Ordered parallel output: write items [0, n) to the sink in order when formatting them is
+ * the work (a sorted permutation gathered from memory at random). Each round cuts up to
+ * per * parts items into `parts` slices, one thread formats each slice into its own buffer,
+ * and the buffers are written in order. fmt(arg, a, b, out) formats items [a, b): it appends
+ * to out->p (out->len starts at 0), growing it with ext_out_reserve. */
+typedef struct ext_out_buf {
+    uint8_t *p;
+    size_t len, cap;
+} ext_out_buf;
+typedef void (*ext_format_fn)(void *arg, size_t a, size_t b, ext_out_buf *out);
+void ext_sink_gather(ext_sink *s, size_t n, size_t per, int parts, ext_format_fn fmt, void *arg);
+/* Room for at least `more` bytes past out->len (the capacity at least doubles). */
+void ext_out_reserve(ext_out_buf *out, size_t more);
+
 /* A buffered reader of items from a file ("-" = standard input). */
 typedef struct ext_reader {
     int fd;
@@ -92,6 +106,14 @@ void ext_reader_open(ext_reader *r, const char *path, size_t bufsize, size_t rec
  * A last line without a delimiter is an item; a truncated record is an error (cli_fail). */
 int ext_reader_next(ext_reader *r, const uint8_t **p, size_t *len);
 void ext_reader_close(ext_reader *r);
+
+/* A copy of one item that outlives its reader's buffer (the previous line of a check, the
+ * last item written by -u). Starts as {NULL, 0, 0} (p NULL: no item yet); free(p) at the end. */
+typedef struct ext_item_copy {
+    uint8_t *p;
+    size_t len, cap;
+} ext_item_copy;
+void ext_item_copy_set(ext_item_copy *c, const uint8_t *p, size_t len);
 
 /* malloc for large arrays read at random (line data, permutations, records): 2 MiB aligned and
  * marked for transparent huge pages (fewer TLB misses and page faults); free() releases it.
