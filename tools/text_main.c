@@ -86,6 +86,8 @@ gpusort_ctx *text_context(const text_opts *o)
 
 /* ---- sorting ---- */
 
+/* Memory an in-memory sort of `bytes` of data in `lines` lines needs (a packed text key is a
+ * second copy of the data). */
 static uint64_t mem_needed(const tsort *t, uint64_t bytes, uint64_t lines)
 {
     int packed = t->nkeys && !text_key_is_line(&t->keys[0]) && !t->keys[0].numeric &&
