@@ -39,7 +39,7 @@ typedef struct text_opts {
     const char *outfile;       /* -o, or NULL for stdout */
     int reverse, unique, stable, merge;
     int check;                 /* 0, 'c' (report) or 'C' (quiet) */
-    uint64_t budget;           /* -S in bytes (default: DEFAULT_BUDGET_PERCENT of RAM) */
+    uint64_t budget;           /* -S in bytes (default: TEXT_DEFAULT_BUDGET_PERCENT of RAM) */
     const char **tmpdirs;      /* -T folders, default $TMPDIR or /tmp */
     int ntmpdirs;
     int fanin;                 /* --batch-size */
