@@ -33,7 +33,7 @@
  */
 #include "bench_cuda.h"
 #include "gpusort.h"
-#include "bench_internal.h"
+#include "internal.h"
 #include "timing.h"
 
 #include <cub/cub.cuh>

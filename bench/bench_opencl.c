@@ -50,7 +50,7 @@
 #include <CL/cl.h>
 
 #include "gpusort.h"
-#include "bench_internal.h"
+#include "internal.h"
 #include "timing.h"
 
 #if defined(__has_include)

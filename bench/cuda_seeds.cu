@@ -36,8 +36,8 @@
 #include "bench_cuda.h"
 #include "timing.h"
 #include "gpusort.h"
-#include "keys.h"
-#include "cuda/cuda_internal.h"
+#include "internal.h"
+#include "seed_multiway.h"
 
 #include <cub/cub.cuh>
 
@@ -50,9 +50,7 @@
 #include <string>
 #include <vector>
 
-/* bench/seed_multiway.cu: seed 000's one-block column sort + multi-way merge, variant 0..3. */
-gpusort_status seed_multiway_sort(gpusort_ctx *ctx, const gpusort__sort_args *d, int variant,
-                                  int lists);
+
 
 #define SCK(x)                                                                                   \
     do {                                                                                         \
@@ -515,8 +513,10 @@ void bench_table()
             std::swap(h[i], h[x % n]);
         }
         uint32_t *din, *dout;
+        void *mw_scratch;
         SCK(cudaMalloc(&din, n * 4));
         SCK(cudaMalloc(&dout, n * 4));
+        SCK(cudaMalloc(&mw_scratch, seed_multiway_scratch_bytes(n)));
         SCK(cudaMemcpy(din, h.data(), n * 4, cudaMemcpyHostToDevice));
         /* CPU std::sort: wall clock, a fresh copy before each run, no warm-up */
         std::vector<uint32_t> c;
@@ -534,15 +534,9 @@ void bench_table()
         for (int L : {8, 16, 32, 64, 128})
             for (int v = 0; v < 4; v++) {
                 if (lg > 12 && (v == 0 || v == 2) && L > 32) continue;
-                gpusort__sort_args d;
-                memset(&d, 0, sizeof d);
-                d.key_type = GPUSORT_TYPE_U32;
-                d.value_type = GPUSORT_TYPE_NONE;
-                d.keys_in = din;
-                d.keys_out = dout;
-                d.n = n;
                 double ms = time_ms(nruns, noprep, [&](int) {
-                    gk(seed_multiway_sort(ctx, &d, v, L), "multiway");
+                    SCK(seed_multiway_sort((const uint32_t *)din, (uint32_t *)dout, n,
+                                           GPUSORT_TYPE_U32, v, L, mw_scratch, 0));
                 });
                 SCK(cudaDeviceSynchronize());
                 check(names[v], din, dout, n);
@@ -552,6 +546,7 @@ void bench_table()
             }
         cudaFree(din);
         cudaFree(dout);
+        cudaFree(mw_scratch);
     }
 }
 

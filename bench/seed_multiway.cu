@@ -9,13 +9,13 @@
  *   variant 1  every thread atomicMin()s its head into one shared word
  *   variant 2  pairwise tree reduction in shared memory
  *   variant 3  blocked reduction: atomicMin within groups of 8, then across groups
- * Stable (heads are compared as (radix key, index)); 32-bit key types only; keys, pairs and
- * argsort; device data. Shared memory for n <= 4096, else global scratch (slow: a one-block
- * algorithm). It borrows the context's scratch slots (src/cuda/cuda_internal.h): AUX/AUX2 for
- * in-place copies of the input, KEYS/VALUES for the columns and the merged order.
+ * Stable (heads are compared as (radix key, index)); 32-bit key types; keys on the device, out
+ * of place. Shared memory for n <= 4096, else global scratch (slow: a one-block algorithm).
+ * The caller owns the scratch (seed_multiway_scratch_bytes) so that a timed call allocates
+ * nothing; the benchmark needs nothing of the library beyond the key order of internal.h.
  */
-#include "cuda/cuda_internal.h"
-#include "keys.h"
+#include "seed_multiway.h"
+#include "internal.h"
 
 #include <cuda_runtime.h>
 
@@ -117,54 +117,28 @@ __global__ void k_multiway_gather(const uint64_t *res, uint64_t n, const uint32_
     }
 }
 
-gpusort_status seed_multiway_sort(gpusort_ctx *ctx, const gpusort__sort_args *d, int variant,
-                                  int lists)
+size_t seed_multiway_scratch_bytes(uint64_t n) { return (size_t)n * (n <= MW_SMEM_MAX ? 8 : 24); }
+
+cudaError_t seed_multiway_sort(const uint32_t *keys_in, uint32_t *keys_out, uint64_t n,
+                               gpusort_type type, int variant, int lists, void *scratch,
+                               cudaStream_t st)
 {
-    if (gpusort_type_size(d->key_type) != 4)
-        return gpusort__set_error(ctx, GPUSORT_STATUS_UNSUPPORTED,
-                                  "the multi-way merge variants take 32-bit keys only");
-    if (d->n >= 0xffffffffull || variant < 0 || variant > 3 || lists < 1 || lists > 1024)
-        return gpusort__set_error(ctx, GPUSORT_STATUS_INVALID_ARGUMENT,
-                                  "multi-way merge: n < 2^32, variant 0..3, 1..1024 lists");
-    cudaStream_t st = gpusort__cuda_stream(ctx);
-    const uint64_t n = d->n;
-    const size_t vs = d->value_type == GPUSORT_TYPE_NONE ? 0 : gpusort_type_size(d->value_type);
-    gpusort_status s;
-    const void *kin = d->keys_in, *vin = d->values_in;
-    if (d->keys_out == d->keys_in) {  /* the gather reads the input after the sort */
-        void *c = gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_AUX, n * 4);
-        if (!c) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
-        if ((s = gpusort__cuda_check(ctx, cudaMemcpyAsync(c, kin, n * 4, cudaMemcpyDeviceToDevice, st),
-                                     "cudaMemcpyAsync")))
-            return s;
-        kin = c;
-    }
-    if (vs && vin && d->values_out == d->values_in) {
-        void *c = gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_AUX2, n * vs);
-        if (!c) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
-        if ((s = gpusort__cuda_check(ctx, cudaMemcpyAsync(c, vin, n * vs, cudaMemcpyDeviceToDevice, st),
-                                     "cudaMemcpyAsync")))
-            return s;
-        vin = c;
-    }
+    if (gpusort_type_size(type) != 4 || n >= 0xffffffffull || variant < 0 || variant > 3 ||
+        lists < 1 || lists > 1024 || keys_in == keys_out)
+        return cudaErrorInvalidValue;
     int use_smem = n <= MW_SMEM_MAX;
-    uint64_t *res = (uint64_t *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_VALUES, n * 8);
-    uint64_t *gcol = use_smem ? NULL
-                              : (uint64_t *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_KEYS, n * 16);
-    if (!res || (!use_smem && !gcol)) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
+    uint64_t *res = (uint64_t *)scratch;
+    uint64_t *gcol = use_smem ? NULL : res + n;
     size_t sm = use_smem ? (size_t)n * 16 : 0;
+    cudaError_t e;
     if (sm > 48 * 1024 - 12 * 1024 &&
-        (s = gpusort__cuda_check(ctx, cudaFuncSetAttribute(k_multiway,
-                                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                           (int)sm),
-                                 "cudaFuncSetAttribute (multiway)")))
-        return s;
-    k_multiway<<<1, lists, sm, st>>>((const uint32_t *)d->keys_in, (uint32_t)n, d->key_type,
-                                     d->order == GPUSORT_ORDER_DESC, variant, gcol,
+        (e = cudaFuncSetAttribute(k_multiway, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  (int)sm)) != cudaSuccess)
+        return e;
+    k_multiway<<<1, lists, sm, st>>>(keys_in, (uint32_t)n, type, 0, variant, gcol,
                                      gcol ? gcol + n : NULL, res, use_smem);
-    if ((s = gpusort__cuda_check(ctx, cudaGetLastError(), "multiway kernel"))) return s;
+    if ((e = cudaGetLastError()) != cudaSuccess) return e;
     unsigned g = (unsigned)((n + 255) / 256 < 4096 ? (n + 255) / 256 : 4096);
-    k_multiway_gather<<<g, 256, 0, st>>>(res, n, (const uint32_t *)kin, (uint32_t *)d->keys_out,
-                                         vin, vs ? d->values_out : NULL, (int)vs);
-    return gpusort__cuda_check(ctx, cudaGetLastError(), "multiway gather kernel");
+    k_multiway_gather<<<g, 256, 0, st>>>(res, n, keys_in, keys_out, NULL, NULL, 0);
+    return cudaGetLastError();
 }

@@ -2,7 +2,8 @@
  * extsort.c -- sorting inputs larger than memory: temporary sorted runs and their k-way merge.
  *
  * The interface, the order of calls and the file/cleanup rules are in extsort.h. This file:
- *   ext_sink_*      buffered writes to the output (cli_out) or to a run file (write(2))
+ *   ext_sink_*      buffered writes to the output (cli_out) or to a run file (write(2)), and
+ *                   the ordered parallel output of a sorted chunk (ext_sink_gather)
  *   ext_reader_*    buffered reads of delimited lines or fixed-size records
  *   extsort_*       run files (mkstemp in the -T folders, registered for removal) and the merge
  *
@@ -16,6 +17,13 @@
  * final A:1-C:1 (C loses: A is the lower input) -> out A:1; A advances to 4 and replays
  * against B:2 (A loses, B goes on) and C:1 (B loses) -> out C:1; then B:2, B:3, A:4.
  *
+ * This is the program's one k-way merge: text lines (line_cmp), records (a memcmp of the key
+ * bytes) and binary numbers all merge here. Key mode (extsort_items.key): each item's 64-bit
+ * image is computed once when its input advances, and a match compares those integers, ties to
+ * the lower input as before; an exhausted input holds the greatest key and a tie rank above
+ * every live input, so it loses without a test. The binary number sort merges this way (the
+ * radix key of a number is its order), a match then costs one integer compare, not a call.
+ *
  * With -u the merge drops an item equal to the last one written (the first of each group is
  * kept: the earliest in input order, as GNU sort keeps).
  */
@@ -24,7 +32,7 @@
 #endif
 #include "extsort.h"
 
-#include "cpu/cpu.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -44,19 +52,12 @@
 /* Transparent huge page size (x86-64, arm64 with 4 KiB pages). */
 #define HUGE_ALIGN ((size_t)2 << 20)
 
-static void *xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    if (!p) cli_fail("out of memory (%zu bytes)", n);
-    return p;
-}
-
 /* ---- sinks ---- */
 
 static void sink_init(ext_sink *s)
 {
     s->cap = SINK_BUF;
-    s->buf = (uint8_t *)xmalloc(s->cap);
+    s->buf = (uint8_t *)cli_alloc(s->cap);
     s->len = 0;
 }
 
@@ -107,7 +108,15 @@ void ext_sink_write(ext_sink *s, const void *p, size_t n)
 void ext_sink_item(ext_sink *s, const extsort_items *it, const uint8_t *p, size_t n)
 {
     if (it->record_size) {
-        ext_sink_write(s, p, n);
+        if (s->len + n > s->cap) {
+            ext_sink_write(s, p, n);
+            return;
+        }
+        uint8_t *d = s->buf + s->len;
+        if (n == 8) memcpy(d, p, 8);            /* numbers: a fixed-size copy, no call */
+        else if (n == 4) memcpy(d, p, 4);
+        else memcpy(d, p, n);
+        s->len += n;
         return;
     }
     if (s->len + n + 1 <= s->cap) {          /* the common case: one copy, no calls */
@@ -128,6 +137,50 @@ void ext_sink_close(ext_sink *s)
     s->buf = NULL;
 }
 
+/* ---- ordered parallel output ---- */
+
+typedef struct gather_round {
+    ext_format_fn fmt;
+    void *arg;
+    size_t base, count;        /* this round's items */
+    int parts;
+    ext_out_buf *bufs;         /* one per slice */
+} gather_round;
+
+static void gather_task(void *arg, size_t i)
+{
+    gather_round *g = (gather_round *)arg;
+    size_t a = g->base + g->count * i / (size_t)g->parts;
+    size_t b = g->base + g->count * (i + 1) / (size_t)g->parts;
+    g->bufs[i].len = 0;
+    g->fmt(g->arg, a, b, &g->bufs[i]);
+}
+
+void ext_sink_gather(ext_sink *s, size_t n, size_t per, int parts, ext_format_fn fmt, void *arg)
+{
+    gather_round g = {fmt, arg, 0, 0, parts, NULL};
+    g.bufs = (ext_out_buf *)cli_alloc((size_t)parts * sizeof *g.bufs);
+    memset(g.bufs, 0, (size_t)parts * sizeof *g.bufs);
+    for (size_t base = 0; base < n; base += g.count) {
+        g.base = base;
+        g.count = n - base < per * (size_t)parts ? n - base : per * (size_t)parts;
+        gpusort__cpu_parallel_for(parts, (size_t)parts, gather_task, &g);
+        for (int i = 0; i < parts; i++) ext_sink_write(s, g.bufs[i].p, g.bufs[i].len);
+    }
+    for (int i = 0; i < parts; i++) free(g.bufs[i].p);
+    free(g.bufs);
+}
+
+void ext_out_reserve(ext_out_buf *out, size_t more)
+{
+    if (out->len + more <= out->cap) return;
+    size_t cap = (out->len + more) * 2;
+    uint8_t *p = (uint8_t *)realloc(out->p, cap);
+    if (!p) cli_fail("out of memory for the output buffer (%zu bytes)", cap);
+    out->p = p;
+    out->cap = cap;
+}
+
 /* ---- readers ---- */
 
 void ext_reader_open(ext_reader *r, const char *path, size_t bufsize, size_t record_size,
@@ -144,7 +197,7 @@ void ext_reader_open(ext_reader *r, const char *path, size_t bufsize, size_t rec
         cli_fail("read failed: %s: %s", path, strerror(EISDIR));
     if (bufsize < record_size * 2) bufsize = record_size * 2;
     r->cap = bufsize < 4096 ? 4096 : bufsize;
-    r->buf = (uint8_t *)xmalloc(r->cap);
+    r->buf = (uint8_t *)cli_alloc(r->cap);
     r->record_size = record_size;
     r->delim = delim;
 }
@@ -178,22 +231,35 @@ static int reader_fill(ext_reader *r)
     }
 }
 
+/* Refill until a whole record is buffered; 0 at the end of the input. */
+static int record_fill(ext_reader *r)
+{
+    while (r->end - r->beg < r->record_size) {
+        if (!reader_fill(r)) {
+            if (r->end > r->beg)
+                cli_fail("%s: the size is not a multiple of the record size %zu", r->name,
+                         r->record_size);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* ext_reader_next for fixed-size records; inlined into the merge loop. */
+static inline int record_next(ext_reader *r, const uint8_t **p)
+{
+    if (r->end - r->beg < r->record_size && !record_fill(r)) return 0;
+    *p = r->buf + r->beg;
+    r->beg += r->record_size;
+    r->scan = r->beg;
+    return 1;
+}
+
 int ext_reader_next(ext_reader *r, const uint8_t **p, size_t *len)
 {
     if (r->record_size) {
-        while (r->end - r->beg < r->record_size) {
-            if (!reader_fill(r)) {
-                if (r->end > r->beg)
-                    cli_fail("%s: the size is not a multiple of the record size %zu", r->name,
-                             r->record_size);
-                return 0;
-            }
-        }
-        *p = r->buf + r->beg;
         *len = r->record_size;
-        r->beg += r->record_size;
-        r->scan = r->beg;
-        return 1;
+        return record_next(r, p);
     }
     for (;;) {
         if (r->scan < r->beg) r->scan = r->beg;
@@ -230,11 +296,22 @@ void ext_reader_close(ext_reader *r)
     r->name = NULL;
 }
 
+void ext_item_copy_set(ext_item_copy *c, const uint8_t *p, size_t len)
+{
+    if (!c->p || len > c->cap) {
+        c->cap = len * 2 + 64;
+        free(c->p);
+        c->p = (uint8_t *)cli_alloc(c->cap);
+    }
+    memcpy(c->p, p, len);
+    c->len = len;
+}
+
 /* ---- large buffers ---- */
 
 void *ext_big_alloc(size_t n)
 {
-    if (n < 4 * HUGE_ALIGN) return xmalloc(n);
+    if (n < 4 * HUGE_ALIGN) return cli_alloc(n);
     void *p = NULL;
     size_t rounded = (n + HUGE_ALIGN - 1) & ~(HUGE_ALIGN - 1);
     if (posix_memalign(&p, HUGE_ALIGN, rounded) != 0) cli_fail("out of memory (%zu bytes)", n);
@@ -327,7 +404,7 @@ void extsort_run_open(extsort *x, ext_sink *s)
 {
     const char *dir = x->tmpdirs[x->next_tmpdir++ % x->ntmpdirs];
     size_t len = strlen(dir) + sizeof "/gpusort-XXXXXX";
-    char *path = (char *)xmalloc(len);
+    char *path = (char *)cli_alloc(len);
     snprintf(path, len, "%s%sgpusort-XXXXXX", dir,
              dir[0] && dir[strlen(dir) - 1] == '/' ? "" : "/");
     int fd = cli_temp_mkstemp(path);   /* created and registered as one step */
@@ -357,17 +434,42 @@ typedef struct mrg {
     const uint8_t **item;
     size_t *len;
     uint8_t *done;      /* input exhausted: loses to everything */
+    uint64_t *key;      /* key mode: it->key of each current item; UINT64_MAX when done */
+    size_t *rank;       /* key mode: the tie order, i while input i is live, k + i when done */
     size_t *tree;       /* loser tree: tree[0] the winner, tree[1..k) the losers of nodes */
     size_t k;
 } mrg;
 
-/* 1 if input a's item goes before input b's (ties: the lower input). */
+/* 1 if input a's item goes before input b's (ties: the lower input). In key mode a done input
+ * holds the greatest key and a rank above every live input's, so it loses without a test. */
 static inline int beats(const mrg *m, size_t a, size_t b)
 {
+    if (m->key)
+        return m->key[a] < m->key[b] || (m->key[a] == m->key[b] && m->rank[a] < m->rank[b]);
     if (m->done[a]) return 0;
     if (m->done[b]) return 1;
     int c = m->it->cmp(m->it->arg, m->item[a], m->len[a], m->item[b], m->len[b]);
     return c < 0 || (c == 0 && a < b);
+}
+
+/* Move input i to its next item (and its key), or mark it done. */
+static inline void advance(mrg *m, size_t i)
+{
+    ext_reader *r = &m->rd[i];
+    if (r->record_size) {
+        m->done[i] = !record_next(r, &m->item[i]);
+        m->len[i] = r->record_size;
+    } else {
+        m->done[i] = !ext_reader_next(r, &m->item[i], &m->len[i]);
+    }
+    if (!m->key) return;
+    if (m->done[i]) {
+        m->key[i] = UINT64_MAX;
+        m->rank[i] = m->k + i;
+    } else {
+        m->key[i] = m->it->key(m->it->arg, m->item[i], m->len[i]);
+        m->rank[i] = i;
+    }
 }
 
 /* Winner of the subtree at node i (children 2i, 2i+1; index c >= k is leaf c - k). */
@@ -403,48 +505,41 @@ static void merge_into(extsort *x, char *const *paths, size_t n, ext_sink *sink)
     mrg m;
     m.it = it;
     m.k = n;
-    m.rd = (ext_reader *)xmalloc(n * sizeof *m.rd);
-    m.item = (const uint8_t **)xmalloc(n * sizeof *m.item);
-    m.len = (size_t *)xmalloc(n * sizeof *m.len);
-    m.done = (uint8_t *)xmalloc(n);
-    m.tree = (size_t *)xmalloc(n * sizeof *m.tree);
+    m.rd = (ext_reader *)cli_alloc(n * sizeof *m.rd);
+    m.item = (const uint8_t **)cli_alloc(n * sizeof *m.item);
+    m.len = (size_t *)cli_alloc(n * sizeof *m.len);
+    m.key = it->key ? (uint64_t *)cli_alloc(n * sizeof *m.key) : NULL;
+    m.rank = it->key ? (size_t *)cli_alloc(n * sizeof *m.rank) : NULL;
+    m.done = (uint8_t *)cli_alloc(n);
+    m.tree = (size_t *)cli_alloc(n * sizeof *m.tree);
     for (size_t i = 0; i < n; i++) {
         ext_reader_open(&m.rd[i], paths[i], bufsize, it->record_size, it->delim);
-        m.done[i] = !ext_reader_next(&m.rd[i], &m.item[i], &m.len[i]);
+        advance(&m, i);
     }
     m.tree[0] = n == 1 ? 0 : tree_build(&m, 1);
 
-    size_t last_len = 0, last_cap = 64;
-    uint8_t *last = (uint8_t *)xmalloc(last_cap);   /* -u: a copy of the last item written */
-    int have_last = 0;
+    ext_item_copy last = {NULL, 0, 0};               /* -u: the last item written */
     for (;;) {
         size_t top = m.tree[0];
         if (m.done[top]) break;
         const uint8_t *p = m.item[top];
         size_t len = m.len[top];
-        if (it->unique) {
-            if (!have_last || it->cmp(it->arg, last, last_len, p, len) != 0) {
-                ext_sink_item(sink, it, p, len);
-                if (len > last_cap) {
-                    last_cap = len * 2 + 64;
-                    free(last);
-                    last = (uint8_t *)xmalloc(last_cap);
-                }
-                memcpy(last, p, len);
-                last_len = len;
-                have_last = 1;
-            }
-        } else {
+        if (!it->unique) {
             ext_sink_item(sink, it, p, len);
+        } else if (!last.p || it->cmp(it->arg, last.p, last.len, p, len) != 0) {
+            ext_sink_item(sink, it, p, len);
+            ext_item_copy_set(&last, p, len);
         }
-        m.done[top] = !ext_reader_next(&m.rd[top], &m.item[top], &m.len[top]);
+        advance(&m, top);
         if (n > 1) tree_replay(&m, top);
     }
-    free(last);
+    free(last.p);
     for (size_t i = 0; i < n; i++) ext_reader_close(&m.rd[i]);
     free(m.rd);
     free(m.item);
     free(m.len);
+    free(m.key);
+    free(m.rank);
     free(m.done);
     free(m.tree);
 }
@@ -455,8 +550,8 @@ static void reduce_runs(extsort *x, char ***list, size_t *n, int **owned)
 {
     while (*n > (size_t)x->fanin) {
         size_t groups = (*n + (size_t)x->fanin - 1) / (size_t)x->fanin;
-        char **nl = (char **)xmalloc(groups * sizeof *nl);
-        int *no = (int *)xmalloc(groups * sizeof *no);
+        char **nl = (char **)cli_alloc(groups * sizeof *nl);
+        int *no = (int *)cli_alloc(groups * sizeof *no);
         for (size_t g = 0; g < groups; g++) {
             size_t a = g * (size_t)x->fanin, b = a + (size_t)x->fanin;
             if (b > *n) b = *n;
@@ -502,7 +597,7 @@ void extsort_finish(extsort *x, cli_out *out)
 {
     char **list = x->runs;
     size_t n = x->nruns;
-    int *owned = (int *)xmalloc((n ? n : 1) * sizeof *owned);
+    int *owned = (int *)cli_alloc((n ? n : 1) * sizeof *owned);
     for (size_t i = 0; i < n; i++) owned[i] = 1;
     x->runs = NULL;
     x->nruns = x->cap = 0;
@@ -511,8 +606,8 @@ void extsort_finish(extsort *x, cli_out *out)
 
 void extsort_merge_paths(extsort *x, char *const *paths, size_t n, cli_out *out)
 {
-    char **list = (char **)xmalloc((n ? n : 1) * sizeof *list);
-    int *owned = (int *)xmalloc((n ? n : 1) * sizeof *owned);
+    char **list = (char **)cli_alloc((n ? n : 1) * sizeof *list);
+    int *owned = (int *)cli_alloc((n ? n : 1) * sizeof *owned);
     for (size_t i = 0; i < n; i++) {
         list[i] = paths[i];
         owned[i] = 0;

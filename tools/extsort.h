@@ -22,12 +22,16 @@
  * are used in turn. A write error (ENOSPC, EIO) is one line and exit 2; the output is written
  * through cli_out (util.h), so it is never left half-written.
  *
- * Merging: a loser tree of the runs' current items, ties to the lower run index, so merging
- * runs cut from the input in order is a stable sort of the whole input (and `-m` takes equal
- * lines from the earlier file first, as GNU sort does). At most `fanin` runs are merged at once
- * (each needs a file descriptor and a read buffer); with more, groups of consecutive runs are
- * merged into bigger runs first, which keeps the stable order. Memory during a merge:
- * fanin * max(64 KiB, budget / (2 * fanin)) bytes of read buffers, plus the longest item.
+ * Merging: the one k-way merge of the program (text lines, records and binary numbers alike):
+ * a loser tree of the runs' current items, ties to the lower run index, so merging runs cut
+ * from the input in order is a stable sort of the whole input (and `-m` takes equal lines from
+ * the earlier file first, as GNU sort does). Items are ordered by `cmp` or, when the caller
+ * gives `key`, by a 64-bit image of each item computed once as it is read (for numbers, the
+ * radix key of src/keys.h: one integer compare per match instead of a call). At most `fanin`
+ * runs are merged at once (each needs a file descriptor and a read buffer); with more, groups
+ * of consecutive runs are merged into bigger runs first, which keeps the stable order. Memory
+ * during a merge: fanin * max(64 KiB, budget / (2 * fanin)) bytes of read buffers (at most
+ * 4 MiB each), plus the longest item.
  */
 #ifndef GPUSORT_CLI_EXTSORT_H
 #define GPUSORT_CLI_EXTSORT_H
@@ -41,12 +45,16 @@
 typedef int (*extsort_cmp_fn)(void *arg, const uint8_t *a, size_t alen, const uint8_t *b,
                               size_t blen);
 
+/* An order-preserving image of an item: key(a) < key(b) exactly when a goes before b. */
+typedef uint64_t (*extsort_key_fn)(void *arg, const uint8_t *item, size_t len);
+
 typedef struct extsort_items {
     size_t record_size;    /* > 0: fixed-size items; 0: items ended by `delim` */
     int delim;             /* '\n' or '\0' when record_size == 0 */
-    extsort_cmp_fn cmp;
-    void *arg;             /* passed to cmp */
+    extsort_cmp_fn cmp;    /* the order (may be NULL when key is given and unique is 0) */
+    void *arg;             /* passed to cmp and key */
     int unique;            /* keep only the first item of each run of equal (cmp == 0) items */
+    extsort_key_fn key;    /* optional: merge by these images instead of calling cmp */
 } extsort_items;
 
 /* A buffered writer to the final output (cli_out) or to a run file (fd). */
@@ -66,6 +74,20 @@ void ext_sink_item(ext_sink *s, const extsort_items *it, const uint8_t *p, size_
 /* Flush and free the buffer (does not commit a cli_out). */
 void ext_sink_close(ext_sink *s);
 
+/* Ordered parallel output: write items [0, n) to the sink in order when formatting them is
+ * the work (a sorted permutation gathered from memory at random). Each round cuts up to
+ * per * parts items into `parts` slices, one thread formats each slice into its own buffer,
+ * and the buffers are written in order. fmt(arg, a, b, out) formats items [a, b): it appends
+ * to out->p (out->len starts at 0), growing it with ext_out_reserve. */
+typedef struct ext_out_buf {
+    uint8_t *p;
+    size_t len, cap;
+} ext_out_buf;
+typedef void (*ext_format_fn)(void *arg, size_t a, size_t b, ext_out_buf *out);
+void ext_sink_gather(ext_sink *s, size_t n, size_t per, int parts, ext_format_fn fmt, void *arg);
+/* Room for at least `more` bytes past out->len (the capacity at least doubles). */
+void ext_out_reserve(ext_out_buf *out, size_t more);
+
 /* A buffered reader of items from a file ("-" = standard input). */
 typedef struct ext_reader {
     int fd;
@@ -84,6 +106,14 @@ void ext_reader_open(ext_reader *r, const char *path, size_t bufsize, size_t rec
  * A last line without a delimiter is an item; a truncated record is an error (cli_fail). */
 int ext_reader_next(ext_reader *r, const uint8_t **p, size_t *len);
 void ext_reader_close(ext_reader *r);
+
+/* A copy of one item that outlives its reader's buffer (the previous line of a check, the
+ * last item written by -u). Starts as {NULL, 0, 0} (p NULL: no item yet); free(p) at the end. */
+typedef struct ext_item_copy {
+    uint8_t *p;
+    size_t len, cap;
+} ext_item_copy;
+void ext_item_copy_set(ext_item_copy *c, const uint8_t *p, size_t len);
 
 /* malloc for large arrays read at random (line data, permutations, records): 2 MiB aligned and
  * marked for transparent huge pages (fewer TLB misses and page faults); free() releases it.

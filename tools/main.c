@@ -1,19 +1,20 @@
 /*
  * main.c -- the gpusort program's entry point: routes the command line to a mode.
  *
- *   gpusort sort|gen|check|reduce ... --type T   binary little-endian numbers   (binary.c)
+ *   gpusort sort|gen|check|reduce ... --type T   binary little-endian numbers   (cmd_<name>.c)
  *   gpusort gen|check --record-size R ...        fixed-size records             (records.c)
- *   gpusort check FILE (no --type)               text: same as `gpusort -c FILE` (text.c)
+ *   gpusort check FILE (no --type)               text: same as `gpusort -c FILE` (text_main.c)
  *   gpusort sort ... (no --type)                 text mode on the arguments after "sort"
- *   gpusort devices | bench                      backends and a small benchmark (binary.c)
+ *   gpusort devices | bench                      backends and a small benchmark (cmd_<name>.c)
  *   gpusort help [CMD] | --help | --version
  *   gpusort [GNU sort options] [FILE...]         text mode (anything not a subcommand)
  *
- * The table is the one in tools/cli.h. A file literally named like a subcommand ("sort") is
- * sorted in text mode with `gpusort -- sort` or `gpusort ./sort`.
+ * The subcommands are the table `commands` below; cli.h maps the files of tools/. A file
+ * literally named like a subcommand ("sort") is sorted in text mode with `gpusort -- sort` or
+ * `gpusort ./sort`.
  * Exit codes everywhere: 0 success, 1 "not sorted" (check, -c/-C), 2 any error.
  */
-#include "binary.h"
+#include "cmd.h"
 #include "cli.h"
 #include "util.h"
 

@@ -34,8 +34,8 @@
 #include "text.h"
 #include "util.h"
 
-#include "cpu/cpu.h"
 #include "gpusort.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -147,10 +147,8 @@ typedef struct gather_job {
     const uint8_t *rec;
     const uint64_t *perm;
     uint8_t *keys;                            /* packing: destination */
-    size_t base, count, n;
+    size_t n;
     int parts;
-    uint8_t **buf;
-    size_t *len;
 } gather_job;
 
 static void pack_task(void *arg, size_t i)
@@ -166,22 +164,21 @@ static void pack_task_all(gather_job *j)
     gpusort__cpu_parallel_for(j->parts, (size_t)j->parts, pack_task, j);
 }
 
-static void gather_task(void *arg, size_t i)
+/* Records [a, b) of the sorted order into out (ext_sink_gather). */
+static void gather_slice(void *arg, size_t a, size_t b, ext_out_buf *out)
 {
-    gather_job *j = (gather_job *)arg;
-    size_t a = j->base + j->count * i / (size_t)j->parts;
-    size_t b = j->base + j->count * (i + 1) / (size_t)j->parts;
+    const gather_job *j = (const gather_job *)arg;
     size_t rs = j->o->record_size, len = 0;
-    uint8_t *out = j->buf[i];
+    ext_out_reserve(out, (b - a) * rs);
     for (size_t k = a; k < b; k++) {
         if (k + 8 < b) __builtin_prefetch(j->rec + j->perm[k + 8] * rs);
         const uint8_t *r = j->rec + j->perm[k] * rs;
         if (j->o->unique && k > 0 && rec_cmp(j->ra, j->rec + j->perm[k - 1] * rs, rs, r, rs) == 0)
             continue;
-        memcpy(out + len, r, rs);
+        memcpy(out->p + len, r, rs);
         len += rs;
     }
-    j->len[i] = len;
+    out->len = len;
 }
 
 static void sort_chunk(const text_opts *o, rec_cmp_arg *ra, gpusort_ctx **ctxp,
@@ -190,14 +187,14 @@ static void sort_chunk(const text_opts *o, rec_cmp_arg *ra, gpusort_ctx **ctxp,
     gpusort_ctx *ctx = *ctxp;
     size_t ks = o->key_size;
     int threads = gpusort_ctx_get_threads(ctx);
-    gather_job j = {o, ra, rec, NULL, NULL, 0, 0, n, n < 65536 ? 1 : threads, NULL, NULL};
+    gather_job j = {o, ra, rec, NULL, NULL, n, n < 65536 ? 1 : threads};
     uint64_t *perm = (uint64_t *)ext_big_alloc((n ? n : 1) * sizeof *perm);
     if (ks == 0) {
         for (size_t i = 0; i < n; i++) perm[i] = i;
     } else {
         j.keys = (uint8_t *)malloc(n * ks);
         if (!j.keys) cli_fail("out of memory: %zu bytes of keys", n * ks);
-        gpusort__cpu_parallel_for(j.parts, (size_t)j.parts, pack_task, &j);
+        pack_task_all(&j);
         gpusort_order order = o->reverse ? GPUSORT_ORDER_DESC : GPUSORT_ORDER_ASC;
         gpusort_status st = gpusort_sort_records(ctx, GPUSORT_TYPE_U64, j.keys, n, ks, 0, ks, j.keys, perm, order, 0);
         if (st && st != GPUSORT_STATUS_INVALID_ARGUMENT && o->backend == GPUSORT_BACKEND_AUTO &&
@@ -217,23 +214,7 @@ static void sort_chunk(const text_opts *o, rec_cmp_arg *ra, gpusort_ctx **ctxp,
         free(j.keys);
     }
     j.perm = perm;
-    j.buf = (uint8_t **)malloc((size_t)j.parts * sizeof *j.buf);
-    j.len = (size_t *)malloc((size_t)j.parts * sizeof *j.len);
-    if (!j.buf || !j.len) cli_fail("out of memory");
-    size_t per = GATHER_SLICE;
-    for (int i = 0; i < j.parts; i++) {
-        j.buf[i] = (uint8_t *)malloc(per * o->record_size);
-        if (!j.buf[i]) cli_fail("out of memory");
-    }
-    for (size_t base = 0; base < n; base += j.count) {
-        j.base = base;
-        j.count = n - base < per * (size_t)j.parts ? n - base : per * (size_t)j.parts;
-        gpusort__cpu_parallel_for(j.parts, (size_t)j.parts, gather_task, &j);
-        for (int i = 0; i < j.parts; i++) ext_sink_write(s, j.buf[i], j.len[i]);
-    }
-    for (int i = 0; i < j.parts; i++) free(j.buf[i]);
-    free(j.buf);
-    free(j.len);
+    ext_sink_gather(s, n, GATHER_SLICE, j.parts, gather_slice, &j);
     free(perm);
 }
 
@@ -242,7 +223,8 @@ int text_records_main(const text_opts *o)
     check_layout(o);
     rec_cmp_arg ra = {o->key_offset, o->key_size, o->reverse};
     if (o->check) return records_check(o, &ra);
-    extsort_items items = {o->record_size, 0, rec_cmp, &ra, o->unique};
+    extsort_items items = {.record_size = o->record_size, .cmp = rec_cmp, .arg = &ra,
+                           .unique = o->unique};
     extsort x;
     extsort_init(&x, &items, o->tmpdirs, o->ntmpdirs, o->budget, o->fanin);
     cli_out out;
@@ -253,9 +235,7 @@ int text_records_main(const text_opts *o)
         extsort_free(&x);
         return 0;
     }
-    for (int i = 0; i < o->nfiles; i++)
-        if (strcmp(o->files[i], "-") != 0 && access(o->files[i], R_OK) != 0)
-            cli_fail("cannot read: %s: %s", o->files[i], strerror(errno));
+    text_check_readable(o);
 
     size_t rs = o->record_size;
     uint64_t chunk = (uint64_t)((long double)o->budget /

@@ -1,17 +1,37 @@
 /*
- * text.h -- INTERNAL to the gpusort program: what text.c (GNU sort mode) shares with records.c.
+ * text.h -- INTERNAL to the gpusort program: the text mode (GNU sort compatible sorting of
+ * lines) in its files, and what it shares with records.c.
  *
- * text.c parses the GNU sort command line into a text_opts; with --record-size it hands the
- * options to text_records_main() (records.c), which sorts, merges or checks fixed-size binary
- * records with the same -o/-S/-T/-m/-c/-u/-r and external-sort machinery (extsort.h).
+ *   text_main.c     the driver: gpusort_cli_text_main, the chunked sort (in memory, or runs
+ *                   written and merged by extsort.c), -m, -c/-C, phase timing, text_context
+ *   text_options.c  GNU sort's command line: options, -k key specs, obsolete +POS keys, -S,
+ *                   the locale check -> a tsort
+ *   text_keys.c     key extraction and comparison: fields (-t, -k), -b/-d/-i/-f, -n and -g
+ *                   numbers; line_cmp (GNU compare()); the first key of every line as numeric
+ *                   images or packed bytes for the library's fast sorts
+ *   text_sort.c     the in-memory sort of one chunk of lines: the library sort of the first
+ *                   key's projection, then the ties finished with line_cmp
+ *   text_io.c       input (reading files whole or in budget-sized steps), line splitting
+ *                   (index, compaction), and the ordered, parallel write of the sorted lines
+ *   records.c       fixed-size binary records (--record-size), which share text_opts
+ *
+ * Order of calls (text_main.c): text_parse_args -> text_tables_init (inside) -> for each chunk:
+ * text_input_* -> text_index_lines -> text_sort_lines -> text_write_lines (to the output or to
+ * a run) -> extsort_finish when runs were written.
  */
 #ifndef GPUSORT_CLI_TEXT_H
 #define GPUSORT_CLI_TEXT_H
 
+#include "extsort.h"
+
 #include "gpusort.h"
+#include "internal.h"
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
+/* ---- options (text_options.c), shared with records.c ---- */
 
 typedef struct text_opts {
     char **files;              /* inputs ("-" = stdin); at least one */
@@ -19,7 +39,7 @@ typedef struct text_opts {
     const char *outfile;       /* -o, or NULL for stdout */
     int reverse, unique, stable, merge;
     int check;                 /* 0, 'c' (report) or 'C' (quiet) */
-    uint64_t budget;           /* -S in bytes (default: DEFAULT_BUDGET_PERCENT of RAM) */
+    uint64_t budget;           /* -S in bytes (default: TEXT_DEFAULT_BUDGET_PERCENT of RAM) */
     const char **tmpdirs;      /* -T folders, default $TMPDIR or /tmp */
     int ntmpdirs;
     int fanin;                 /* --batch-size */
@@ -32,10 +52,189 @@ typedef struct text_opts {
 /* Default memory budget: this share of physical RAM (GNU sort takes a similar share). */
 #define TEXT_DEFAULT_BUDGET_PERCENT 50
 
-/* Create the library context of --backend/--device/--parallel; cli_fail on error. */
+/* Create the library context of --backend/--device/--parallel; cli_fail on error
+ * (text_main.c). */
 gpusort_ctx *text_context(const text_opts *o);
+
+/* Every input must be readable before the output is created, so that a missing one fails
+ * before anything is written; cli_fail otherwise (text_main.c). */
+void text_check_readable(const text_opts *o);
 
 /* Records mode (records.c). Returns the exit code. */
 int text_records_main(const text_opts *o);
+
+/* One -k key (or the whole-line key of global ordering options), as GNU sort keeps it. */
+typedef struct tkey {
+    size_t sword, schar;        /* start field/char, 0-based; sword SIZE_MAX: line start */
+    size_t eword, echar;        /* end; eword SIZE_MAX: line end; echar 0: end of field */
+    int skipsblanks, skipeblanks;
+    const uint8_t *ignore;      /* text_nondict / text_nonprint / NULL */
+    const uint8_t *translate;   /* text_fold_upper / NULL */
+    int numeric, general, reverse;
+} tkey;
+
+/* A text sort: its options, keys and library context. */
+typedef struct tsort {
+    text_opts o;
+    tkey *keys;
+    int nkeys;
+    int tab;                    /* -t byte, or -1 (fields separated by blank runs) */
+    int delim;                  /* '\n', or '\0' with -z */
+    gpusort_ctx *ctx;
+    int threads;
+} tsort;
+
+/* Parse argv (argv[0] is the program name) into *t, whose keys, files and tmpdirs arrays the
+ * caller frees. Returns -1 to go on, or an exit code when the command line was handled
+ * (--help, --version: 0). Errors exit 2 (cli_fail). */
+int text_parse_args(int argc, char **argv, tsort *t);
+
+/* ---- key extraction and comparison (text_keys.c) ---- */
+
+/* GNU's character tables in the C locale; text_tables_init fills them. */
+extern uint8_t text_blanks[256];      /* isblank or '\n' (GNU's field_sep) */
+extern uint8_t text_nondict[256];     /* -d: ignore all but alphanumerics and blanks */
+extern uint8_t text_nonprint[256];    /* -i: ignore non-printing */
+extern uint8_t text_fold_upper[256];  /* -f: toupper */
+void text_tables_init(void);
+
+/* GNU compare(): < 0, 0, > 0 for lines a and b (without their delimiters). arg is the tsort;
+ * the signature is extsort_cmp_fn's. text_line_cmp_from skips keys before `first` (known
+ * equal). */
+int text_line_cmp(void *arg, const uint8_t *a, size_t alen, const uint8_t *b, size_t blen);
+int text_line_cmp_from(const tsort *t, int first, const uint8_t *a, size_t alen,
+                       const uint8_t *b, size_t blen);
+
+/* 1 if key k is the whole line with plain bytes (the packed key would be the line itself). */
+static inline int text_key_is_line(const tkey *k)
+{
+    return k->sword == SIZE_MAX && k->eword == SIZE_MAX && !k->skipsblanks && !k->ignore &&
+           !k->translate && !k->numeric && !k->general;
+}
+
+/* ---- lines (text_io.c) and the work split over threads ---- */
+
+/* Bytes allocated past the input data, so that short lines can be copied 16 or 32 bytes at a
+ * time and 8 digits read at once (fixed-size copies and loads, no call). */
+#define TEXT_BUF_SLACK 64
+/* Below this many lines one thread does the per-line work (thread start-up ~50 us). */
+#define TEXT_PARALLEL_MIN_LINES 65536
+
+/* Lines: line i is bytes[off[i], off[i+1] - gap): gap 1 while delimiters are in the buffer,
+ * 0 after compaction. */
+typedef struct lineset {
+    uint8_t *bytes;
+    uint64_t *off;             /* n + 1 entries */
+    size_t n;
+    int gap;
+} lineset;
+
+static inline const uint8_t *LP(const lineset *L, uint64_t i) { return L->bytes + L->off[i]; }
+static inline size_t LL(const lineset *L, uint64_t i)
+{
+    return (size_t)(L->off[i + 1] - L->off[i]) - (size_t)L->gap;
+}
+
+/* A per-line pass split into `parts` slices, one task each (text_run_par). */
+typedef struct par {
+    tsort *t;
+    lineset *L;
+    size_t n;
+    int parts;
+    /* per task */
+    void *a, *b, *c;
+    size_t *counts;
+} par;
+
+/* Slice i of [0, n) cut into `parts`: [*a, *b). */
+static inline void text_slice(size_t n, int parts, size_t i, size_t *a, size_t *b)
+{
+    *a = n * i / (size_t)parts;
+    *b = n * (i + 1) / (size_t)parts;
+}
+
+static inline int text_parts_for(const tsort *t, size_t n)
+{
+    return n < TEXT_PARALLEL_MIN_LINES ? 1 : t->threads;
+}
+
+static inline void text_run_par(par *p, void (*fn)(void *, size_t))
+{
+    gpusort__cpu_parallel_for(p->parts, (size_t)p->parts, fn, p);
+}
+
+/* Turn per-slice counts into each slice's first index (an exclusive prefix sum); returns the
+ * total. The count pass and the fill pass of a two-pass parallel split meet here. */
+static inline size_t text_slice_starts(size_t *counts, int parts)
+{
+    size_t sum = 0;
+    for (int i = 0; i < parts; i++) {
+        size_t c = counts[i];
+        counts[i] = sum;
+        sum += c;
+    }
+    return sum;
+}
+
+/* 8 bytes as a little-endian word (byte 0 lowest) on any host. */
+static inline uint64_t text_load_le64(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    return v;
+}
+
+/* ---- the in-memory sort (text_sort.c, text_keys.c) ---- */
+
+/* Sort the lines of L; returns the permutation (L->n entries, free()). May compact L. */
+uint64_t *text_sort_lines(tsort *t, lineset *L);
+
+/* The first key of every line as an unsigned image whose order is the key's (ties: compare
+ * fully): exact integer values less the minimum when every -n key is an integer of at most 18
+ * digits, in 32 bits when the range fits (returns 1: img holds n uint32_t), else 64-bit
+ * images (returns 0). img has n uint64_t. */
+int text_key_images(tsort *t, lineset *L, uint64_t *img);
+
+/* Pack the first key's bytes (after -b/-d/-i/-f) of every line: key i is
+ * (*kb)[(*ko)[i], (*ko)[i+1]); both malloc'd. */
+void text_pack_keys(tsort *t, lineset *L, uint8_t **kb, uint64_t **ko);
+
+/* ---- input and output (text_io.c) ---- */
+
+/* Reading the inputs in order, as one stream of complete lines. */
+typedef struct text_input {
+    tsort *t;
+    int file;               /* next file index */
+    int fd;                 /* open file, or -1 */
+    const char *name;
+    uint8_t *buf;
+    size_t cap, len;        /* buf[0, len): data; complete lines up to the last delimiter */
+    int cur_has_data;       /* the open file gave bytes not yet ended by a delimiter */
+    int done;               /* all files read */
+} text_input;
+
+/* Read until the buffer holds `want` bytes or the input ends (the last line of a file gets
+ * its missing delimiter). */
+void text_input_fill(text_input *in, size_t want);
+/* All inputs are regular files whose `want` bytes fit: read them whole, in parallel. */
+void text_input_load_all(text_input *in, size_t want);
+/* Sum of the input sizes; *known = 0 when one is not a regular file. */
+uint64_t text_inputs_size(const tsort *t, int *known);
+/* Lines in `total` bytes of input, estimated from the first MiB of the first readable file. */
+uint64_t text_estimate_lines(const tsort *t, uint64_t total);
+
+/* Index the lines of buf[0, size), where every line ends with the delimiter. */
+void text_index_lines(tsort *t, uint8_t *buf, size_t size, lineset *L);
+/* Squeeze the delimiters out of L, in place (L->gap becomes 0). */
+void text_compact_lines(tsort *t, lineset *L);
+/* Write the lines in perm order with their delimiters (-u: the first of each equal group). */
+void text_write_lines(tsort *t, const lineset *L, const uint64_t *perm, ext_sink *sink);
+
+/* GPUSORT_TIMING=1: end the current phase, named `what` (NULL: start timing), print its wall
+ * and CPU time on stderr, and start the next (text_main.c). */
+void text_phase(const char *what);
 
 #endif

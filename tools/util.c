@@ -9,6 +9,7 @@
  *   cli_out_*                     atomic output: temp file in the destination's folder, fsync,
  *                                 rename into place
  *   cli_read_file                 read a whole file or stdin into memory
+ *   cli_alloc, cli_now_s          malloc or fail; the monotonic clock
  *   cli_progress_*                "\rsorting: 45%" on a terminal, after the first second
  *   cli_parse_size / cli_parse_count   "64M", "50%", "2^26", "1e6"
  *
@@ -21,16 +22,17 @@
  * every registered file, restores the default action and re-raises the signal, so the parent
  * shell sees the usual "killed by SIGINT" status. Files are created and registered under the same
  * lock (cli_temp_mkstemp), so no signal can leave a created-but-unregistered file behind, and no
- * file can be created after the cleanup ran. (An earlier version ran the cleanup in an
- * asynchronous handler: a signal delivered to a driver's thread raced with the main thread
- * creating run files, and left some behind.) SIGPIPE is thread-directed (the writing thread), so
- * it keeps an asynchronous handler that only walks the list and unlinks.
+ * file can be created after the cleanup ran. The cleanup does not run in an asynchronous
+ * handler: a signal delivered to a driver's thread would race with the main thread creating run
+ * files and could leave some behind. SIGPIPE is thread-directed (the writing thread), so it has
+ * an asynchronous handler that only walks the list and unlinks.
  *
  * Atomic output. The temporary file is "<dir>/.<name>.gpusort-XXXXXX" (mkstemp) in the same
  * folder as the destination, so rename(2) is atomic and never copies across file systems. It gets
  * the destination's permission bits (and owner, when run as root) when the destination exists,
- * else 0666 & ~umask, as a plain open would. A destination we may not write is refused. A destination that exists and is not a regular file (/dev/null, /dev/full, a FIFO)
- * is written directly: renaming over a device node would replace it. A symbolic link is resolved
+ * else 0666 & ~umask, as a plain open would. A destination we may not write is refused. A
+ * destination that exists and is not a regular file (/dev/null, /dev/full, a FIFO) is written
+ * directly: renaming over a device node would replace it. A symbolic link is resolved
  * so that the file it names is replaced, not the link.
  */
 #ifndef _GNU_SOURCE
@@ -257,6 +259,13 @@ void cli_fail(const char *fmt, ...)
     exit(2);
 }
 
+void *cli_alloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) cli_fail("out of memory (%zu bytes)", n);
+    return p;
+}
+
 int cli_error(const char *fmt, ...)
 {
     va_list ap;
@@ -287,7 +296,7 @@ static struct {
 #define PROGRESS_DELAY_S 1.0
 #define PROGRESS_PERIOD_S 0.25
 
-static double now_s(void)
+double cli_now_s(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -320,7 +329,7 @@ static void *progress_ticker(void *arg)
         if (until.tv_nsec >= 1000000000L) { until.tv_sec++; until.tv_nsec -= 1000000000L; }
         pthread_cond_timedwait(&prog.stop, &prog.lock, &until);
         if (prog.stopping) break;
-        double el = now_s() - prog.start;
+        double el = cli_now_s() - prog.start;
         if (el >= PROGRESS_DELAY_S) {
             fprintf(stderr, "\r%s: %.1f s", prog.what, el);
             fflush(stderr);
@@ -338,7 +347,7 @@ void cli_progress_start(const char *what, uint64_t total)
     prog.active = 1;
     prog.what = what;
     prog.total = total;
-    prog.start = now_s();
+    prog.start = cli_now_s();
     prog.last = 0;
     prog.stopping = 0;
     if (total == 0)
@@ -348,7 +357,7 @@ void cli_progress_start(const char *what, uint64_t total)
 void cli_progress_update(uint64_t done)
 {
     if (!prog.active || prog.total == 0) return;
-    double t = now_s();
+    double t = cli_now_s();
     if (t - prog.start < PROGRESS_DELAY_S || t - prog.last < PROGRESS_PERIOD_S) return;
     prog.last = t;
     double pct = 100.0 * (double)done / (double)prog.total;

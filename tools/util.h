@@ -19,6 +19,11 @@ void cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noretur
 /* Same, without exiting: prints and returns 2. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* malloc that never returns NULL: cli_fail("out of memory (N bytes)") instead; n = 0 is 1 byte. */
+void *cli_alloc(size_t n);
+/* Seconds on the monotonic clock (for --stats and timings). */
+double cli_now_s(void);
+
 /* Set by --quiet; progress is shown only when stderr is a terminal and !quiet. */
 extern int cli_quiet;
 /* Progress: cli_progress_start("sorting", total_units) ... cli_progress_update(done) ...

@@ -18,17 +18,13 @@
 #define GPUSORT_CPU_H
 
 #include "backend.h"
+#include "internal.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Run fn(arg, i) for i in [0, count) on up to `threads` threads (the caller's thread is one of
- * them) and wait for all. count <= threads is the usual use (one task per thread). Returns
- * OUT_OF_HOST_MEMORY / DEVICE_ERROR (thread creation failed) without running partially: on
- * failure to create threads it runs the remaining tasks on the calling thread. */
-gpusort_status gpusort__cpu_parallel_for(int threads, size_t count,
-                                         void (*fn)(void *arg, size_t i), void *arg);
+/* gpusort__cpu_parallel_for (parallel.c) is declared in internal.h, which the programs use too. */
 /* dst[0..n) = src[0..n) (elements of es bytes), or the indices base, base + 1, ... (es 4 or 8)
  * when src is NULL, on up to `threads` threads. */
 void gpusort__cpu_parallel_copy(int threads, void *dst, const void *src, size_t n, size_t es,

@@ -31,6 +31,8 @@
 #endif
 #include <CL/cl.h>
 
+#include "internal.h"
+
 /* Largest n one device sort takes: positions and counts are 32-bit in the kernels (uint), and
  * a tile index times the tile size must not wrap. Bitonic pads to a power of two, so its limit
  * is 2^31. Above these the backend answers UNSUPPORTED with the limit in the message. */
@@ -55,17 +57,8 @@ enum {
     GPUSORT_CL_SCRATCH_COUNT
 };
 
-/* The programs the backend builds, each once per context, on first use. A radix program is
- * specialised for the key width and the value width (-DGS_KEY_BITS, -DGS_VAL_BYTES); a bitonic
- * program for the key width. */
-typedef enum gpusort__cl_program_id {
-    GPUSORT_CL_PROG_RADIX_K32_V0 = 0, /* + 3 * (key 64) + value bytes / 4 */
-    GPUSORT_CL_PROG_RADIX_COUNT = 6,
-    GPUSORT_CL_PROG_BITONIC_K32 = 6,
-    GPUSORT_CL_PROG_BITONIC_K64 = 7,
-    GPUSORT_CL_PROG_REDUCE = 8,
-    GPUSORT_CL_PROG_COUNT = 9
-} gpusort__cl_program_id;
+/* gpusort__cl_program_id, gpusort__cl_context and gpusort__cl_kernel are declared in internal.h
+ * (the benchmarks use them too). */
 
 /* One sort on device buffers (see the contract above). */
 typedef struct gpusort__cl_sort_args {
@@ -79,18 +72,14 @@ typedef struct gpusort__cl_sort_args {
 
 /* The queue work is enqueued on: the caller's (gpusort_ctx_set_stream) or the context's own. */
 cl_command_queue gpusort__cl_queue(gpusort_ctx *ctx);
-cl_context gpusort__cl_context(gpusort_ctx *ctx);
+
 /* 1 if the device has double precision (cl_khr_fp64) and it is not disabled by the testing
  * knob GPUSORT_OPENCL_NO_FP64=1 (environment, read at context creation). */
 int gpusort__cl_has_fp64(gpusort_ctx *ctx);
 /* Compute units of the device (sizes the reduce grid). */
 int gpusort__cl_compute_units(gpusort_ctx *ctx);
 
-/* The kernel `name` of program `prog`, building the program on first use (the build log goes
- * into the context's error on failure). The kernel object is cached by the context: set its
- * arguments and enqueue it before asking for another use of the same kernel. */
-gpusort_status gpusort__cl_kernel(gpusort_ctx *ctx, gpusort__cl_program_id prog, const char *name,
-                                  cl_kernel *kernel);
+
 /* Set the arguments of a kernel from a list of (size, pointer) pairs ending with size 0. */
 gpusort_status gpusort__cl_args(gpusort_ctx *ctx, cl_kernel kernel, const char *name, ...);
 /* Enqueue a 1-D kernel with `groups` work-groups of `local` work-items. */

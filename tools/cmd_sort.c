@@ -1,0 +1,448 @@
+/*
+ * cmd_sort.c -- `gpusort sort IN --type T [-o OUT]`: sort a file of little-endian numbers
+ * (binfile.h), keys alone or with a parallel file of payloads (--values).
+ *
+ * Keys only: the input is read in pieces of half the memory budget (-S, default
+ * SORT_DEFAULT_BUDGET_PERCENT of RAM). An input that fits one piece is sorted IN PLACE by the
+ * library (memory: the data plus the library's scratch, n*K for the CPU radix sort: 2x the
+ * data) and written. A larger one is sorted piece by piece, each piece written as a run to -T,
+ * and the runs are merged by extsort.c's k-way merge, the one the text and record modes use,
+ * here comparing radix keys (src/keys.h), ties to the earlier run: the result is
+ * byte-identical to the in-memory stable sort.
+ * With --values: keys and values are read whole and sorted in place as pairs.
+ *
+ * Output is written atomically (util.c: temp file in the destination's folder, fsync, rename).
+ * The outputs are created before the input is read, so an unwritable destination fails at
+ * once; both outputs of a pair sort are written and synced before either is renamed into
+ * place. With --backend auto, a GPU that fails is replaced by the CPU after the data is re-read
+ * from its file (sort_in_place); a backend the user named is never replaced.
+ */
+#include "binfile.h"
+#include "cmd.h"
+#include "extsort.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The default memory budget of sort (-S): this share of physical RAM, as GNU sort and the text
+ * mode take by default. */
+#define SORT_DEFAULT_BUDGET_PERCENT 50
+/* Runs merged at once by the external sort: each needs a descriptor and a read buffer. */
+#define SORT_FANIN 64
+
+static uint64_t default_budget(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    uint64_t ram = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : (uint64_t)4 << 30;
+    return ram / 100 * SORT_DEFAULT_BUDGET_PERCENT;
+}
+
+/* One sort command's library state and what it did (for --stats). */
+typedef struct sort_job {
+    gpusort_ctx *ctx;
+    gpusort_type type;
+    gpusort_order order;
+    gpusort_algorithm algorithm;
+    double sort_s;          /* time inside the library */
+    uint64_t n;             /* keys sorted */
+    size_t runs;            /* external sort: runs written (0: in memory) */
+    gpusort_type value_type;
+    gpusort_backend requested;  /* --backend (AUTO: a failing GPU may be replaced by the CPU) */
+    int threads;            /* --threads, for the CPU context of a fall-back */
+} sort_job;
+
+/* Restores the data a failed sort may have left half-written (re-reads it from its file);
+ * returns 0 on success, -1 where that is impossible (standard input). */
+typedef int (*reload_fn)(void *arg);
+
+/* Read exactly len bytes at offset off; 0 on success. */
+static int pread_full(int fd, void *buf, size_t len, uint64_t off)
+{
+    size_t got = 0;
+    while (got < len) {
+        ssize_t r = pread(fd, (char *)buf + got, len - got, (off_t)(off + got));
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return -1;
+        got += (size_t)r;
+    }
+    return 0;
+}
+
+static gpusort_status sort_call(sort_job *j, void *keys, void *vals, size_t n)
+{
+    char what[64];
+    snprintf(what, sizeof what, "sorting %zu keys", n);
+    cli_progress_start(what, 0);
+    double t0 = cli_now_s();
+    gpusort_status s = vals ? gpusort_sort_pairs(j->ctx, j->type, j->value_type, keys, vals, n,
+                                                 keys, vals, j->order, j->algorithm, 0)
+                            : gpusort_sort(j->ctx, j->type, keys, n, keys, j->order, j->algorithm, 0);
+    j->sort_s += cli_now_s() - t0;
+    cli_progress_end();
+    return s;
+}
+
+/* Sort n keys (and values, if vals) in place; one line and exit 2 on a library error.
+ * With --backend auto, a GPU that fails (a device error, too little device memory, a type it
+ * does not support) is replaced by the CPU backend, as the text mode does, after the data is
+ * re-read from its file (the failed sort may have overwritten part of it); a note says so.
+ * A backend the user named is never replaced: its failure is the answer. */
+static void sort_in_place(sort_job *j, void *keys, void *vals, size_t n, reload_fn reload,
+                          void *reload_arg)
+{
+    gpusort_status s = sort_call(j, keys, vals, n);
+    /* The failed sort may have overwritten part of the data: re-read it before the retry. */
+    if (s != GPUSORT_STATUS_SUCCESS && gpusort_ctx_get_backend(j->ctx) != GPUSORT_BACKEND_CPU &&
+        j->requested == GPUSORT_BACKEND_AUTO && reload && reload(reload_arg) == 0 &&
+        cmd_fall_back_to_cpu(&j->ctx, s, j->requested, j->threads, "sorting"))
+        s = sort_call(j, keys, vals, n);
+    if (s == GPUSORT_STATUS_OUT_OF_HOST_MEMORY && !vals)
+        cli_fail("sort: out of host memory sorting %zu keys (%s); a smaller -S sorts in pieces",
+                 n, gpusort_ctx_get_last_error(j->ctx));
+    if (s != GPUSORT_STATUS_SUCCESS) {
+        char w[128];
+        snprintf(w, sizeof w, "sort: the %s backend (%s) failed",
+                 gpusort_backend_name(gpusort_ctx_get_backend(j->ctx)),
+                 gpusort_algorithm_name(j->algorithm));
+        cmd_fail_status(w, s, j->ctx);
+    }
+}
+
+/* 1 if the two paths name the same existing file (or are equal strings). */
+static int same_file(const char *a, const char *b)
+{
+    if (bin_is_stdio(a) || bin_is_stdio(b)) return 0;
+    if (strcmp(a, b) == 0) return 1;
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+/* Reload a piece of the keys file (regular files only). */
+typedef struct chunk_src {
+    int fd, known;
+    uint64_t off;
+    void *buf;
+    size_t len, ksize;
+} chunk_src;
+
+static int chunk_reload(void *arg)
+{
+    chunk_src *c = (chunk_src *)arg;
+    if (!c->known || pread_full(c->fd, c->buf, c->len, c->off) != 0) return -1;
+    bin_to_from_le(c->buf, c->len / c->ksize, c->ksize);
+    return 0;
+}
+
+/* The external sort's order of two run items: the radix keys of the numbers (runs hold
+ * little-endian keys, each run sorted in this order). */
+typedef struct key_order {
+    gpusort_type type;
+    size_t size;
+    int desc;
+} key_order;
+
+static uint64_t run_key(void *arg, const uint8_t *item, size_t len)
+{
+    const key_order *ko = (const key_order *)arg;
+    return bin_radix_bits(ko->type, ko->size, bin_load_le(item, ko->size), ko->desc);
+}
+
+/* Sort the keys of `in` into *out (not committed here). Input is read in chunks of half the
+ * memory budget (the other half is the library's scratch). When the whole input fits one chunk,
+ * it is sorted in memory and written; otherwise each chunk is sorted and written as a run to a
+ * temporary folder, and the runs are merged (extsort.c: a loser tree over the runs by radix
+ * key, ties to the earlier run, so the result is byte-identical to the in-memory sort). */
+static void sort_keys(sort_job *j, const char *in, cli_out *out, uint64_t budget,
+                      const char *const *tmpdirs, int ntmpdirs)
+{
+    size_t ksize = gpusort_type_size(j->type);
+    const char *name = bin_is_stdio(in) ? "standard input" : in;
+    int fd = bin_is_stdio(in) ? STDIN_FILENO : open(in, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) cli_fail("sort: cannot open %s: %s", in, strerror(errno));
+    struct stat st;
+    int known = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    uint64_t size = known ? (uint64_t)st.st_size : 0;
+
+    uint64_t chunk = budget / 2 / ksize * ksize;
+    if (chunk < ksize) chunk = ksize;
+    if (chunk > (uint64_t)SIZE_MAX / 2) chunk = (uint64_t)SIZE_MAX / 2 / ksize * ksize;
+    /* A known size needs one exact buffer; a stream grows one up to the chunk size. */
+    size_t cap = (size_t)(known ? (size < chunk ? size : chunk)
+                                : (chunk < BIN_IO_CHUNK ? chunk : BIN_IO_CHUNK));
+    uint8_t *buf = (uint8_t *)malloc(cap ? cap : 1);
+    if (!buf)
+        cli_fail("sort: out of memory: cannot hold %zu bytes of %s (use -S to sort in smaller "
+                 "pieces)", cap, name);
+
+    /* extsort.c writes, registers and merges the runs; they merge by radix key (run_key). */
+    key_order ko = {j->type, ksize, j->order == GPUSORT_ORDER_DESC};
+    extsort_items items = {.record_size = ksize, .arg = &ko, .key = run_key};
+    extsort x;
+    extsort_init(&x, &items, tmpdirs, ntmpdirs, budget, SORT_FANIN);
+    uint64_t done = 0;
+    for (;;) {
+        cli_progress_start("reading", size);
+        size_t len = 0;
+        int eof = 0;
+        for (;;) {
+            size_t got = bin_read_full("sort", fd, buf + len, cap - len, name, &done);
+            len += got;
+            if (len < cap || (known && done >= size)) {     /* the end of the input */
+                eof = 1;
+                break;
+            }
+            if (cap >= chunk) break;
+            /* A stream filled the buffer: grow it (up to the chunk size) and go on. */
+            size_t ncap = (uint64_t)cap * 2 < chunk ? cap * 2 : (size_t)chunk;
+            uint8_t *nb = (uint8_t *)realloc(buf, ncap);
+            if (!nb)
+                cli_fail("sort: out of memory reading %s (%zu bytes so far; use -S to sort in "
+                         "smaller pieces)", name, len);
+            buf = nb;
+            cap = ncap;
+        }
+        cli_progress_end();
+        if (len % ksize)
+            cli_fail("sort: %s: size %" PRIu64 " bytes is not a multiple of %zu (the size of %s)",
+                     name, done, ksize, gpusort_type_name(j->type));
+        size_t n = len / ksize;
+        j->n += n;
+        chunk_src src = {fd, known, done - len, buf, len, ksize};
+        if (j->runs == 0 && eof) {                   /* everything fits: sort in memory */
+            bin_to_from_le(buf, n, ksize);
+            sort_in_place(j, buf, NULL, n, chunk_reload, &src);
+            bin_write_elements(out, buf, n, ksize);
+            break;
+        }
+        if (n) {
+            bin_to_from_le(buf, n, ksize);
+            sort_in_place(j, buf, NULL, n, chunk_reload, &src);
+            bin_to_from_le(buf, n, ksize);
+            ext_sink sink;
+            extsort_run_open(&x, &sink);
+            ext_sink_write(&sink, buf, len);
+            extsort_run_close(&x, &sink);
+            j->runs++;
+        }
+        if (eof) break;
+    }
+    if (fd != STDIN_FILENO) close(fd);
+    free(buf);                                         /* the merge needs the memory */
+    if (j->runs) {
+        char what[64];
+        snprintf(what, sizeof what, "merging %zu runs", j->runs);
+        cli_progress_start(what, 0);
+        extsort_finish(&x, out);
+        cli_progress_end();
+    }
+    extsort_free(&x);
+}
+
+/* Reload both files of a pair sort (regular files only). */
+typedef struct pair_src {
+    const char *paths[2];
+    void *bufs[2];
+    size_t lens[2], sizes[2];
+} pair_src;
+
+static int pair_reload(void *arg)
+{
+    pair_src *p = (pair_src *)arg;
+    for (int i = 0; i < 2; i++) {
+        if (bin_is_stdio(p->paths[i])) return -1;
+        int fd = open(p->paths[i], O_RDONLY | O_CLOEXEC);
+        if (fd < 0) return -1;
+        int r = pread_full(fd, p->bufs[i], p->lens[i], 0);
+        close(fd);
+        if (r) return -1;
+        bin_to_from_le(p->bufs[i], p->lens[i] / p->sizes[i], p->sizes[i]);
+    }
+    return 0;
+}
+
+/* Sort keys and their values in memory (the values file must match the keys in count). */
+static void sort_pairs_in_memory(sort_job *j, const char *in, const char *values,
+                                 gpusort_type vtype, cli_out *kout, cli_out *vo, uint64_t budget)
+{
+    const char *cmd = "sort";
+    size_t ksize = gpusort_type_size(j->type);
+    const char *tname = gpusort_type_name(j->type);
+    struct stat sk, sv;
+    if (!bin_is_stdio(in) && !bin_is_stdio(values) && stat(in, &sk) == 0 && stat(values, &sv) == 0 &&
+        S_ISREG(sk.st_mode) && S_ISREG(sv.st_mode) &&
+        2 * ((uint64_t)sk.st_size + (uint64_t)sv.st_size) > budget)
+        cli_fail("sort: %s and %s need %" PRIu64 " bytes of memory, over the budget of %" PRIu64
+                 " (-S); sorts with --values run in memory only", in, values,
+                 2 * ((uint64_t)sk.st_size + (uint64_t)sv.st_size), budget);
+    size_t n = 0;
+    void *keys = bin_read_elements(cmd, in, ksize, tname, &n);
+    size_t vbytes;
+    void *vals = cli_read_file(values, &vbytes);
+    if (vtype == GPUSORT_TYPE_NONE) {
+        if (vbytes == n * 4) vtype = GPUSORT_TYPE_U32;
+        else if (vbytes == n * 8) vtype = GPUSORT_TYPE_U64;
+        else
+            cli_fail("sort: %s holds %zu bytes: not %zu keys' worth of u32 or u64 values",
+                     values, vbytes, n);
+    }
+    size_t vsize = gpusort_type_size(vtype);
+    if (vbytes % vsize || vbytes / vsize != n)
+        cli_fail("sort: %s holds %zu bytes = %g %s values, but %s holds %zu keys", values,
+                 vbytes, (double)vbytes / (double)vsize, gpusort_type_name(vtype),
+                 bin_is_stdio(in) ? "standard input" : in, n);
+    bin_to_from_le(vals, n, vsize);
+    j->value_type = vtype;
+    j->n = n;
+    pair_src src = {{in, values}, {keys, vals}, {n * ksize, vbytes}, {ksize, vsize}};
+    sort_in_place(j, keys, vals, n, pair_reload, &src);
+    bin_write_elements(kout, keys, n, ksize);
+    bin_write_elements(vo, vals, n, vsize);
+    /* Both complete and on disk before either replaces anything. */
+    cli_out_sync(kout);
+    cli_out_sync(vo);
+    cli_out_commit(kout);
+    cli_out_commit(vo);
+    free(keys);
+    free(vals);
+}
+
+
+static const char help_sort[] =
+    "Usage: gpusort sort [IN] --type T [-o OUT] [options]\n"
+    "Sort a binary file of little-endian numbers (no IN, or -, reads standard input).\n"
+    "\n"
+    "  --type T            u32 i32 f32 u64 i64 f64 (required: without it, `gpusort sort`\n"
+    "                      sorts text lines like GNU sort)\n"
+    "  -o, --output OUT    write here; OUT may be IN itself (sorts the file in place). Without\n"
+    "                      -o the result goes to standard output, which must not be a terminal.\n"
+    "  -r, --desc          descending order (stable: equal keys keep their input order)\n"
+    "  --values FILE       a parallel file of payloads, permuted alongside the keys; it must\n"
+    "                      hold exactly as many elements as IN\n"
+    "  --value-type u32|u64  the payload size (default: inferred from the file sizes)\n"
+    "  --values-out FILE   where the permuted payloads go; required with --values unless -o\n"
+    "                      names IN (then the values file is sorted in place too)\n"
+    "  --backend B         auto (default: CUDA, then OpenCL GPU, then CPU; should that GPU\n"
+    "                      fail, the CPU sorts instead, with a note), cpu, cuda, opencl (a\n"
+    "                      named backend that fails is an error)\n"
+    "  --device N          device index within the backend (see gpusort devices)\n"
+    "  --algorithm A       auto (default), radix, merge, bitonic, rank (per backend)\n"
+    "  --threads N         CPU threads (0 = all cores, the default)\n"
+    "  --stats, -v         print on stderr: sorted N T keys with BACKEND (ALGORITHM, DEVICE)\n"
+    "                      in X s: Y Mkeys/s (the time of the sort itself, data in memory;\n"
+    "                      for an external sort, the whole time)\n"
+    "  -q, --quiet         no progress display\n"
+    "  -S, --buffer-size SIZE  memory budget (default 50% of RAM): 512M, 4G, 25%; a plain\n"
+    "                      number is KiB, as in GNU sort\n"
+    "  -T, --temporary-directory DIR  where an external sort writes its runs (default\n"
+    "                      $TMPDIR or /tmp; several -T are used in turn)\n"
+    "\n"
+    "Floats sort as -inf < ... < -0.0 == +0.0 < ... < +inf < NaN (NaN first with --desc).\n"
+    "Output is written to a temporary file next to OUT and renamed into place only when\n"
+    "complete: an error or Ctrl-C never leaves a partial OUT and never damages IN.\n"
+    "Memory: an input of up to half the budget is sorted in memory (the data plus the\n"
+    "backend's scratch of the same size). A larger one (keys only) is sorted in pieces of\n"
+    "half the budget, written as runs to -T, and merged stably: the result is the same.\n"
+    "With --values, the keys and values are sorted in memory (2x their size).\n"
+    "Exit status: 0 success, 2 error.\n";
+
+int gpusort_cli_sort(int argc, char **argv)
+{
+    const char *cmd = "sort";
+    cmd_opts o;
+    cmd_parse(argc, argv,
+              "output type desc backend device algorithm values values-out value-type threads "
+              "stats verbose quiet buffer-size temporary-directory",
+              1, &o);
+    if (o.help) { fputs(help_sort, stdout); return 0; }
+    if (!o.type_set) cli_fail("sort: --type is required for binary files (see gpusort sort --help)");
+    const char *in = o.npos ? o.pos[0] : "-";       /* no file: standard input, as sort */
+    const char *out = bin_output_or_stdout(cmd, o.out);
+    size_t ksize = gpusort_type_size(o.type);
+    const char *tname = gpusort_type_name(o.type);
+
+    /* Values: where they come from and where they go. */
+    const char *vout = NULL;
+    if (!o.values && (o.values_out || o.value_type != GPUSORT_TYPE_NONE))
+        cli_fail("sort: --values-out and --value-type need --values FILE");
+    if (o.values) {
+        if (bin_is_stdio(o.values) && bin_is_stdio(in))
+            cli_fail("sort: the keys and the values cannot both come from standard input");
+        vout = o.values_out;
+        if (!vout) {
+            if (!same_file(out, in))
+                cli_fail("sort: --values needs --values-out FILE (or -o IN, which sorts both "
+                         "files in place)");
+            vout = o.values;
+        }
+        if (bin_is_stdio(vout) && bin_is_stdio(out))
+            cli_fail("sort: the keys and the values cannot both go to standard output");
+        if (same_file(vout, out) || (!bin_is_stdio(vout) && !bin_is_stdio(out) && strcmp(vout, out) == 0))
+            cli_fail("sort: -o and --values-out name the same file");
+        if (same_file(o.values, in)) cli_fail("sort: --values names the input file itself");
+    }
+
+    /* Fail early on a bad input before touching anything. */
+    bin_check_file_size(cmd, in, ksize, tname);
+    if (o.values && !bin_is_stdio(o.values)) {
+        struct stat st;
+        if (stat(o.values, &st) != 0)
+            cli_fail("sort: cannot open %s: %s", o.values, strerror(errno));
+        if (access(o.values, R_OK) != 0)
+            cli_fail("sort: cannot open %s: %s", o.values, strerror(errno));
+    }
+    gpusort_ctx *ctx = cmd_make_ctx(cmd, &o);
+
+    cli_out kout, vo;
+    cli_out_open(&kout, out);
+    if (o.values) cli_out_open(&vo, vout);
+
+    sort_job job = {ctx, o.type, o.desc ? GPUSORT_ORDER_DESC : GPUSORT_ORDER_ASC, o.algorithm,
+                    0, 0, 0, GPUSORT_TYPE_NONE, o.backend, o.threads};
+    uint64_t budget = o.budget ? o.budget : default_budget();
+    double t0 = cli_now_s();
+    if (!o.values) {
+        const char *tmp_default[1];
+        const char *const *tmpdirs = o.tmpdirs;
+        int ntmp = o.ntmpdirs;
+        if (!ntmp) {
+            const char *env = getenv("TMPDIR");
+            tmp_default[0] = env && *env ? env : "/tmp";
+            tmpdirs = tmp_default;
+            ntmp = 1;
+        }
+        sort_keys(&job, in, &kout, budget, tmpdirs, ntmp);
+        cli_out_commit(&kout);
+    } else {
+        sort_pairs_in_memory(&job, in, o.values, o.value_type, &kout, &vo, budget);
+    }
+    double t1 = cli_now_s();
+    ctx = job.ctx;      /* the CPU backend, if a GPU picked by auto failed */
+
+    if (o.stats) {
+        char dev[256], pairs[32] = "", ext[96] = "";
+        if (o.values)
+            snprintf(pairs, sizeof pairs, " with %s values", gpusort_type_name(job.value_type));
+        /* In memory: the time of the library sort alone. External: everything (reading, the
+         * sorts of the runs, writing them, the merge), which is what the user waited for. */
+        double secs = job.runs ? t1 - t0 : job.sort_s;
+        if (job.runs)
+            snprintf(ext, sizeof ext, " (external: %zu runs merged, reading and writing included)",
+                     job.runs);
+        fprintf(stderr, "sorted %" PRIu64 " %s keys%s with %s (%s, %s) in %.6f s: %.1f Mkeys/s%s\n",
+                job.n, tname, pairs, gpusort_backend_name(gpusort_ctx_get_backend(ctx)),
+                gpusort_algorithm_name(job.runs || o.algorithm != GPUSORT_ALGORITHM_AUTO
+                                           ? o.algorithm : gpusort_ctx_get_last_algorithm(ctx)),
+                cmd_device_name(ctx, dev, sizeof dev), secs,
+                secs > 0 ? (double)job.n / secs / 1e6 : 0.0, ext);
+    }
+    gpusort_ctx_free(ctx);
+    return 0;
+}
