@@ -39,7 +39,7 @@ from collections import defaultdict
 HERE = os.path.dirname(os.path.abspath(__file__))
 RESULTS = os.path.join(HERE, "results")
 DEFAULT_INPUTS = [
-    "cuda-2026-11-24-final.csv",    # bench_cuda, every suite (radix sizes 2^16..2^30, reduce)
+    "cuda-2026-11-24-house.csv",    # bench_cuda radix (2^16..2^30, --sweep 2^16..2^28), reduce, host
     "auto-2026-11-24-cross2.log",   # bench_cuda --suite seeds --only cross (AUTO's table)
     "cpu-2026-11-22b.csv",          # bench_cpu --only-headline (2 cores)
 ]
@@ -139,7 +139,8 @@ def grid(count, cols):
 
 def save(fig, out, title):
     fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
+    # leave about 0.4 inch at the top for the title, whatever the figure's height
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.4 / fig.get_figheight()))
     fig.savefig(out, dpi=110)
     plt.close(fig)
 
@@ -185,6 +186,12 @@ def fig_radix_2p28(cuda, device, out):
             and int(r["n"]) >= 1 << 27 and int(r["n"]) <= 1 << 28 and r["check"] == "ok"]
     if not rows:
         return "no radix rows at 2^27-2^28"
+    seen, unique = set(), []   # a sweep repeats the headline rows: keep each (op, type) once
+    for r in rows:
+        if (r["op"], r["type"]) not in seen:
+            seen.add((r["op"], r["type"]))
+            unique.append(r)
+    rows = unique
     labels, bars = [], defaultdict(list)
     for r in rows:
         n = int(r["n"])
