@@ -52,14 +52,6 @@
 #include <string>
 #include <vector>
 
-#define CK(x)                                                                                    \
-    do {                                                                                         \
-        cudaError_t e_ = (x);                                                                    \
-        if (e_ != cudaSuccess) {                                                                 \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-            exit(2);                                                                             \
-        }                                                                                        \
-    } while (0)
 #define GK(x)                                                                                    \
     do {                                                                                         \
         gpusort_status s_ = (x);                                                                 \

@@ -52,14 +52,6 @@
 
 
 
-#define SCK(x)                                                                                   \
-    do {                                                                                         \
-        cudaError_t e_ = (x);                                                                    \
-        if (e_ != cudaSuccess) {                                                                 \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-            exit(2);                                                                             \
-        }                                                                                        \
-    } while (0)
 
 namespace {
 
@@ -112,11 +104,11 @@ struct Inputs {
         if (bytes >= ((size_t)512 << 20)) count = 2;
         for (int i = 0; i < count; i++) {
             uint32_t *p;
-            SCK(cudaMalloc(&p, bytes));
+            CK(cudaMalloc(&p, bytes));
             gen<<<grid(n), 256>>>(p, n, seed + i, kind);
             bufs.push_back(p);
         }
-        SCK(cudaDeviceSynchronize());
+        CK(cudaDeviceSynchronize());
     }
     ~Inputs()
     {
@@ -180,11 +172,11 @@ bool check(const char *what, const uint32_t *in, const uint32_t *out, size_t n,
            const uint64_t *off = NULL, size_t nseg = 0, int type = GPUSORT_TYPE_U32)
 {
     unsigned long long *st, h[3];
-    SCK(cudaMalloc(&st, 24));
-    SCK(cudaMemset(st, 0, 24));
-    SCK(cudaDeviceSynchronize());
+    CK(cudaMalloc(&st, 24));
+    CK(cudaMemset(st, 0, 24));
+    CK(cudaDeviceSynchronize());
     check_kernel<<<grid(n), 256>>>(in, out, n, off, nseg, type, st);
-    SCK(cudaMemcpy(h, st, 24, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(h, st, 24, cudaMemcpyDeviceToHost));
     cudaFree(st);
     bool ok = h[0] == 0 && h[1] == h[2];
     if (!ok) {
@@ -256,19 +248,19 @@ void bench_bitonic()
         for (int kind : {0, 1}) {
             Inputs in(n, kind, 100 + lg);
             uint32_t *out, *work;
-            SCK(cudaMalloc(&out, n * 4));
-            SCK(cudaMalloc(&work, n * 4));
+            CK(cudaMalloc(&out, n * 4));
+            CK(cudaMalloc(&work, n * 4));
             gpusort_type ty = kind ? GPUSORT_TYPE_F32 : GPUSORT_TYPE_U32;
             double ours = time_ms(runs, noprep, [&](int r) {
                 gk(gpusort_sort(ctx, ty, in[r], n, out, GPUSORT_ORDER_ASC, GPUSORT_ALGORITHM_BITONIC, 0),
                    "bitonic");
             });
-            SCK(cudaDeviceSynchronize());
+            CK(cudaDeviceSynchronize());
             check("bitonic", in[(runs) % in.bufs.size()], out, n, NULL, 0, ty);
             /* The seed's kernel compares floats; on u32 data it does the same work. */
             double naive = time_ms(
                 runs,
-                [&](int r) { SCK(cudaMemcpyAsync(work, in[r], n * 4, cudaMemcpyDeviceToDevice, stream)); },
+                [&](int r) { CK(cudaMemcpyAsync(work, in[r], n * 4, cudaMemcpyDeviceToDevice, stream)); },
                 [&](int) { seed_bitonic((float *)work, n); });
             char cas[64];
             snprintf(cas, sizeof cas, "%s keys 2^%d", kind ? "f32" : "u32", lg);
@@ -294,27 +286,27 @@ void bench_merge()
         size_t n = (size_t)1 << lg;
         Inputs in(n, 0, 200 + lg);
         uint32_t *out, *vin, *vout, *cout_, *cvout;
-        SCK(cudaMalloc(&out, n * 4));
-        SCK(cudaMalloc(&vin, n * 4));
-        SCK(cudaMalloc(&vout, n * 4));
-        SCK(cudaMalloc(&cout_, n * 4));
-        SCK(cudaMalloc(&cvout, n * 4));
+        CK(cudaMalloc(&out, n * 4));
+        CK(cudaMalloc(&vin, n * 4));
+        CK(cudaMalloc(&vout, n * 4));
+        CK(cudaMalloc(&cout_, n * 4));
+        CK(cudaMalloc(&cvout, n * 4));
         gen<<<grid(n), 256>>>(vin, n, 999, 0);
         /* keys */
         double ours = time_ms(runs, noprep, [&](int r) {
             gk(gpusort_sort(ctx, GPUSORT_TYPE_U32, in[r], n, out, GPUSORT_ORDER_ASC, GPUSORT_ALGORITHM_MERGE, 0),
                "merge");
         });
-        SCK(cudaDeviceSynchronize());
+        CK(cudaDeviceSynchronize());
         check("merge keys", in[runs % in.bufs.size()], out, n);
         size_t tb = 0, tb2 = 0;
-        SCK(cub::DeviceMergeSort::SortKeysCopy(NULL, tb, in[0], cout_, (int64_t)n, LessU32(), stream));
-        SCK(cub::DeviceMergeSort::SortPairsCopy(NULL, tb2, in[0], vin, cout_, cvout, (int64_t)n, LessU32(), stream));
+        CK(cub::DeviceMergeSort::SortKeysCopy(NULL, tb, in[0], cout_, (int64_t)n, LessU32(), stream));
+        CK(cub::DeviceMergeSort::SortPairsCopy(NULL, tb2, in[0], vin, cout_, cvout, (int64_t)n, LessU32(), stream));
         tb = std::max(tb, tb2);
         void *temp;
-        SCK(cudaMalloc(&temp, tb));
+        CK(cudaMalloc(&temp, tb));
         double cub = time_ms(runs, noprep, [&](int r) {
-            SCK(cub::DeviceMergeSort::SortKeysCopy(temp, tb, in[r], cout_, (int64_t)n, LessU32(), stream));
+            CK(cub::DeviceMergeSort::SortKeysCopy(temp, tb, in[r], cout_, (int64_t)n, LessU32(), stream));
         });
         char cas[64];
         snprintf(cas, sizeof cas, "u32 keys 2^%d", lg);
@@ -326,7 +318,7 @@ void bench_merge()
                "merge pairs");
         });
         cub = time_ms(runs, noprep, [&](int r) {
-            SCK(cub::DeviceMergeSort::SortPairsCopy(temp, tb, in[r], vin, cout_, cvout, (int64_t)n,
+            CK(cub::DeviceMergeSort::SortPairsCopy(temp, tb, in[r], vin, cout_, cvout, (int64_t)n,
                                                     LessU32(), stream));
         });
         snprintf(cas, sizeof cas, "u32/u32 pairs 2^%d", lg);
@@ -383,19 +375,19 @@ void bench_rank()
         double e2 = time_ms(runs, noprep, [&](int) { empty_kernel<<<128, 1024, 0, stream>>>(); });
         row("rank", "floor: empty kernel 128x1024", 0, e2, "empty kernel", e);
         uint32_t *cb;
-        SCK(cudaMalloc(&cb, 256));
-        SCK(cudaMemset(cb, 0, 256));
+        CK(cudaMalloc(&cb, 256));
+        CK(cudaMemset(cb, 0, 256));
         double e3 = time_ms(runs, noprep, [&](int) { copy_kernel<<<1, 32, 0, stream>>>(cb, cb + 32); });
         row("rank", "floor: load+store kernel", 0, e3, "empty kernel", e);
         cudaFree(cb);
         unsigned long long *dp, h[2];
-        SCK(cudaMalloc(&dp, 16));
+        CK(cudaMalloc(&dp, 16));
         std::vector<double> mhz;
         double pt = time_ms(runs, noprep, [&](int) { clock_probe<<<1, 32, 0, stream>>>(dp); });
         for (int r = 0; r < runs; r++) {
             clock_probe<<<1, 32, 0, stream>>>(dp);
-            SCK(cudaMemcpyAsync(h, dp, 16, cudaMemcpyDeviceToHost, stream));
-            SCK(cudaStreamSynchronize(stream));
+            CK(cudaMemcpyAsync(h, dp, 16, cudaMemcpyDeviceToHost, stream));
+            CK(cudaStreamSynchronize(stream));
             mhz.push_back(h[1] ? 1e3 * (double)h[0] / (double)h[1] : 0);
         }
         cudaFree(dp);
@@ -410,13 +402,13 @@ void bench_rank()
         size_t n = (size_t)1 << lg;
         Inputs in(n, 0, 300 + lg);
         uint32_t *out, *out2;
-        SCK(cudaMalloc(&out, n * 4));
-        SCK(cudaMalloc(&out2, n * 4));
+        CK(cudaMalloc(&out, n * 4));
+        CK(cudaMalloc(&out2, n * 4));
         double ours = time_ms(runs, noprep, [&](int r) {
             gk(gpusort_sort(ctx, GPUSORT_TYPE_U32, in[r], n, out, GPUSORT_ORDER_ASC, GPUSORT_ALGORITHM_RANK, 0),
                "rank");
         });
-        SCK(cudaDeviceSynchronize());
+        CK(cudaDeviceSynchronize());
         check("rank", in[runs % in.bufs.size()], out, n);
         double naive = time_ms(runs, noprep, [&](int r) {
             seed_rank<<<(unsigned)((n + 255) / 256), 256, 0, stream>>>(in[r], out2, (unsigned)n);
@@ -437,8 +429,8 @@ void bench_segmented()
     const size_t n = (size_t)1 << (quick ? 24 : 26);
     Inputs in(n, 0, 400);
     uint32_t *out, *cout_;
-    SCK(cudaMalloc(&out, n * 4));
-    SCK(cudaMalloc(&cout_, n * 4));
+    CK(cudaMalloc(&out, n * 4));
+    CK(cudaMalloc(&cout_, n * 4));
     for (int mode : {32, 1024, 65536, 0}) {
         std::vector<uint64_t> off;
         off.push_back(0);
@@ -458,24 +450,24 @@ void bench_segmented()
         std::vector<int> ioff(off.begin(), off.end());
         uint64_t *doff;
         int *dioff;
-        SCK(cudaMalloc(&doff, off.size() * 8));
-        SCK(cudaMalloc(&dioff, off.size() * 4));
-        SCK(cudaMemcpy(doff, off.data(), off.size() * 8, cudaMemcpyHostToDevice));
-        SCK(cudaMemcpy(dioff, ioff.data(), off.size() * 4, cudaMemcpyHostToDevice));
+        CK(cudaMalloc(&doff, off.size() * 8));
+        CK(cudaMalloc(&dioff, off.size() * 4));
+        CK(cudaMemcpy(doff, off.data(), off.size() * 8, cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(dioff, ioff.data(), off.size() * 4, cudaMemcpyHostToDevice));
         double ours = time_ms(runs, noprep, [&](int r) {
             gk(gpusort_sort_segmented(ctx, GPUSORT_TYPE_U32, GPUSORT_TYPE_NONE, in[r], NULL, n,
                                       doff, nseg, out, NULL, GPUSORT_ORDER_ASC,
                                       GPUSORT_ALGORITHM_AUTO, 0), "segmented");
         });
-        SCK(cudaDeviceSynchronize());
+        CK(cudaDeviceSynchronize());
         check("segmented", in[runs % in.bufs.size()], out, n, doff, nseg);
         size_t tb = 0;
-        SCK(cub::DeviceSegmentedSort::SortKeys(NULL, tb, in[0], cout_, (int)n, (int)nseg, dioff,
+        CK(cub::DeviceSegmentedSort::SortKeys(NULL, tb, in[0], cout_, (int)n, (int)nseg, dioff,
                                                dioff + 1, stream));
         void *temp;
-        SCK(cudaMalloc(&temp, tb));
+        CK(cudaMalloc(&temp, tb));
         double cub = time_ms(runs, noprep, [&](int r) {
-            SCK(cub::DeviceSegmentedSort::SortKeys(temp, tb, in[r], cout_, (int)n, (int)nseg, dioff,
+            CK(cub::DeviceSegmentedSort::SortKeys(temp, tb, in[r], cout_, (int)n, (int)nseg, dioff,
                                                    dioff + 1, stream));
         });
         char cas[64];
@@ -514,10 +506,10 @@ void bench_table()
         }
         uint32_t *din, *dout;
         void *mw_scratch;
-        SCK(cudaMalloc(&din, n * 4));
-        SCK(cudaMalloc(&dout, n * 4));
-        SCK(cudaMalloc(&mw_scratch, seed_multiway_scratch_bytes(n)));
-        SCK(cudaMemcpy(din, h.data(), n * 4, cudaMemcpyHostToDevice));
+        CK(cudaMalloc(&din, n * 4));
+        CK(cudaMalloc(&dout, n * 4));
+        CK(cudaMalloc(&mw_scratch, seed_multiway_scratch_bytes(n)));
+        CK(cudaMemcpy(din, h.data(), n * 4, cudaMemcpyHostToDevice));
         /* CPU std::sort: wall clock, a fresh copy before each run, no warm-up */
         std::vector<uint32_t> c;
         auto copy = [&](int) { c = h; };
@@ -535,10 +527,10 @@ void bench_table()
             for (int v = 0; v < 4; v++) {
                 if (lg > 12 && (v == 0 || v == 2) && L > 32) continue;
                 double ms = time_ms(nruns, noprep, [&](int) {
-                    SCK(seed_multiway_sort((const uint32_t *)din, (uint32_t *)dout, n,
+                    CK(seed_multiway_sort((const uint32_t *)din, (uint32_t *)dout, n,
                                            GPUSORT_TYPE_U32, v, L, mw_scratch, 0));
                 });
-                SCK(cudaDeviceSynchronize());
+                CK(cudaDeviceSynchronize());
                 check(names[v], din, dout, n);
                 char cas[64];
                 snprintf(cas, sizeof cas, "L=%d %s", L, names[v]);
@@ -589,21 +581,21 @@ void bench_cross()
             const int R = (int)std::max<size_t>(2, std::min<size_t>(8, ((size_t)256 << 20) / (n * ks)));
             std::vector<void *> in(R);
             for (int r = 0; r < R; r++) {
-                SCK(cudaMalloc(&in[r], n * ks));
+                CK(cudaMalloc(&in[r], n * ks));
                 gen_typed<<<grid(n), 256>>>(in[r], n, 500 + lg * 16 + r, (int)t);
             }
             void *out;
             uint32_t *vin, *vout;
-            SCK(cudaMalloc(&out, n * ks));
-            SCK(cudaMalloc(&vin, n * 4));
-            SCK(cudaMalloc(&vout, n * 4));
+            CK(cudaMalloc(&out, n * ks));
+            CK(cudaMalloc(&vin, n * 4));
+            CK(cudaMalloc(&vout, n * 4));
             gen_typed<<<grid(n), 256>>>(vin, n, 99, GPUSORT_TYPE_U32);
-            SCK(cudaDeviceSynchronize());
+            CK(cudaDeviceSynchronize());
             /* the reference: the CPU backend's stable sort of input 0 */
             std::vector<char> hk(n * ks), hko(n * ks), rk(n * ks);
             std::vector<uint32_t> hv(n), hvo(n), rv(n);
-            SCK(cudaMemcpy(hk.data(), in[0], n * ks, cudaMemcpyDeviceToHost));
-            SCK(cudaMemcpy(hv.data(), vin, n * 4, cudaMemcpyDeviceToHost));
+            CK(cudaMemcpy(hk.data(), in[0], n * ks, cudaMemcpyDeviceToHost));
+            CK(cudaMemcpy(hv.data(), vin, n * 4, cudaMemcpyDeviceToHost));
             if (pairs)
                 gk(gpusort_sort_pairs(cpu, t, GPUSORT_TYPE_U32, hk.data(), hv.data(), n, rk.data(), rv.data(),
                                       GPUSORT_ORDER_ASC, GPUSORT_ALGORITHM_AUTO, 0), "cpu reference");
@@ -620,12 +612,12 @@ void bench_cross()
                 ms[a] = -1;
                 /* an algorithm may answer UNSUPPORTED (rank above its n limit) */
                 gpusort_status s = call(algs[a], 0);
-                SCK(cudaDeviceSynchronize());
+                CK(cudaDeviceSynchronize());
                 if (s != GPUSORT_STATUS_SUCCESS) continue;
-                SCK(cudaMemcpy(hko.data(), out, n * ks, cudaMemcpyDeviceToHost));
+                CK(cudaMemcpy(hko.data(), out, n * ks, cudaMemcpyDeviceToHost));
                 bool ok = memcmp(hko.data(), rk.data(), n * ks) == 0;
                 if (pairs) {
-                    SCK(cudaMemcpy(hvo.data(), vout, n * 4, cudaMemcpyDeviceToHost));
+                    CK(cudaMemcpy(hvo.data(), vout, n * 4, cudaMemcpyDeviceToHost));
                     ok = ok && memcmp(hvo.data(), rv.data(), n * 4) == 0;
                 }
                 if (!ok) {
@@ -678,7 +670,7 @@ int bench_cuda_seeds(int argc, char **argv)
         fprintf(stderr, "bench_cuda --suite seeds: no CUDA context: %s\n", gpusort_status_string(s));
         return 77;
     }
-    SCK(cudaStreamCreate(&stream));
+    CK(cudaStreamCreate(&stream));
     bench_clock_cuda_init(&clock_, stream);
     gk(gpusort_ctx_set_stream(ctx, stream), "set_stream");
     gpusort_device_info info;

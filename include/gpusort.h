@@ -282,8 +282,9 @@ GPUSORT_API gpusort_status gpusort_argsort(gpusort_ctx *ctx, gpusort_type key_ty
                                            gpusort_algorithm algorithm, unsigned flags);
 
 /* Segmented sort: segments [offsets[s], offsets[s+1]) for s < num_segments are sorted
- * independently (offsets: num_segments + 1 entries, in the same kind of memory as the data, non-decreasing,
- * offsets[num_segments] <= n); elements outside every segment are copied unchanged.
+ * independently (offsets: num_segments + 1 entries in the same kind of memory as the data,
+ * non-decreasing, offsets[num_segments] <= n); elements outside every segment are copied
+ * unchanged.
  * value_type GPUSORT_TYPE_NONE (with NULL values) sorts keys only; a value type with
  * values_in NULL gives GLOBAL indices: position i of values_out holds the index into the whole
  * input (offsets[s] <= idx < offsets[s+1]), not the index within the segment. keys_out may be

@@ -208,7 +208,10 @@ gpusort_backend gpusort_ctx_get_backend(const gpusort_ctx *ctx)
 
 int gpusort_ctx_get_device(const gpusort_ctx *ctx) { return ctx ? ctx->device : -1; }
 
-const char *gpusort_ctx_get_last_error(const gpusort_ctx *ctx) { return ctx ? ctx->last_error : ""; }
+const char *gpusort_ctx_get_last_error(const gpusort_ctx *ctx)
+{
+    return ctx ? ctx->last_error : "";
+}
 
 gpusort_algorithm gpusort_ctx_get_last_algorithm(const gpusort_ctx *ctx)
 {
@@ -323,6 +326,17 @@ static gpusort_status sort_args(gpusort_ctx *ctx, const gpusort__sort_args *d)
     return s;
 }
 
+/* sort_args for the calls that must have a value (or index) type. */
+static gpusort_status sort_with_values(gpusort_ctx *ctx, const gpusort__sort_args *d,
+                                       const char *call)
+{
+    if (ctx && d->value_type == GPUSORT_TYPE_NONE) {
+        ctx->last_error[0] = 0;
+        return FAIL(ctx, "%s needs a value or index type (u32 or u64)", call);
+    }
+    return sort_args(ctx, d);
+}
+
 gpusort_status gpusort_sort(gpusort_ctx *ctx, gpusort_type type, const void *keys_in, size_t n,
                             void *keys_out, gpusort_order order, gpusort_algorithm algorithm,
                             unsigned flags)
@@ -338,26 +352,18 @@ gpusort_status gpusort_sort_pairs(gpusort_ctx *ctx, gpusort_type key_type,
                                   void *values_out, gpusort_order order,
                                   gpusort_algorithm algorithm, unsigned flags)
 {
-    if (ctx && value_type == GPUSORT_TYPE_NONE) {
-        ctx->last_error[0] = 0;
-        return FAIL(ctx, "sort_pairs needs a value type (u32 or u64)");
-    }
     gpusort__sort_args d = {key_type, keys_in, keys_out, value_type, values_in, values_out,
                             n, order, algorithm, flags};
-    return sort_args(ctx, &d);
+    return sort_with_values(ctx, &d, "sort_pairs");
 }
 
 gpusort_status gpusort_argsort(gpusort_ctx *ctx, gpusort_type key_type, gpusort_type index_type,
                                const void *keys_in, size_t n, void *indices_out,
                                gpusort_order order, gpusort_algorithm algorithm, unsigned flags)
 {
-    if (ctx && index_type == GPUSORT_TYPE_NONE) {
-        ctx->last_error[0] = 0;
-        return FAIL(ctx, "argsort needs an index type (u32 or u64)");
-    }
     gpusort__sort_args d = {key_type, keys_in, NULL, index_type, NULL, indices_out,
                             n, order, algorithm, flags};
-    return sort_args(ctx, &d);
+    return sort_with_values(ctx, &d, "argsort");
 }
 
 /* A CPU context for the core's fallbacks (backends without an optional method). */

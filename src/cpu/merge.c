@@ -44,56 +44,10 @@ typedef struct mkernels {
 } mkernels;
 
 #define MI_KBITS 32
-#define MI_VBYTES 0
-#define MI_FLOAT 0
-#include "merge_impl.h"
-#undef MI_FLOAT
-#define MI_FLOAT 1
-#include "merge_impl.h"
-#undef MI_FLOAT
-#undef MI_VBYTES
-#define MI_VBYTES 4
-#define MI_FLOAT 0
-#include "merge_impl.h"
-#undef MI_FLOAT
-#define MI_FLOAT 1
-#include "merge_impl.h"
-#undef MI_FLOAT
-#undef MI_VBYTES
-#define MI_VBYTES 8
-#define MI_FLOAT 0
-#include "merge_impl.h"
-#undef MI_FLOAT
-#define MI_FLOAT 1
-#include "merge_impl.h"
-#undef MI_FLOAT
-#undef MI_VBYTES
+#include "merge_inst.h"
 #undef MI_KBITS
 #define MI_KBITS 64
-#define MI_VBYTES 0
-#define MI_FLOAT 0
-#include "merge_impl.h"
-#undef MI_FLOAT
-#define MI_FLOAT 1
-#include "merge_impl.h"
-#undef MI_FLOAT
-#undef MI_VBYTES
-#define MI_VBYTES 4
-#define MI_FLOAT 0
-#include "merge_impl.h"
-#undef MI_FLOAT
-#define MI_FLOAT 1
-#include "merge_impl.h"
-#undef MI_FLOAT
-#undef MI_VBYTES
-#define MI_VBYTES 8
-#define MI_FLOAT 0
-#include "merge_impl.h"
-#undef MI_FLOAT
-#define MI_FLOAT 1
-#include "merge_impl.h"
-#undef MI_FLOAT
-#undef MI_VBYTES
+#include "merge_inst.h"
 #undef MI_KBITS
 
 static const mkernels *kernels_for(gpusort_type key_type, int value_bytes)
