@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# install_test.sh BUILD_DIR README VERSION -- install gpusort from BUILD_DIR into a temporary
-# prefix and build the README's C example against it, with pkg-config and with find_package.
+# install_test.sh BUILD_DIR README VERSION [CFLAGS] -- install gpusort from BUILD_DIR into a
+# temporary prefix and build the README's C example against it, with pkg-config and with
+# find_package (CFLAGS: extra compiler and linker flags, e.g. the sanitizers of the build).
 # Prints "N passed, N failed"; exit 0 when all passed, 1 otherwise, 77 (skipped) when
 # pkg-config or a C compiler is missing.
 set -uo pipefail
-build=$1 readme=$2 version=$3
+build=$1 readme=$2 version=$3 extra=${4:-}
 command -v pkg-config >/dev/null || { echo "skipped: pkg-config is not installed"; exit 77; }
 cc=${CC:-cc}
 command -v "$cc" >/dev/null || { echo "skipped: no C compiler ($cc)"; exit 77; }
@@ -38,7 +39,8 @@ export PKG_CONFIG_PATH="$libdir/pkgconfig"
 [ "$(pkg-config --modversion gpusort)" = "$version" ] && ok "pkg-config --modversion $version" \
   || bad "pkg-config --modversion: '$(pkg-config --modversion gpusort)', want $version"
 # shellcheck disable=SC2046
-if $cc -std=c11 -Wall -Werror "$tmp/demo.c" -o "$tmp/demo_pc" $(pkg-config --cflags --libs gpusort) \
+# shellcheck disable=SC2086
+if $cc -std=c11 -Wall -Werror $extra "$tmp/demo.c" -o "$tmp/demo_pc" $(pkg-config --cflags --libs gpusort) \
      >"$tmp/cc.log" 2>&1; then
   ok "README example builds with pkg-config"
   if LD_LIBRARY_PATH="$libdir" "$tmp/demo_pc" >"$tmp/run.log" 2>&1; then
@@ -63,6 +65,7 @@ target_link_libraries(demo PRIVATE gpusort::gpusort_static)
 CM
 gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
 if cmake -S "$tmp/cm" -B "$tmp/cm/build" "${gen[@]}" -DCMAKE_PREFIX_PATH="$tmp/prefix" \
+     -DCMAKE_C_FLAGS="$extra" -DCMAKE_EXE_LINKER_FLAGS="$extra" \
      >"$tmp/cm.log" 2>&1 && cmake --build "$tmp/cm/build" >>"$tmp/cm.log" 2>&1; then
   ok "README example builds with find_package(gpusort)"
   if "$tmp/cm/build/demo" >"$tmp/run2.log" 2>&1; then ok "README example runs (static library)"
