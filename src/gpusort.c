@@ -436,10 +436,15 @@ gpusort_status gpusort_sort_batch(gpusort_ctx *ctx, gpusort_type key_type,
 
 /* ---- strings and records ---- */
 
-/* Strings and records take their index output as U32 or U64; the backends write U64. */
+/* The checks strings and records share: the context, the order, no flags, and the index output
+ * (U32 or U64; the backends write U64). */
 static gpusort_status check_index_output(gpusort_ctx *ctx, gpusort_type index_type, size_t n,
-                                         unsigned flags)
+                                         gpusort_order order, unsigned flags)
 {
+    gpusort_status s = check_ctx(ctx);
+    if (s) return s;
+    if (order != GPUSORT_ORDER_ASC && order != GPUSORT_ORDER_DESC)
+        return FAIL(ctx, "invalid order %d", (int)order);
     if (flags) return FAIL(ctx, "unknown flags 0x%x (strings and records take none)", flags);
     if (index_type != GPUSORT_TYPE_U32 && index_type != GPUSORT_TYPE_U64)
         return FAIL(ctx, "index type must be u32 or u64, not %d", (int)index_type);
@@ -474,11 +479,8 @@ gpusort_status gpusort_sort_strings(gpusort_ctx *ctx, gpusort_type index_type,
                                     const uint8_t *bytes, const uint64_t *offsets, size_t n,
                                     void *indices_out, gpusort_order order, unsigned flags)
 {
-    gpusort_status s = check_ctx(ctx);
+    gpusort_status s = check_index_output(ctx, index_type, n, order, flags);
     if (s) return s;
-    if (order != GPUSORT_ORDER_ASC && order != GPUSORT_ORDER_DESC)
-        return FAIL(ctx, "invalid order %d", (int)order);
-    if ((s = check_index_output(ctx, index_type, n, flags))) return s;
     if (n == 0) return GPUSORT_STATUS_SUCCESS;
     if (!offsets || !indices_out || (!bytes && offsets[n] > offsets[0]))
         return FAIL(ctx, "NULL bytes, offsets or indices_out");
@@ -502,11 +504,8 @@ gpusort_status gpusort_sort_records(gpusort_ctx *ctx, gpusort_type index_type,
                                     size_t key_offset, size_t key_size, void *records_out,
                                     void *indices_out, gpusort_order order, unsigned flags)
 {
-    gpusort_status s = check_ctx(ctx);
+    gpusort_status s = check_index_output(ctx, index_type, n, order, flags);
     if (s) return s;
-    if (order != GPUSORT_ORDER_ASC && order != GPUSORT_ORDER_DESC)
-        return FAIL(ctx, "invalid order %d", (int)order);
-    if ((s = check_index_output(ctx, index_type, n, flags))) return s;
     if (record_size == 0 || key_offset > record_size || key_size > record_size - key_offset)
         return FAIL(ctx, "key [%zu, +%zu) does not fit in a record of %zu bytes", key_offset,
                     key_size, record_size);
