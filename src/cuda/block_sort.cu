@@ -24,7 +24,7 @@ using namespace gpusort_bs;
 
 /* ---- tiles ---- */
 
-/* Block b sorts [lo, lo + cnt): by uniform tiles, a segment list, or a tile table (tiling,
+/* Block b sorts [lo, lo + cnt): a uniform tile, or one segment of the list (tiling,
  * block_sort.h). */
 __device__ __forceinline__ void get_tile(const gpusort_bs_args &a, uint64_t b, uint64_t &lo,
                                          uint64_t &cnt)
@@ -34,21 +34,10 @@ __device__ __forceinline__ void get_tile(const gpusort_bs_args &a, uint64_t b, u
         uint64_t e = lo + a.tile;
         if (e > a.n) e = a.n;
         cnt = e - lo;
-    } else if (a.tiling == 1) {
+    } else {
         uint32_t s = a.list[b];
         lo = a.offsets[s];
         cnt = a.offsets[s + 1] - lo;
-    } else {
-        uint32_t l = 0, h = a.t_count;  /* t_start[l] <= b < t_start[h] */
-        while (h - l > 1) {
-            uint32_t m = (l + h) / 2;
-            if (a.t_start[m] <= b) l = m;
-            else h = m;
-        }
-        lo = a.t_lo[l] + (b - a.t_start[l]) * (uint64_t)GPUSORT_CUDA_BLOCK_TILE;
-        uint64_t e = lo + GPUSORT_CUDA_BLOCK_TILE;
-        if (e > a.t_hi[l]) e = a.t_hi[l];
-        cnt = e - lo;
     }
 }
 
@@ -223,8 +212,7 @@ gpusort_status gpusort__cuda_block_sort_launch(gpusort_ctx *ctx, const gpusort_b
         return gpusort__set_error(ctx, GPUSORT_STATUS_UNSUPPORTED,
                                   "%llu tiles exceed one launch's grid", (unsigned long long)blocks);
     int wide = gpusort_type_size((gpusort_type)a->type) == 8;
-    int idx = ((a->type == GPUSORT_TYPE_F32 || a->type == GPUSORT_TYPE_F64) && !a->float_exact) ||
-              a->vbytes != 0;
+    int idx = a->type == GPUSORT_TYPE_F32 || a->type == GPUSORT_TYPE_F64 || a->vbytes != 0;
     if (wide) return idx ? launch_typed<uint64_t, true>(ctx, a, max_count, blocks)
                          : launch_typed<uint64_t, false>(ctx, a, max_count, blocks);
     return idx ? launch_typed<uint32_t, true>(ctx, a, max_count, blocks)

@@ -28,17 +28,12 @@ typedef struct gpusort_bs_args {
     int type;                /* gpusort_type of the keys */
     int desc;                /* 1 = descending */
     int vbytes;              /* 0, 4 or 8: value/index bytes */
-    int float_exact;         /* float keys known free of NaN and -0.0: no index needed */
     /* Tiling: which [lo, lo + count) block b sorts. */
-    int tiling;              /* 0 uniform tiles, 1 segment list, 2 tile table */
+    int tiling;              /* 0 uniform tiles, 1 segment list */
     uint64_t n;              /* tiling 0: total length */
     uint64_t tile;           /* tiling 0: tile length (<= network size) */
     const uint64_t *offsets; /* tiling 1: CSR offsets (device) */
     const uint32_t *list;    /* tiling 1: segment ids, one per block */
-    const uint64_t *t_lo;    /* tiling 2: segment starts (device) */
-    const uint64_t *t_hi;    /* tiling 2: segment ends */
-    const uint64_t *t_start; /* tiling 2: first tile of each segment; t_count + 1 entries */
-    uint32_t t_count;        /* tiling 2: number of segments */
 } gpusort_bs_args;
 
 /* Sort `blocks` tiles with the smallest network that holds max_count items: up to 4096 for any
