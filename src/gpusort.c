@@ -256,8 +256,8 @@ static int overlaps(const void *a, size_t na, const void *b, size_t nb)
     return na && nb && x < y + nb && y < x + na;
 }
 
-/* Check a sort description; on success *argsort tells whether values are generated indices. */
-static gpusort_status check_desc(gpusort_ctx *ctx, const gpusort__sort_args *d)
+/* Check the arguments of a sort (keys, pairs, argsort; the common part of segmented and batch). */
+static gpusort_status check_sort_args(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
     if (!type_valid(d->key_type)) return FAIL(ctx, "invalid key type %d", (int)d->key_type);
     if (d->order != GPUSORT_ORDER_ASC && d->order != GPUSORT_ORDER_DESC)
@@ -318,7 +318,7 @@ static gpusort_status sort_args(gpusort_ctx *ctx, const gpusort__sort_args *d)
     gpusort_status s = check_ctx(ctx);
     if (s) return s;
     ctx->last_algorithm = GPUSORT_ALGORITHM_AUTO;
-    if ((s = check_desc(ctx, d))) return s;
+    if ((s = check_sort_args(ctx, d))) return s;
     if (d->n == 0) return GPUSORT_STATUS_SUCCESS;
     ctx->last_algorithm = d->algorithm; /* a backend resolving AUTO overwrites it */
     s = ctx->ops->sort(ctx, d);
@@ -389,19 +389,18 @@ gpusort_status gpusort_sort_segmented(gpusort_ctx *ctx, gpusort_type key_type,
 {
     gpusort__sort_args args = {key_type, keys_in, keys_out, value_type, values_in, values_out,
                                n, order, algorithm, flags};
-    const gpusort__sort_args *desc = &args;
     gpusort_status s = check_ctx(ctx);
     if (s) return s;
-    if ((s = check_desc(ctx, desc))) return s;
+    if ((s = check_sort_args(ctx, &args))) return s;
     if (num_segments && !offsets) return FAIL(ctx, "offsets is NULL");
-    if (desc->flags & GPUSORT_FLAG_CL_MEM)
+    if (flags & GPUSORT_FLAG_CL_MEM)
         return gpusort__set_error(ctx, GPUSORT_STATUS_UNSUPPORTED,
                                   "segmented sort of cl_mem buffers is not supported");
-    if (desc->n == 0 && num_segments == 0) return GPUSORT_STATUS_SUCCESS;
-    if (ctx->ops->segmented_sort) return ctx->ops->segmented_sort(ctx, desc, offsets, num_segments);
+    if (n == 0 && num_segments == 0) return GPUSORT_STATUS_SUCCESS;
+    if (ctx->ops->segmented_sort) return ctx->ops->segmented_sort(ctx, &args, offsets, num_segments);
     gpusort_ctx *cpu = NULL;
     if ((s = cpu_fallback(ctx, &cpu))) return s;
-    s = cpu->ops->segmented_sort(cpu, desc, offsets, num_segments);
+    s = cpu->ops->segmented_sort(cpu, &args, offsets, num_segments);
     copy_error(ctx, cpu);
     gpusort_ctx_free(cpu);
     return s;
@@ -415,20 +414,19 @@ gpusort_status gpusort_sort_batch(gpusort_ctx *ctx, gpusort_type key_type,
 {
     gpusort__sort_args args = {key_type, keys_in, keys_out, value_type, values_in, values_out,
                                n, order, algorithm, flags};
-    const gpusort__sort_args *desc = &args;
     gpusort_status s = check_ctx(ctx);
     if (s) return s;
-    if ((s = check_desc(ctx, desc))) return s;
-    if (row_length == 0 || desc->n % row_length)
-        return FAIL(ctx, "n = %zu is not a multiple of row_length = %zu", desc->n, row_length);
-    if (desc->flags & GPUSORT_FLAG_CL_MEM)
+    if ((s = check_sort_args(ctx, &args))) return s;
+    if (row_length == 0 || n % row_length)
+        return FAIL(ctx, "n = %zu is not a multiple of row_length = %zu", n, row_length);
+    if (flags & GPUSORT_FLAG_CL_MEM)
         return gpusort__set_error(ctx, GPUSORT_STATUS_UNSUPPORTED,
                                   "batch sort of cl_mem buffers is not supported");
-    if (desc->n == 0) return GPUSORT_STATUS_SUCCESS;
-    if (ctx->ops->batch_sort) return ctx->ops->batch_sort(ctx, desc, row_length);
+    if (n == 0) return GPUSORT_STATUS_SUCCESS;
+    if (ctx->ops->batch_sort) return ctx->ops->batch_sort(ctx, &args, row_length);
     gpusort_ctx *cpu = NULL;
     if ((s = cpu_fallback(ctx, &cpu))) return s;
-    s = cpu->ops->batch_sort(cpu, desc, row_length);
+    s = cpu->ops->batch_sort(cpu, &args, row_length);
     copy_error(ctx, cpu);
     gpusort_ctx_free(cpu);
     return s;
