@@ -35,7 +35,7 @@
  *     major version; enumerations only gain values at their end (before their COUNT_ entry).
  *   - Versions: GPUSORT_VERSION_* below and gpusort_version() at run time. Before 1.0 a minor
  *     release may change the API and the ABI, and the shared library's SONAME carries major and
- *     minor (libgpusort.so.0.2). From 1.0 on the SONAME is libgpusort.so.MAJOR, and only a new
+ *     minor (libgpusort.so.0.3). From 1.0 on the SONAME is libgpusort.so.MAJOR, and only a new
  *     major version breaks callers.
  *
  * CONTRACT (every backend, every algorithm)
@@ -79,6 +79,9 @@
  *              on the host, the device or both; a context keeps large buffers between calls
  *              so that repeated sorts do not pay for fresh pages, and gpusort_ctx_trim() gives
  *              them back. README.md ("Scratch memory") gives each backend's exact figure.
+ *              Device scratch may instead come from the caller: an allocator
+ *              (gpusort_ctx_set_allocator) or one workspace (gpusort_ctx_set_scratch) whose
+ *              size a call tells with GPUSORT_FLAG_QUERY_SCRATCH, as CUB's NULL-workspace call.
  */
 #ifndef GPUSORT_H
 #define GPUSORT_H
@@ -92,11 +95,11 @@ extern "C" {
 
 /* ---- Version ---- */
 #define GPUSORT_VERSION_MAJOR 0
-#define GPUSORT_VERSION_MINOR 2
+#define GPUSORT_VERSION_MINOR 3
 #define GPUSORT_VERSION_PATCH 0
 #define GPUSORT_VERSION_NUMBER \
     (GPUSORT_VERSION_MAJOR * 10000 + GPUSORT_VERSION_MINOR * 100 + GPUSORT_VERSION_PATCH)
-#define GPUSORT_VERSION_STRING "0.2.0"
+#define GPUSORT_VERSION_STRING "0.3.0"
 
 #if defined(_WIN32) && defined(GPUSORT_SHARED_BUILD)
 #define GPUSORT_API __declspec(dllexport)
@@ -127,7 +130,7 @@ typedef enum gpusort_status {
 /* Static string naming a status ("invalid argument"); "unknown status" for a bad code. */
 GPUSORT_API const char *gpusort_status_string(gpusort_status status);
 
-/* The library's version: "0.2.0" (GPUSORT_VERSION_STRING of the library that runs, which may
+/* The library's version: "0.3.0" (GPUSORT_VERSION_STRING of the library that runs, which may
  * differ from the header a program was compiled with), and its GPUSORT_VERSION_NUMBER. */
 GPUSORT_API const char *gpusort_version(void);
 GPUSORT_API unsigned gpusort_version_number(void);
@@ -209,6 +212,13 @@ typedef struct gpusort_device_info {
     int capability_minor;
     int is_gpu;                /* 1 for a GPU */
     int supports_f64;          /* 1 if f64 keys and reductions are supported */
+    int usable;                /* 1 if this library can run on the device (since 0.3). 0: a
+                                  CUDA GPU whose compute capability the build has no code for
+                                  (no machine code, and no PTX old enough for the driver to
+                                  compile for it); gpusort_ctx_create then answers UNSUPPORTED
+                                  and AUTO passes the device by */
+    char unusable_reason[160]; /* why not, when usable == 0 ("" otherwise): e.g. "compute
+                                  capability 7.0; this build has code for 75-real;90-real" */
 } gpusort_device_info;
 
 GPUSORT_API gpusort_status gpusort_device_get_info(gpusort_backend backend, int device,
@@ -218,8 +228,11 @@ GPUSORT_API gpusort_status gpusort_device_get_info(gpusort_backend backend, int 
 typedef struct gpusort_ctx gpusort_ctx;
 
 /* Create a context on a backend's device (device index from 0; -1 = the backend's default).
- * AUTO tries CUDA, then OpenCL, then CPU and takes the first that has a device.
- * On failure *ctx is set to NULL and the status says why (BACKEND_NOT_BUILT, NO_DEVICE, ...). */
+ * AUTO tries CUDA, then OpenCL, then CPU and takes the first that has a usable device.
+ * On failure *ctx is set to NULL and the status says why (BACKEND_NOT_BUILT, NO_DEVICE, ...):
+ * UNSUPPORTED for a device the library cannot run on (gpusort_device_info.usable == 0, whose
+ * unusable_reason says why). A CUDA driver older than the runtime the library was built with
+ * shows no CUDA device (NO_DEVICE). */
 GPUSORT_API gpusort_status gpusort_ctx_create(gpusort_ctx **ctx, gpusort_backend backend,
                                               int device);
 /* Free a context and every buffer it owns. NULL is a no-op. Synchronises first. */
@@ -253,9 +266,56 @@ GPUSORT_API gpusort_status gpusort_ctx_synchronize(gpusort_ctx *ctx);
  * first. The next call allocates again. gpusort_ctx_free does this too. */
 GPUSORT_API gpusort_status gpusort_ctx_trim(gpusort_ctx *ctx);
 
+/* ---- Device memory from the caller (since 0.3) ----
+ * By default a context allocates its device scratch itself (cudaMalloc), keeps it between calls
+ * and gives it back on gpusort_ctx_trim / gpusort_ctx_free. A caller that manages device memory
+ * itself (a PyTorch or CuPy caching allocator, a pool) can instead
+ *   - give an allocator: every device buffer of the context then comes from alloc and goes back
+ *     through free, both called with the context's stream (gpusort_ctx_set_stream; NULL = the
+ *     context's own stream), in stream order: a buffer freed on the stream may be reused by
+ *     work enqueued on it later, as with cudaFreeAsync. The context still keeps buffers between
+ *     calls (trim and free give them back through free). alloc returning NULL makes the call
+ *     fail with OUT_OF_DEVICE_MEMORY (the message names the bytes); nothing is leaked, the
+ *     context stays usable.
+ *   - or give one workspace: calls on device data take all their device scratch from it and
+ *     allocate nothing. Its size comes from the same call made with GPUSORT_FLAG_QUERY_SCRATCH:
+ *     the call checks its arguments, touches no data (the data pointers may be NULL, meaning
+ *     device data; host pointers ask for the host-data path) and records the bytes, read by
+ *     gpusort_ctx_get_scratch_size. A later call that needs more than the workspace holds
+ *     returns INVALID_ARGUMENT naming both sizes. A call on host data takes its device copies
+ *     from the workspace too (CUDA then sorts host data in one shot: no pipeline, no runs).
+ * Which backends: CUDA takes both. The CPU backend has no device memory: it answers
+ * INVALID_ARGUMENT to an allocator or workspace (NULL is accepted) and 0 to every query.
+ * OpenCL answers UNSUPPORTED (its buffers come from clCreateBuffer on its cl_context) and 0 to
+ * every query. On CUDA, strings and records (host memory only) answer 0: their device buffers
+ * come from the allocator (or the context's own allocation), never from the workspace.
+ * Test knob, not an API: the environment variable GPUSORT_TEST_FAIL_DEVICE_ALLOC=k, read when a
+ * CUDA context is created, makes the k-th device allocation of that context's own allocation
+ * (k from 1, not a caller's allocator) fail as if the device were full. */
+typedef struct gpusort_allocator {
+    void *(*alloc)(void *user, size_t bytes, void *stream);          /* NULL = out of memory */
+    void (*free)(void *user, void *ptr, size_t bytes, void *stream); /* bytes as allocated */
+    void *user;                                                      /* passed back as is */
+} gpusort_allocator;
+
+/* Use `allocator` (copied; alloc and free must both be set) for the context's device memory
+ * from now on; NULL restores the context's own allocation. Waits for the context's work and
+ * gives the buffers kept so far back to whoever allocated them. */
+GPUSORT_API gpusort_status gpusort_ctx_set_allocator(gpusort_ctx *ctx,
+                                                     const gpusort_allocator *allocator);
+/* Use `bytes` of caller-owned device memory at `scratch` as the workspace of the following
+ * calls (it must stay valid while they run); (NULL, 0) = none, the default. Waits for the
+ * context's work first. */
+GPUSORT_API gpusort_status gpusort_ctx_set_scratch(gpusort_ctx *ctx, void *scratch, size_t bytes);
+/* The bytes of device scratch recorded by the last call made with GPUSORT_FLAG_QUERY_SCRATCH
+ * on this context (0 before any). Enough for that call: an upper bound, not always exact. */
+GPUSORT_API size_t gpusort_ctx_get_scratch_size(const gpusort_ctx *ctx);
+
 /* ---- Flags (the last argument of every call that touches data) ---- */
 #define GPUSORT_FLAG_CL_MEM 1u   /* the data pointers are cl_mem handles (OpenCL backend; the
                                     buffers belong to the context's cl_context) */
+#define GPUSORT_FLAG_QUERY_SCRATCH 2u /* move no data: check the arguments and record the bytes
+                                    of device scratch the call needs (since 0.3; see above) */
 
 /* ---- Sorting ---- */
 
@@ -311,7 +371,7 @@ GPUSORT_API gpusort_status gpusort_sort_batch(gpusort_ctx *ctx, gpusort_type key
 /* Stable sort of n byte strings in byte order (memcmp; a proper prefix sorts first).
  * String i is bytes[offsets[i] .. offsets[i+1]) (offsets has n + 1 entries).
  * indices_out[k] = index of the k-th string in sorted order; index_type U32 (n must fit) or
- * U64. flags must be 0. */
+ * U64. flags: 0 or GPUSORT_FLAG_QUERY_SCRATCH. */
 GPUSORT_API gpusort_status gpusort_sort_strings(gpusort_ctx *ctx, gpusort_type index_type,
                                                 const uint8_t *bytes, const uint64_t *offsets,
                                                 size_t n, void *indices_out,
@@ -320,7 +380,8 @@ GPUSORT_API gpusort_status gpusort_sort_strings(gpusort_ctx *ctx, gpusort_type i
 /* Stable sort of n fixed-size records of record_size bytes by the byte string
  * key = record[key_offset .. key_offset + key_size) compared with memcmp.
  * records_out may equal records_in. indices_out may be NULL; else it receives the input index
- * of each output record, of index_type U32 (n must fit) or U64. flags must be 0. */
+ * of each output record, of index_type U32 (n must fit) or U64. flags: 0 or
+ * GPUSORT_FLAG_QUERY_SCRATCH. */
 GPUSORT_API gpusort_status gpusort_sort_records(gpusort_ctx *ctx, gpusort_type index_type,
                                                 const void *records_in, size_t n,
                                                 size_t record_size, size_t key_offset,
@@ -339,7 +400,8 @@ typedef union gpusort_value {
 GPUSORT_API char gpusort_value_field(gpusort_type type);
 
 /* Reduce n elements of `type` with op into *result. The call completes before returning: the
- * result is on the host. flags: GPUSORT_FLAG_CL_MEM for a cl_mem buffer (OpenCL). */
+ * result is on the host. flags: GPUSORT_FLAG_CL_MEM for a cl_mem buffer (OpenCL),
+ * GPUSORT_FLAG_QUERY_SCRATCH (result may then be NULL). */
 GPUSORT_API gpusort_status gpusort_reduce(gpusort_ctx *ctx, gpusort_type type, const void *data,
                                           size_t n, gpusort_value *result, gpusort_op op,
                                           unsigned flags);

@@ -43,7 +43,27 @@ typedef struct gpusort__sort_args {
     unsigned flags;            /* GPUSORT_FLAG_* */
 } gpusort__sort_args;
 
-#define GPUSORT_BACKEND_OPS_VERSION 1
+/* What a GPUSORT_FLAG_QUERY_SCRATCH call asks the backend's scratch_size method about: one of
+ * the calls that take a device workspace, with its checked arguments (data pointers may be
+ * NULL: device data). */
+typedef enum gpusort__call {
+    GPUSORT__CALL_SORT = 0,       /* sort, sort_pairs, argsort: sort */
+    GPUSORT__CALL_SEGMENTED = 1,  /* sort, num_segments */
+    GPUSORT__CALL_BATCH = 2,      /* sort, row_length */
+    GPUSORT__CALL_REDUCE = 3      /* type, data, n */
+} gpusort__call;
+
+typedef struct gpusort__scratch_query {
+    gpusort__call call;
+    const gpusort__sort_args *sort;  /* SORT, SEGMENTED, BATCH */
+    size_t num_segments;             /* SEGMENTED */
+    size_t row_length;               /* BATCH */
+    gpusort_type type;               /* REDUCE */
+    const void *data;                /* REDUCE (may be NULL) */
+    size_t n;                        /* REDUCE */
+} gpusort__scratch_query;
+
+#define GPUSORT_BACKEND_OPS_VERSION 2
 #define GPUSORT_ERROR_MAX 1024
 
 typedef struct gpusort_backend_ops {
@@ -90,6 +110,15 @@ typedef struct gpusort_backend_ops {
     /* (optional) free the scratch the backend keeps between calls (gpusort_ctx_trim); the
      * core has synchronised first. NULL: the backend keeps none. */
     gpusort_status (*trim)(gpusort_ctx *ctx);
+    /* (optional, version 2) the caller's device allocator (NULL: the backend's own); the core
+     * has synchronised first. NULL method: the core refuses (gpusort.h says how). */
+    gpusort_status (*set_allocator)(gpusort_ctx *ctx, const gpusort_allocator *allocator);
+    /* (optional, version 2) the caller's device workspace ((NULL, 0): none); synchronised. */
+    gpusort_status (*set_scratch)(gpusort_ctx *ctx, void *scratch, size_t bytes);
+    /* (optional, version 2) the device scratch bytes of a call (GPUSORT_FLAG_QUERY_SCRATCH);
+     * NULL: 0 bytes. Moves no data. */
+    gpusort_status (*scratch_size)(gpusort_ctx *ctx, const gpusort__scratch_query *q,
+                                   size_t *bytes);
 } gpusort_backend_ops;
 
 /* Host scratch buffers kept between calls (src/cpu/memory.c): the large buffers the CPU
@@ -106,6 +135,7 @@ struct gpusort_ctx {
     void *kept[GPUSORT__KEPT_MAX];      /* host scratch kept between calls, or NULL */
     gpusort_algorithm last_algorithm;   /* what the last sort ran: the core stores the request,
                                            a backend that resolves AUTO stores its choice */
+    size_t scratch_query;               /* bytes of the last GPUSORT_FLAG_QUERY_SCRATCH call */
     char last_error[GPUSORT_ERROR_MAX];
 };
 

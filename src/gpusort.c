@@ -130,6 +130,7 @@ gpusort_status gpusort_device_get_info(gpusort_backend backend, int device,
     if (s != GPUSORT_STATUS_SUCCESS) return s;
     if (device >= count) return count ? GPUSORT_STATUS_INVALID_ARGUMENT : GPUSORT_STATUS_NO_DEVICE;
     memset(info, 0, sizeof *info);
+    info->usable = 1; /* a backend that can find a device it cannot run on says so */
     return gpusort__backend_ops(backend)->device_info(device, info);
 }
 
@@ -163,13 +164,22 @@ gpusort_status gpusort_ctx_create(gpusort_ctx **ctx, gpusort_backend backend, in
         return GPUSORT_STATUS_INVALID_ARGUMENT;
     if (backend != GPUSORT_BACKEND_AUTO) return ctx_try(ctx, backend, device);
     /* AUTO: CUDA, then OpenCL, then the CPU: the first with a usable device. The device index
-     * applies to the GPU backends; the CPU fallback always takes its single device. OpenCL is
-     * taken only for a GPU (or accelerator): an OpenCL CPU device such as PoCL runs the same
-     * cores as the native CPU backend, only slower, so AUTO prefers the CPU backend then. */
-    if (ctx_try(ctx, GPUSORT_BACKEND_CUDA, device) == GPUSORT_STATUS_SUCCESS)
-        return GPUSORT_STATUS_SUCCESS;
-    const gpusort_backend_ops *cl = gpusort__backend_ops(GPUSORT_BACKEND_OPENCL);
+     * applies to the GPU backends; the CPU fallback always takes its single device. A CUDA GPU
+     * the build has no code for fails its init (UNSUPPORTED) and is passed by, like one whose
+     * init fails otherwise. OpenCL is taken only for a GPU (or accelerator): an OpenCL CPU
+     * device such as PoCL runs the same cores as the native CPU backend, only slower, so AUTO
+     * prefers the CPU backend then. */
+    const gpusort_backend_ops *cu = gpusort__backend_ops(GPUSORT_BACKEND_CUDA);
     int count = 0;
+    if (cu && cu->device_count(&count) == GPUSORT_STATUS_SUCCESS) {
+        for (int d = device < 0 ? 0 : device; d < count; d++) {
+            if (ctx_try(ctx, GPUSORT_BACKEND_CUDA, d) == GPUSORT_STATUS_SUCCESS)
+                return GPUSORT_STATUS_SUCCESS;
+            if (device >= 0) break;   /* an explicit index: that device or none */
+        }
+    }
+    const gpusort_backend_ops *cl = gpusort__backend_ops(GPUSORT_BACKEND_OPENCL);
+    count = 0;
     if (cl && cl->device_count(&count) == GPUSORT_STATUS_SUCCESS) {
         for (int d = device < 0 ? 0 : device; d < count; d++) {
             gpusort_device_info info;
@@ -245,15 +255,70 @@ gpusort_status gpusort_ctx_synchronize(gpusort_ctx *ctx)
     return ctx->ops->synchronize ? ctx->ops->synchronize(ctx) : GPUSORT_STATUS_SUCCESS;
 }
 
+/* ---- device memory from the caller ---- */
+
+/* The answer of a backend without the method: the CPU backend has no device memory; the
+ * others (OpenCL) allocate theirs from their own API. */
+static gpusort_status no_device_memory(gpusort_ctx *ctx, const char *what)
+{
+    if (ctx->ops->id == GPUSORT_BACKEND_CPU)
+        return gpusort__set_error(ctx, GPUSORT_STATUS_INVALID_ARGUMENT,
+                                  "the CPU backend has no device memory (%s)", what);
+    return gpusort__set_error(ctx, GPUSORT_STATUS_UNSUPPORTED,
+                              "the %s backend allocates its device buffers itself (%s)",
+                              ctx->ops->name, what);
+}
+
+gpusort_status gpusort_ctx_set_allocator(gpusort_ctx *ctx, const gpusort_allocator *allocator)
+{
+    if (!ctx) return GPUSORT_STATUS_INVALID_ARGUMENT;
+    ctx->last_error[0] = 0;
+    if (allocator && (!allocator->alloc || !allocator->free))
+        return gpusort__set_error(ctx, GPUSORT_STATUS_INVALID_ARGUMENT,
+                                  "an allocator needs both alloc and free");
+    if (!ctx->ops->set_allocator)
+        return allocator ? no_device_memory(ctx, "allocator") : GPUSORT_STATUS_SUCCESS;
+    gpusort_status s;
+    if (ctx->ops->synchronize && (s = ctx->ops->synchronize(ctx))) return s;
+    return ctx->ops->set_allocator(ctx, allocator);
+}
+
+gpusort_status gpusort_ctx_set_scratch(gpusort_ctx *ctx, void *scratch, size_t bytes)
+{
+    if (!ctx) return GPUSORT_STATUS_INVALID_ARGUMENT;
+    ctx->last_error[0] = 0;
+    if (!scratch != !bytes)
+        return gpusort__set_error(ctx, GPUSORT_STATUS_INVALID_ARGUMENT,
+                                  "a workspace is (pointer, bytes > 0) or (NULL, 0), not (%p, %zu)",
+                                  scratch, bytes);
+    if (!ctx->ops->set_scratch)
+        return scratch ? no_device_memory(ctx, "workspace") : GPUSORT_STATUS_SUCCESS;
+    gpusort_status s;
+    if (ctx->ops->synchronize && (s = ctx->ops->synchronize(ctx))) return s;
+    return ctx->ops->set_scratch(ctx, scratch, bytes);
+}
+
+size_t gpusort_ctx_get_scratch_size(const gpusort_ctx *ctx) { return ctx ? ctx->scratch_query : 0; }
+
+/* A GPUSORT_FLAG_QUERY_SCRATCH call, its arguments checked: ask the backend, record. */
+static gpusort_status scratch_query(gpusort_ctx *ctx, const gpusort__scratch_query *q)
+{
+    size_t bytes = 0;
+    gpusort_status s = GPUSORT_STATUS_SUCCESS;
+    if (ctx->ops->scratch_size) s = ctx->ops->scratch_size(ctx, q, &bytes);
+    ctx->scratch_query = s ? 0 : bytes;
+    return s;
+}
+
 /* ---- argument checks ---- */
 
 #define FAIL(ctx, ...) gpusort__set_error((ctx), GPUSORT_STATUS_INVALID_ARGUMENT, __VA_ARGS__)
 
-/* 1 if [a, a+na) and [b, b+nb) overlap. */
+/* 1 if [a, a+na) and [b, b+nb) overlap (NULL, as in a scratch query, overlaps nothing). */
 static int overlaps(const void *a, size_t na, const void *b, size_t nb)
 {
     uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
-    return na && nb && x < y + nb && y < x + na;
+    return a && b && na && nb && x < y + nb && y < x + na;
 }
 
 /* Check the arguments of a sort (keys, pairs, argsort; the common part of segmented and batch). */
@@ -264,7 +329,8 @@ static gpusort_status check_sort_args(gpusort_ctx *ctx, const gpusort__sort_args
         return FAIL(ctx, "invalid order %d", (int)d->order);
     if ((int)d->algorithm < 0 || d->algorithm >= GPUSORT_ALGORITHM_COUNT_)
         return FAIL(ctx, "invalid algorithm %d", (int)d->algorithm);
-    if (d->flags & ~GPUSORT_FLAG_CL_MEM) return FAIL(ctx, "unknown flags 0x%x", d->flags);
+    if (d->flags & ~(GPUSORT_FLAG_CL_MEM | GPUSORT_FLAG_QUERY_SCRATCH))
+        return FAIL(ctx, "unknown flags 0x%x", d->flags);
     if ((d->flags & GPUSORT_FLAG_CL_MEM) && ctx->ops->id != GPUSORT_BACKEND_OPENCL)
         return gpusort__set_error(ctx, GPUSORT_STATUS_UNSUPPORTED,
                                   "GPUSORT_FLAG_CL_MEM needs the OpenCL backend, not %s",
@@ -275,13 +341,14 @@ static gpusort_status check_sort_args(gpusort_ctx *ctx, const gpusort__sort_args
     if (d->n == 0) return GPUSORT_STATUS_SUCCESS;
     size_t ks = type_sizes[d->key_type];
     if (d->n > SIZE_MAX / 16) return FAIL(ctx, "n = %zu is too large", d->n);
-    if (!d->keys_in) return FAIL(ctx, "keys_in is NULL");
+    const int query = (d->flags & GPUSORT_FLAG_QUERY_SCRATCH) != 0; /* NULL data allowed */
+    if (!d->keys_in && !query) return FAIL(ctx, "keys_in is NULL");
     if (!has_values) {
-        if (!d->keys_out) return FAIL(ctx, "keys_out is NULL");
+        if (!d->keys_out && !query) return FAIL(ctx, "keys_out is NULL");
         if (d->values_in || d->values_out)
             return FAIL(ctx, "values given without a value type (use GPUSORT_TYPE_U32/U64)");
     } else {
-        if (!d->values_out) return FAIL(ctx, "values_out is NULL");
+        if (!d->values_out && !query) return FAIL(ctx, "values_out is NULL");
         if (!d->values_in && d->value_type == GPUSORT_TYPE_U32 && d->n > UINT32_MAX)
             return FAIL(ctx, "u32 indices cannot number %zu keys: use u64", d->n);
     }
@@ -310,6 +377,20 @@ static gpusort_status check_ctx(gpusort_ctx *ctx)
     return GPUSORT_STATUS_SUCCESS;
 }
 
+/* The query of a sort-like call whose arguments passed their checks. */
+static gpusort_status sort_query(gpusort_ctx *ctx, gpusort__call call, const gpusort__sort_args *d,
+                                 size_t num_segments, size_t row_length)
+{
+    gpusort__scratch_query q;
+    memset(&q, 0, sizeof q);
+    q.call = call;
+    q.sort = d;
+    q.num_segments = num_segments;
+    q.row_length = row_length;
+    if (d->n == 0 && num_segments == 0) { ctx->scratch_query = 0; return GPUSORT_STATUS_SUCCESS; }
+    return scratch_query(ctx, &q);
+}
+
 /* ---- sorting ---- */
 
 /* The checked entry of gpusort_sort, _sort_pairs and _argsort. */
@@ -319,6 +400,7 @@ static gpusort_status sort_args(gpusort_ctx *ctx, const gpusort__sort_args *d)
     if (s) return s;
     ctx->last_algorithm = GPUSORT_ALGORITHM_AUTO;
     if ((s = check_sort_args(ctx, d))) return s;
+    if (d->flags & GPUSORT_FLAG_QUERY_SCRATCH) return sort_query(ctx, GPUSORT__CALL_SORT, d, 0, 0);
     if (d->n == 0) return GPUSORT_STATUS_SUCCESS;
     ctx->last_algorithm = d->algorithm; /* a backend resolving AUTO overwrites it */
     s = ctx->ops->sort(ctx, d);
@@ -392,10 +474,12 @@ gpusort_status gpusort_sort_segmented(gpusort_ctx *ctx, gpusort_type key_type,
     gpusort_status s = check_ctx(ctx);
     if (s) return s;
     if ((s = check_sort_args(ctx, &args))) return s;
-    if (num_segments && !offsets) return FAIL(ctx, "offsets is NULL");
     if (flags & GPUSORT_FLAG_CL_MEM)
         return gpusort__set_error(ctx, GPUSORT_STATUS_UNSUPPORTED,
                                   "segmented sort of cl_mem buffers is not supported");
+    if (flags & GPUSORT_FLAG_QUERY_SCRATCH)
+        return sort_query(ctx, GPUSORT__CALL_SEGMENTED, &args, num_segments, 0);
+    if (num_segments && !offsets) return FAIL(ctx, "offsets is NULL");
     if (n == 0 && num_segments == 0) return GPUSORT_STATUS_SUCCESS;
     if (ctx->ops->segmented_sort) return ctx->ops->segmented_sort(ctx, &args, offsets, num_segments);
     gpusort_ctx *cpu = NULL;
@@ -422,6 +506,8 @@ gpusort_status gpusort_sort_batch(gpusort_ctx *ctx, gpusort_type key_type,
     if (flags & GPUSORT_FLAG_CL_MEM)
         return gpusort__set_error(ctx, GPUSORT_STATUS_UNSUPPORTED,
                                   "batch sort of cl_mem buffers is not supported");
+    if (flags & GPUSORT_FLAG_QUERY_SCRATCH)
+        return sort_query(ctx, GPUSORT__CALL_BATCH, &args, 0, row_length);
     if (n == 0) return GPUSORT_STATUS_SUCCESS;
     if (ctx->ops->batch_sort) return ctx->ops->batch_sort(ctx, &args, row_length);
     gpusort_ctx *cpu = NULL;
@@ -434,8 +520,8 @@ gpusort_status gpusort_sort_batch(gpusort_ctx *ctx, gpusort_type key_type,
 
 /* ---- strings and records ---- */
 
-/* The checks strings and records share: the context, the order, no flags, and the index output
- * (U32 or U64; the backends write U64). */
+/* The checks strings and records share: the context, the order, the flags (none, or a query),
+ * and the index output (U32 or U64; the backends write U64). */
 static gpusort_status check_index_output(gpusort_ctx *ctx, gpusort_type index_type, size_t n,
                                          gpusort_order order, unsigned flags)
 {
@@ -443,7 +529,9 @@ static gpusort_status check_index_output(gpusort_ctx *ctx, gpusort_type index_ty
     if (s) return s;
     if (order != GPUSORT_ORDER_ASC && order != GPUSORT_ORDER_DESC)
         return FAIL(ctx, "invalid order %d", (int)order);
-    if (flags) return FAIL(ctx, "unknown flags 0x%x (strings and records take none)", flags);
+    if (flags & ~GPUSORT_FLAG_QUERY_SCRATCH)
+        return FAIL(ctx, "unknown flags 0x%x (strings and records take only "
+                         "GPUSORT_FLAG_QUERY_SCRATCH)", flags);
     if (index_type != GPUSORT_TYPE_U32 && index_type != GPUSORT_TYPE_U64)
         return FAIL(ctx, "index type must be u32 or u64, not %d", (int)index_type);
     if (index_type == GPUSORT_TYPE_U32 && n > UINT32_MAX)
@@ -479,6 +567,10 @@ gpusort_status gpusort_sort_strings(gpusort_ctx *ctx, gpusort_type index_type,
 {
     gpusort_status s = check_index_output(ctx, index_type, n, order, flags);
     if (s) return s;
+    if (flags & GPUSORT_FLAG_QUERY_SCRATCH) { /* host data: never from a workspace (gpusort.h) */
+        ctx->scratch_query = 0;
+        return GPUSORT_STATUS_SUCCESS;
+    }
     if (n == 0) return GPUSORT_STATUS_SUCCESS;
     if (!offsets || !indices_out || (!bytes && offsets[n] > offsets[0]))
         return FAIL(ctx, "NULL bytes, offsets or indices_out");
@@ -507,8 +599,12 @@ gpusort_status gpusort_sort_records(gpusort_ctx *ctx, gpusort_type index_type,
     if (record_size == 0 || key_offset > record_size || key_size > record_size - key_offset)
         return FAIL(ctx, "key [%zu, +%zu) does not fit in a record of %zu bytes", key_offset,
                     key_size, record_size);
+    if (n > 0 && n > SIZE_MAX / record_size) return FAIL(ctx, "n * record_size overflows");
+    if (flags & GPUSORT_FLAG_QUERY_SCRATCH) { /* host data: never from a workspace (gpusort.h) */
+        ctx->scratch_query = 0;
+        return GPUSORT_STATUS_SUCCESS;
+    }
     if (n == 0) return GPUSORT_STATUS_SUCCESS;
-    if (n > SIZE_MAX / record_size) return FAIL(ctx, "n * record_size overflows");
     if (!records_in || !records_out) return FAIL(ctx, "NULL records");
     if (records_in != records_out &&
         overlaps(records_in, n * record_size, records_out, n * record_size))
@@ -539,7 +635,18 @@ gpusort_status gpusort_reduce(gpusort_ctx *ctx, gpusort_type type, const void *d
     if (!type_valid(type)) return FAIL(ctx, "invalid type %d", (int)type);
     if (op != GPUSORT_OP_SUM && op != GPUSORT_OP_MIN && op != GPUSORT_OP_MAX)
         return FAIL(ctx, "invalid reduce op %d", (int)op);
-    if (flags & ~GPUSORT_FLAG_CL_MEM) return FAIL(ctx, "unknown flags 0x%x", flags);
+    if (flags & ~(GPUSORT_FLAG_CL_MEM | GPUSORT_FLAG_QUERY_SCRATCH))
+        return FAIL(ctx, "unknown flags 0x%x", flags);
+    if (flags & GPUSORT_FLAG_QUERY_SCRATCH) {
+        if (n == 0 || (flags & GPUSORT_FLAG_CL_MEM)) { ctx->scratch_query = 0; return s; }
+        gpusort__scratch_query q;
+        memset(&q, 0, sizeof q);
+        q.call = GPUSORT__CALL_REDUCE;
+        q.type = type;
+        q.data = data;
+        q.n = n;
+        return scratch_query(ctx, &q);
+    }
     if (!result) return FAIL(ctx, "result is NULL");
     if (n == 0) {
         if (op != GPUSORT_OP_SUM) return FAIL(ctx, "min/max of an empty array");

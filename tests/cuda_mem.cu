@@ -58,3 +58,10 @@ extern "C" int test_cuda_memset(void *device_dst, int byte, size_t bytes)
 extern "C" const char *test_cuda_error(void) { return last_error; }
 
 extern "C" size_t test_cuda_rank_max_n(void) { return GPUSORT_CUDA_RANK_MAX_N; }
+
+extern "C" size_t test_cuda_free_bytes(void)
+{
+    size_t f = 0, t = 0;
+    if (cudaMemGetInfo(&f, &t) != cudaSuccess) return 0;
+    return f;
+}

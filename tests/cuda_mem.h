@@ -29,6 +29,8 @@ int test_cuda_upload(void *device_dst, const void *host_src, size_t bytes);
 int test_cuda_download(void *host_dst, const void *device_src, size_t bytes);
 /* Fill device memory with a byte value. */
 int test_cuda_memset(void *device_dst, int byte, size_t bytes);
+/* Free device memory now (cudaMemGetInfo), for leak checks; 0 on error. */
+size_t test_cuda_free_bytes(void);
 /* The text of the last CUDA error a wrapper saw ("" if none). */
 const char *test_cuda_error(void);
 /* GPUSORT_CUDA_RANK_MAX_N of src/cuda/cuda_internal.h: the largest n the CUDA rank sort takes. */

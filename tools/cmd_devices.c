@@ -1,7 +1,8 @@
 /*
  * cmd_devices.c -- `gpusort devices`: every backend (built into this gpusort or not), its
- * devices and their properties as the library reports them (gpusort_device_get_info), and the
- * backend and device that --backend auto picks.
+ * devices and their properties as the library reports them (gpusort_device_get_info), whether
+ * this build can run on each (a GPU it has no code for is listed with the reason, and AUTO
+ * passes it by), and the backend and device that --backend auto picks.
  */
 #include "cmd.h"
 #include "util.h"
@@ -13,7 +14,7 @@
 static const char help_devices[] =
     "Usage: gpusort devices\n"
     "List every backend (built into this gpusort or not), its devices and their properties,\n"
-    "and the backend --backend auto picks.\n";
+    "whether this build can run on each, and the backend --backend auto picks.\n";
 
 static void print_memory(uint64_t bytes)
 {
@@ -62,6 +63,7 @@ int gpusort_cli_devices(int argc, char **argv)
                 printf(", OpenCL %d.%d", info.capability_major, info.capability_minor);
             printf("\n      GPU: %s, f64: %s\n", info.is_gpu ? "yes" : "no",
                    info.supports_f64 ? "yes" : "no");
+            if (!info.usable) printf("      not usable by this build: %s\n", info.unusable_reason);
         }
     }
     gpusort_ctx *ctx = NULL;

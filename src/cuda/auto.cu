@@ -18,8 +18,9 @@
  * pageable u32 on an H200 with 16 host cores: bench/results/device-final-2026-11-24.md. */
 #define GPUSORT_CUDA_HOST_CPU_CROSSOVER ((size_t)1 << 12)
 
-extern "C" int gpusort__cuda_auto_on_cpu(const gpusort__sort_args *d)
+extern "C" int gpusort__cuda_auto_on_cpu(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
+    (void)ctx; /* PCIe and the host's cores decide, not the GPU's architecture */
     return d->n < GPUSORT_CUDA_HOST_CPU_CROSSOVER;
 }
 
@@ -40,14 +41,20 @@ extern "C" int gpusort__cuda_auto_on_cpu(const gpusort__sort_args *d)
  *                 (integer keys to 2^20)               vs 93-97; 2^20: u64 123-128 vs 148 (merge),
  *                                                      f64 146-155 vs 146-149 (radix)
  *   64-bit pairs  2^13 < n <= 2^20            merge    2^16: 63-67 vs 92-122; 2^20: 143-153 vs 166-178
- *   everything else                           radix    (2^20 32-bit: 73-78 us vs bitonic 93-98) */
-extern "C" gpusort_algorithm gpusort__cuda_auto_algorithm(const gpusort__sort_args *d)
+ *   everything else                           radix    (2^20 32-bit: 73-78 us vs bitonic 93-98)
+ * Other architectures (tuning.cu's rows): every crossover times 2^auto_shift (never below 2^10),
+ * or radix at every size where the row says so. */
+extern "C" gpusort_algorithm gpusort__cuda_auto_algorithm(gpusort_ctx *ctx,
+                                                          const gpusort__sort_args *d)
 {
+    const gpusort__cuda_tuning *t = gpusort__cuda_tuning_of(ctx);
+    if (t->auto_radix_only) return GPUSORT_ALGORITHM_RADIX;
     const size_t n = d->n;
     const int wide = gpusort_type_size(d->key_type) == 8;
     const int pairs = d->value_type != GPUSORT_TYPE_NONE;
     const int flt = d->key_type == GPUSORT_TYPE_F32 || d->key_type == GPUSORT_TYPE_F64;
-#define GS_P2(k) ((size_t)1 << (k))
+    const int shift = t->auto_shift;
+#define GS_P2(k) ((size_t)1 << ((k) + shift < 10 ? 10 : (k) + shift))
     if (n <= GS_P2(13)) return GPUSORT_ALGORITHM_RANK;
     if (!wide && !pairs) {
         if (n <= GS_P2(15) && !flt) return GPUSORT_ALGORITHM_RANK;

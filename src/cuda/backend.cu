@@ -4,11 +4,12 @@
  * cuda_internal.h for the list).
  *
  * Exports: gpusort__cuda_ops (the backend table of src/backend.h); the helpers every CUDA file
- * uses: gpusort__cuda_stream, gpusort__cuda_scratch(_zeroed), gpusort__cuda_check,
- * gpusort__cuda_props; and for host.cu: gpusort__cuda_dispatch, gpusort__cuda_scratch_release.
+ * uses: gpusort__cuda_stream, gpusort__cuda_check, gpusort__cuda_props; for host.cu:
+ * gpusort__cuda_dispatch; for scratch.cu: gpusort__cuda_query_on_host.
  *
  * Order of calls (made by the core, src/gpusort.c):
- *   device_count -> init (cudaSetDevice, own stream, two copy streams, props)
+ *   device_count -> init (cudaSetDevice, can the build run here (tuning.cu), the tuning row,
+ *   own stream, two copy streams, props) -> [set_allocator / set_scratch]
  *   -> sort / reduce / segmented_sort / batch_sort ... (any number, any order)
  *   -> [set_stream(caller's stream) ... set_stream(NULL)] -> synchronize -> destroy.
  *
@@ -22,15 +23,17 @@
  *                             before returning.
  *   mixed kinds               invalid argument (gpusort.h: all pointers of one call alike).
  *
- * Scratch: eight slots (cuda_internal.h), each a cudaMalloc'd buffer grown on demand to exactly
- * the size asked (never shrunk) and freed by destroy or trim. A failed cudaMalloc gives
- * OUT_OF_DEVICE_MEMORY, never a crash.
+ * Scratch: eight slots (cuda_internal.h), from the context's own allocation, the caller's
+ * allocator or the caller's workspace (scratch.cu). Each entry point on device or host data
+ * first fits the call into the workspace when one is set (gpusort__cuda_workspace_enter).
+ * A failed allocation gives OUT_OF_DEVICE_MEMORY, never a crash.
  */
 #include "cuda_internal.h"
 
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* ---- helpers shared with the algorithm files ---- */
 
@@ -51,58 +54,6 @@ extern "C" gpusort_status gpusort__cuda_check(gpusort_ctx *ctx, cudaError_t err,
     gpusort_status s = err == cudaErrorMemoryAllocation ? GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY
                                                         : GPUSORT_STATUS_DEVICE_ERROR;
     return gpusort__set_error(ctx, s, "%s: %s", what, cudaGetErrorString(err));
-}
-
-extern "C" void *gpusort__cuda_scratch(gpusort_ctx *ctx, int slot, size_t bytes)
-{
-    gpusort__cuda_impl *im = gpusort__cuda_impl_of(ctx);
-    if (slot < 0 || slot >= GPUSORT_CUDA_SCRATCH_COUNT) return NULL;
-    if (bytes == 0) bytes = 1;
-    if (im->scratch[slot] && im->scratch_bytes[slot] >= bytes) return im->scratch[slot];
-    if (im->scratch[slot]) {
-        /* The old buffer may still be used by enqueued work: cudaFree waits for the device. */
-        cudaFree(im->scratch[slot]);
-        im->scratch[slot] = NULL;
-        im->scratch_bytes[slot] = 0;
-    }
-    /* Exactly what is asked (the scratch figures of gpusort.h are exact). */
-    size_t want = bytes;
-    void *p = NULL;
-    cudaError_t e = cudaMalloc(&p, want);
-    if (e != cudaSuccess) {
-        (void)cudaGetLastError();
-        gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY,
-                           "cudaMalloc of %zu bytes (scratch slot %d): %s", bytes, slot,
-                           cudaGetErrorString(e));
-        return NULL;
-    }
-    im->scratch[slot] = p;
-    im->scratch_bytes[slot] = want;
-    return p;
-}
-
-extern "C" void *gpusort__cuda_scratch_zeroed(gpusort_ctx *ctx, int slot, size_t bytes)
-{
-    gpusort__cuda_impl *im = gpusort__cuda_impl_of(ctx);
-    if (slot < 0 || slot >= GPUSORT_CUDA_SCRATCH_COUNT) return NULL;
-    /* gpusort__cuda_scratch reallocates exactly when the slot is empty or too small (and a new
-     * buffer may reuse the old address, so the pointer cannot tell). */
-    const int fresh = !im->scratch[slot] || im->scratch_bytes[slot] < (bytes ? bytes : 1);
-    void *p = gpusort__cuda_scratch(ctx, slot, bytes);
-    if (p && fresh &&
-        gpusort__cuda_check(ctx, cudaMemsetAsync(p, 0, im->scratch_bytes[slot], im->stream),
-                            "cudaMemsetAsync (scratch)"))
-        return NULL;
-    return p;
-}
-
-extern "C" void gpusort__cuda_scratch_release(gpusort__cuda_impl *im)
-{
-    for (int i = 0; i < GPUSORT_CUDA_SCRATCH_COUNT; i++) {
-        if (im->scratch[i]) cudaFree(im->scratch[i]);
-        im->scratch[i] = NULL;
-        im->scratch_bytes[i] = 0;
-    }
 }
 
 /* ---- devices ---- */
@@ -139,6 +90,8 @@ static gpusort_status cuda_device_info(int device, gpusort_device_info *info)
     info->capability_minor = p.minor;
     info->is_gpu = 1;
     info->supports_f64 = 1;
+    info->usable = gpusort__cuda_device_usable(device, NULL, info->unusable_reason,
+                                               sizeof info->unusable_reason);
     return GPUSORT_STATUS_SUCCESS;
 }
 
@@ -157,6 +110,21 @@ static gpusort_status cuda_init(gpusort_ctx *ctx, int device)
     if ((s = gpusort__cuda_check(ctx, cudaGetDeviceProperties(&im->props, device),
                                  "cudaGetDeviceProperties")))
         goto fail;
+    {
+        char why[160];
+        int ptx = 0;
+        if (!gpusort__cuda_device_usable(device, &ptx, why, sizeof why)) {
+            s = gpusort__set_error(ctx, GPUSORT_STATUS_UNSUPPORTED, "CUDA device %d (%s): %s",
+                                   device, im->props.name, why);
+            goto fail;
+        }
+        /* Test knobs, read once per context (gpusort.h, tuning.cu). */
+        im->tune = gpusort__cuda_tuning_select(im->props.major, im->props.minor,
+                                               getenv("GPUSORT_CUDA_TUNING"));
+        im->pdl = im->tune->pdl && im->props.major >= 9 && ptx >= 90;
+        const char *fail = getenv("GPUSORT_TEST_FAIL_DEVICE_ALLOC");
+        im->fail_alloc_at = fail ? atol(fail) : 0;
+    }
     /* A BLOCKING stream: it is ordered after the caller's work on the legacy default stream
      * (cudaMemcpy from pageable memory returns before its DMA is done, cudaMemset is
      * asynchronous), as the caller of a synchronous library call expects. */
@@ -279,10 +247,22 @@ static enum mem_kind common_kind(const void *const *ptrs, int count, int *pinned
 
 /* ---- dispatch ---- */
 
+extern "C" int gpusort__cuda_query_on_host(const gpusort__scratch_query *q)
+{
+    int pinned[4];
+    if (q->call == GPUSORT__CALL_REDUCE) return q->data && mem_kind_of(q->data) != MEM_DEVICE;
+    const gpusort__sort_args *d = q->sort;
+    const void *ptrs[4] = {d->keys_in, d->keys_out, d->values_in, d->values_out};
+    if (!ptrs[0] && !ptrs[1] && !ptrs[2] && !ptrs[3]) return 0;
+    enum mem_kind k = common_kind(ptrs, 4, pinned);
+    return k == MEM_PAGEABLE || k == MEM_PINNED;
+}
+
 extern "C" gpusort_status gpusort__cuda_dispatch(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
-    gpusort_algorithm a =
-        d->algorithm == GPUSORT_ALGORITHM_AUTO ? gpusort__cuda_auto_algorithm(d) : d->algorithm;
+    gpusort_algorithm a = d->algorithm == GPUSORT_ALGORITHM_AUTO
+                              ? gpusort__cuda_auto_algorithm(ctx, d)
+                              : d->algorithm;
     ctx->last_algorithm = a;
     switch (a) {
     case GPUSORT_ALGORITHM_RADIX: return gpusort__cuda_radix_sort(ctx, d);
@@ -317,10 +297,10 @@ static gpusort_status sort_device(gpusort_ctx *ctx, const gpusort__sort_args *d)
     return finish_device_call(ctx, gpusort__cuda_dispatch(ctx, &dd));
 }
 
-/* The start of every sort entry point: the context's device, and where the four arrays of d
- * live (one kind for all, *k; pinned[i] for each host array). */
+/* The start of every sort entry point: the context's device, where the four arrays of d live
+ * (one kind for all, *k; pinned[i] for each host array), and the workspace when one is set. */
 static gpusort_status enter_sort(gpusort_ctx *ctx, const gpusort__sort_args *d, enum mem_kind *k,
-                                 int pinned[4])
+                                 int pinned[4], const gpusort__scratch_query *q)
 {
     gpusort_status s = gpusort__cuda_check(ctx, cudaSetDevice(gpusort__cuda_impl_of(ctx)->device),
                                            "cudaSetDevice");
@@ -330,14 +310,27 @@ static gpusort_status enter_sort(gpusort_ctx *ctx, const gpusort__sort_args *d, 
     if (*k == MEM_NONE)
         return gpusort__set_error(ctx, GPUSORT_STATUS_INVALID_ARGUMENT,
                                   "device and host pointers mixed in one call");
-    return GPUSORT_STATUS_SUCCESS;
+    return gpusort__cuda_workspace_enter(ctx, q, *k != MEM_DEVICE);
+}
+
+static gpusort__scratch_query sort_query(gpusort__call call, const gpusort__sort_args *d,
+                                         size_t num_segments, size_t row_length)
+{
+    gpusort__scratch_query q;
+    memset(&q, 0, sizeof q);
+    q.call = call;
+    q.sort = d;
+    q.num_segments = num_segments;
+    q.row_length = row_length;
+    return q;
 }
 
 static gpusort_status cuda_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
     int pinned[4];
     enum mem_kind k;
-    gpusort_status s = enter_sort(ctx, d, &k, pinned);
+    gpusort__scratch_query q = sort_query(GPUSORT__CALL_SORT, d, 0, 0);
+    gpusort_status s = enter_sort(ctx, d, &k, pinned, &q);
     if (s) return s;
     if (k == MEM_DEVICE) return sort_device(ctx, d);
     return gpusort__cuda_sort_host(ctx, d, pinned);
@@ -352,6 +345,13 @@ static gpusort_status cuda_reduce(gpusort_ctx *ctx, gpusort_type type, const voi
     gpusort_status s;
     if ((s = gpusort__cuda_check(ctx, cudaSetDevice(im->device), "cudaSetDevice"))) return s;
     enum mem_kind k = mem_kind_of(data);
+    gpusort__scratch_query q;
+    memset(&q, 0, sizeof q);
+    q.call = GPUSORT__CALL_REDUCE;
+    q.type = type;
+    q.data = data;
+    q.n = n;
+    if ((s = gpusort__cuda_workspace_enter(ctx, &q, k != MEM_DEVICE))) return s;
     if (k == MEM_DEVICE) return gpusort__cuda_reduce(ctx, type, data, n, op, result);
     return gpusort__cuda_reduce_host(ctx, type, data, n, op, result, k == MEM_PINNED);
 }
@@ -378,7 +378,8 @@ static gpusort_status segmented_common(gpusort_ctx *ctx, const gpusort__sort_arg
 {
     int pinned[4];
     enum mem_kind k;
-    gpusort_status s = enter_sort(ctx, d, &k, pinned);
+    gpusort__scratch_query q = sort_query(GPUSORT__CALL_SEGMENTED, d, num_segments, 0);
+    gpusort_status s = enter_sort(ctx, d, &k, pinned, &q);
     if (s) return s;
     const uint64_t *doffs = offsets;
     if (!offsets_on_device &&
@@ -417,6 +418,13 @@ static gpusort_status cuda_batch_sort(gpusort_ctx *ctx, const gpusort__sort_args
     gpusort_status s;
     if ((s = gpusort__cuda_check(ctx, cudaSetDevice(im->device), "cudaSetDevice"))) return s;
     size_t rows = d->n / row_length;
+    /* The rows' offsets take slot IO_OFFSETS before segmented_common enters the workspace
+     * (with the same bounds: a segmented sort of `rows` segments). */
+    gpusort__scratch_query q = sort_query(GPUSORT__CALL_BATCH, d, 0, row_length);
+    int pinned[4];
+    const void *ptrs[4] = {d->keys_in, d->keys_out, d->values_in, d->values_out};
+    if ((s = gpusort__cuda_workspace_enter(ctx, &q, common_kind(ptrs, 4, pinned) != MEM_DEVICE)))
+        return s;
     uint64_t *offs = (uint64_t *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_IO_OFFSETS,
                                                        (rows + 1) * sizeof(uint64_t));
     if (!offs) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
@@ -424,6 +432,34 @@ static gpusort_status cuda_batch_sort(gpusort_ctx *ctx, const gpusort__sort_args
     fill_row_offsets<<<blocks, 256, 0, im->stream>>>(offs, rows + 1, row_length);
     if ((s = gpusort__cuda_check(ctx, cudaGetLastError(), "fill_row_offsets"))) return s;
     return segmented_common(ctx, d, offs, rows, 1);
+}
+
+/* Strings and records: host data whose device buffers never come from the workspace
+ * (gpusort.h); the call runs as if none were set. */
+static gpusort_status cuda_sort_strings(gpusort_ctx *ctx, const uint8_t *bytes,
+                                        const uint64_t *offsets, size_t n, gpusort_order order,
+                                        uint64_t *perm_out)
+{
+    gpusort__cuda_impl *im = gpusort__cuda_impl_of(ctx);
+    void *ws = im->ws;
+    im->ws = NULL;
+    gpusort_status s = gpusort__cuda_sort_strings(ctx, bytes, offsets, n, order, perm_out);
+    im->ws = ws;
+    return s;
+}
+
+static gpusort_status cuda_sort_records(gpusort_ctx *ctx, const void *records_in,
+                                        void *records_out, size_t n, size_t record_size,
+                                        size_t key_offset, size_t key_size, gpusort_order order,
+                                        uint64_t *perm_out)
+{
+    gpusort__cuda_impl *im = gpusort__cuda_impl_of(ctx);
+    void *ws = im->ws;
+    im->ws = NULL;
+    gpusort_status s = gpusort__cuda_sort_records(ctx, records_in, records_out, n, record_size,
+                                                  key_offset, key_size, order, perm_out);
+    im->ws = ws;
+    return s;
 }
 
 extern "C" const gpusort_backend_ops gpusort__cuda_ops = {
@@ -438,10 +474,13 @@ extern "C" const gpusort_backend_ops gpusort__cuda_ops = {
     cuda_reduce,
     cuda_segmented_sort,
     cuda_batch_sort,
-    gpusort__cuda_sort_strings,
-    gpusort__cuda_sort_records,
+    cuda_sort_strings,
+    cuda_sort_records,
     cuda_set_stream,
     cuda_synchronize,
     NULL, /* reduce_cl_mem */
     cuda_trim,
+    gpusort__cuda_set_allocator,
+    gpusort__cuda_set_scratch,
+    gpusort__cuda_scratch_size,
 };

@@ -583,6 +583,8 @@ template <typename Kern>
 static gpusort_status allow_smem(gpusort_ctx *ctx, Kern kern, size_t sm)
 {
     if (sm <= 48 * 1024) return GPUSORT_STATUS_SUCCESS;
+    gpusort_status s = gpusort__cuda_smem_check(ctx, sm, "the bitonic sort");
+    if (s) return s;
     return gpusort__cuda_check(ctx, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                          (int)sm),
                                "cudaFuncSetAttribute (bitonic)");
@@ -597,7 +599,7 @@ static gpusort_status bitonic_large(gpusort_ctx *ctx, gpusort_bs_args a, int tot
     typedef bitonic_cfg<It> C;
     constexpr int BT = THREADS * B_ITEMS, LOG_T = log2_of(BT);
     cudaStream_t st = gpusort__cuda_stream(ctx);
-    const int pdl = 1;  /* every kernel after the first (pdl.cuh) */
+    const int pdl = gpusort__cuda_pdl(ctx);  /* every kernel after the first (pdl.cuh) */
     const uint64_t n = a.n;
     const unsigned tiles = (unsigned)((n + BT - 1) / BT);
     int LOG = 0;

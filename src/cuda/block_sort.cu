@@ -170,7 +170,9 @@ static gpusort_status launch_block(gpusort_ctx *ctx, const gpusort_bs_args *a, u
     size_t sm = smem_bytes<Item<K, IDX>>(THREADS * E);
     void (*kern)(gpusort_bs_args) = k_block_sort<K, IDX, THREADS, E>;
     if (sm > 48 * 1024) {
-        gpusort_status s = gpusort__cuda_check(
+        gpusort_status s = gpusort__cuda_smem_check(ctx, sm, "the block sort");
+        if (s) return s;
+        s = gpusort__cuda_check(
             ctx, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm),
             "cudaFuncSetAttribute (block sort)");
         if (s) return s;

@@ -13,6 +13,8 @@
  *   reduce.cu     sum / min / max                         gpusort__cuda_reduce
  *   strings.cu    byte strings and records (host data)    gpusort__cuda_sort_strings/_records
  *   block_sort.cu one block sorts each tile or segment    gpusort__cuda_block_sort_launch
+ *   scratch.cu    device memory: own, caller's allocator or workspace; the query's bounds
+ *   tuning.cu     per-architecture table, capability check, shared-memory limit
  * and the device building blocks the kernels share, one layer each (as in CUB):
  *   block_sort.cuh, block_radix_rank.cuh      block level (shared memory + barriers)
  *   warp_sort.cuh, warp_radix_rank.cuh        warp level (shuffles, ballots)
@@ -26,7 +28,11 @@
  *   - values_in == NULL with value_type U32/U64 means argsort: values are 0..n-1;
  *   - the work is enqueued on gpusort__cuda_stream(ctx); the entry need not synchronise;
  *   - temporary device memory comes from gpusort__cuda_scratch() (owned by the context, grown
- *     on demand, reused across calls; slot numbers let one call hold several buffers at once);
+ *     on demand, reused across calls; slot numbers let one call hold several buffers at once;
+ *     or cut from the caller's workspace: scratch.cu), and what a call asks of each slot stays
+ *     within scratch.cu's bounds for it;
+ *   - a kernel launched with more than 48 KiB of dynamic shared memory is first checked with
+ *     gpusort__cuda_smem_check (tuning.cu: the architecture's limit, UNSUPPORTED beyond it);
  *   - on failure, return a status with gpusort__set_error() detail (gpusort__cuda_check helps).
  */
 #ifndef GPUSORT_CUDA_INTERNAL_H
@@ -53,6 +59,18 @@ enum {
     GPUSORT_CUDA_SCRATCH_COUNT = 8
 };
 
+/* One row of tuning.cu's per-architecture table (the file says what each field decides). */
+typedef struct gpusort__cuda_tuning {
+    const char *name;     /* "sm_90" */
+    int cc;               /* compute capability, major * 10 + minor */
+    size_t smem_block;    /* opt-in shared memory per block, bytes */
+    int threads_sm;       /* resident threads per SM */
+    int radix_compact;    /* 1: radix always takes its 64 KiB tile shapes */
+    int pdl;              /* programmatic dependent launch exists */
+    int auto_shift;       /* AUTO's crossovers: Hopper's times 2^auto_shift */
+    int auto_radix_only;  /* AUTO: radix at every size */
+} gpusort__cuda_tuning;
+
 cudaStream_t gpusort__cuda_stream(gpusort_ctx *ctx);
 /* Device buffer of at least `bytes` for `slot`; NULL (with OUT_OF_DEVICE_MEMORY in the context's
  * error) if it cannot be had. The contents are undefined. */
@@ -65,6 +83,39 @@ void *gpusort__cuda_scratch_zeroed(gpusort_ctx *ctx, int slot, size_t bytes);
 gpusort_status gpusort__cuda_check(gpusort_ctx *ctx, cudaError_t err, const char *what);
 /* Properties of the context's device, read once at init. */
 const struct cudaDeviceProp *gpusort__cuda_props(gpusort_ctx *ctx);
+/* A device buffer from the caller's allocator or cudaMalloc (NULL with OUT_OF_DEVICE_MEMORY
+ * and the bytes in the context's error), and its release; for buffers outside the slots. */
+void *gpusort__cuda_dev_alloc(gpusort_ctx *ctx, size_t bytes, const char *what);
+void gpusort__cuda_dev_free(gpusort_ctx *ctx, void *p, size_t bytes);
+
+/* tuning.cu: the row for a compute capability (force: a row's name, from the test knob). */
+const gpusort__cuda_tuning *gpusort__cuda_tuning_select(int major, int minor, const char *force);
+const gpusort__cuda_tuning *gpusort__cuda_tuning_of(gpusort_ctx *ctx);
+/* tuning.cu: 1 if this build has code the device can run; else 0 and why in reason.
+ * *ptx_version: the PTX version of the code that runs (e.g. 75 for JIT-compiled compute_75). */
+int gpusort__cuda_device_usable(int device, int *ptx_version, char *reason, size_t len);
+/* tuning.cu: the dynamic shared memory a block may have on the context's device (row and
+ * device), and SUCCESS or UNSUPPORTED ("what needs N bytes ...") for `bytes` of it. */
+size_t gpusort__cuda_smem_limit(gpusort_ctx *ctx);
+gpusort_status gpusort__cuda_smem_check(gpusort_ctx *ctx, size_t bytes, const char *what);
+/* tuning.cu: 1 when dependent kernels may be launched with PDL (pdl.cuh). */
+int gpusort__cuda_pdl(gpusort_ctx *ctx);
+
+/* scratch.cu: the table's methods (backend.h) and the start of a call on a workspace: the
+ * bounds of call q must fit the workspace (else INVALID_ARGUMENT naming both sizes); host: the
+ * data is in host memory. A no-op without a workspace. */
+gpusort_status gpusort__cuda_set_allocator(gpusort_ctx *ctx, const gpusort_allocator *a);
+gpusort_status gpusort__cuda_set_scratch(gpusort_ctx *ctx, void *scratch, size_t bytes);
+gpusort_status gpusort__cuda_scratch_size(gpusort_ctx *ctx, const gpusort__scratch_query *q,
+                                          size_t *bytes);
+gpusort_status gpusort__cuda_workspace_enter(gpusort_ctx *ctx, const gpusort__scratch_query *q,
+                                             int host);
+/* backend.cu: 1 when the query's data pointers are in host memory (NULL ones: device). */
+int gpusort__cuda_query_on_host(const gpusort__scratch_query *q);
+/* radix.cu: the bytes of slot AUX the radix sort of d asks for (0: one tile, none). */
+size_t gpusort__cuda_radix_aux_bytes(gpusort_ctx *ctx, const gpusort__sort_args *d);
+/* reduce.cu: the bytes of slot REDUCE a reduction asks for on the context's device. */
+size_t gpusort__cuda_reduce_scratch_bytes(gpusort_ctx *ctx);
 
 /* ---- the algorithms (device data, contract above) ---- */
 
@@ -145,6 +196,15 @@ typedef struct gpusort__cuda_impl {
     size_t scratch_bytes[GPUSORT_CUDA_SCRATCH_COUNT];
     void *stage[2];                /* pinned staging (host.cu, allocated on first use) */
     struct cudaDeviceProp props;
+    const gpusort__cuda_tuning *tune; /* tuning.cu's row for the device (or the knob's) */
+    int pdl;                       /* gpusort__cuda_pdl */
+    gpusort_allocator allocator;   /* the caller's, or all NULL: cudaMalloc */
+    void *ws;                      /* the caller's workspace, or NULL */
+    size_t ws_bytes;
+    size_t ws_off[GPUSORT_CUDA_SCRATCH_COUNT];  /* this call's region of each slot in ws */
+    size_t ws_size[GPUSORT_CUDA_SCRATCH_COUNT];
+    long alloc_count;              /* cudaMalloc calls so far (the test knob counts them) */
+    long fail_alloc_at;            /* GPUSORT_TEST_FAIL_DEVICE_ALLOC, 0 = off */
 } gpusort__cuda_impl;
 
 static inline gpusort__cuda_impl *gpusort__cuda_impl_of(gpusort_ctx *ctx)
@@ -159,10 +219,11 @@ void gpusort__cuda_scratch_release(gpusort__cuda_impl *im);
  * records ctx->last_algorithm. Enqueued, not synchronised. */
 gpusort_status gpusort__cuda_dispatch(gpusort_ctx *ctx, const gpusort__sort_args *d);
 
-/* auto.cu: what AUTO runs for device data d (rank, bitonic, merge or radix). */
-gpusort_algorithm gpusort__cuda_auto_algorithm(const gpusort__sort_args *d);
+/* auto.cu: what AUTO runs for device data d (rank, bitonic, merge or radix) on the context's
+ * device (its tuning row). */
+gpusort_algorithm gpusort__cuda_auto_algorithm(gpusort_ctx *ctx, const gpusort__sort_args *d);
 /* auto.cu: 1 when AUTO sorts host data d faster with the CPU backend than through the device. */
-int gpusort__cuda_auto_on_cpu(const gpusort__sort_args *d);
+int gpusort__cuda_auto_on_cpu(gpusort_ctx *ctx, const gpusort__sort_args *d);
 
 /* host.cu: the host-data paths. pinned[i]: array i of (keys_in, keys_out, values_in,
  * values_out) is page-locked (DMA without staging). Each call completes before returning. */

@@ -28,7 +28,8 @@
  *                 bare pinned copy-in + copy-out for 1 GiB u32
  *                 (bench/results/device-final-2026-11-24.md).
  *   single shot   smaller n, pageable arrays, bitonic or rank named (chunks merged would not
- *                 be that sort), GPUSORT_CUDA_HOST_PIPELINE=0, or too little device memory for
+ *                 be that sort), a caller's workspace set (gpusort_ctx_set_scratch: its size
+ *                 is this path's), GPUSORT_CUDA_HOST_PIPELINE=0, or too little device memory for
  *                 the pipeline: host_run copies everything in, sorts, copies out; only the
  *                 copies' CPU and DMA halves overlap (0.88 of the bare copies for 1 GiB u32,
  *                 same file).
@@ -514,8 +515,11 @@ fail:
 extern "C" gpusort_status gpusort__cuda_sort_host(gpusort_ctx *ctx, const gpusort__sort_args *d,
                                                   const int *pinned)
 {
-    if (d->algorithm == GPUSORT_ALGORITHM_AUTO && gpusort__cuda_auto_on_cpu(d))
+    if (d->algorithm == GPUSORT_ALGORITHM_AUTO && gpusort__cuda_auto_on_cpu(ctx, d))
         return gpusort__cpu_sort(ctx, d);
+    /* A caller's workspace holds the single shot's buffers (scratch.cu sized it so). */
+    if (gpusort__cuda_impl_of(ctx)->ws)
+        return host_run(ctx, d, 0, d->n, d->keys_out, d->values_out, pinned);
     size_t n = d->n;
     size_t ks = gpusort_type_size(d->key_type);
     size_t vs = d->value_type == GPUSORT_TYPE_NONE ? 0 : gpusort_type_size(d->value_type);

@@ -575,7 +575,9 @@ static gpusort_status tm_launch(gpusort_ctx *ctx, const tile_args &a, uint64_t t
     const size_t sm = tm_smem<K, VB != 0 || GATHER>();
     void (*kern)(tile_args) = k_tile_merge<K, VB, FLOAT, GATHER>;
     if (sm > 48 * 1024) {
-        gpusort_status s = gpusort__cuda_check(
+        gpusort_status s = gpusort__cuda_smem_check(ctx, sm, "the merge sort's tile");
+        if (s) return s;
+        s = gpusort__cuda_check(
             ctx, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm),
             "cudaFuncSetAttribute (merge tiles)");
         if (s) return s;

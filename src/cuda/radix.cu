@@ -80,11 +80,16 @@ constexpr int WARPS = THREADS / 32;
  *   keys only        3 blocks per SM (56 registers: 36 warps hide the ranking's latency);
  *                    20 32-bit keys (24 spill), 12 64-bit keys;
  *   pairs, argsort   2 blocks per SM (keys, ranks and values live at once: 80 registers; 3
- *                    blocks ran 14% slower); 20 32-bit keys, 16 64-bit keys (of 10-16). */
-template <typename K, int VB> struct Tune {
-    static constexpr int KPT = sizeof(K) == 4 ? 20 : (VB ? 16 : 12);
-    static constexpr int MIN_BLOCKS = VB ? 2 : 3;
+ *                    blocks ran 14% slower); 20 32-bit keys, 16 64-bit keys (of 10-16).
+ * The COMPACT shapes (tuning.cu: radix_compact, or a device whose shared memory per block is
+ * below the Hopper shape's need) keep the keys-only shapes, which fit 64 KiB, and cut the keys
+ * per thread of pairs until both kernels fit 64 KiB (the tile kernel's TILE * (K + V) + 25 KiB
+ * is the larger): 12 for 4+4 bytes, 8 for 4+8 and 8+4, 6 for 8+8. Derived, not measured. */
+template <typename K, int VB, bool COMPACT = false> struct Tune {
+    static constexpr int KPT = !COMPACT || VB == 0 ? (sizeof(K) == 4 ? 20 : (VB ? 16 : 12))
+                               : sizeof(K) + VB == 8 ? 12 : sizeof(K) + VB == 12 ? 8 : 6;
 };
+template <int VB> constexpr int min_blocks() { return VB ? 2 : 3; }
 
 /* Histogram blocks: 256 threads. Portions are multiples of PORTION_TILES tiles. */
 constexpr int HIST_THREADS = 256;
@@ -174,7 +179,7 @@ __device__ __forceinline__ void store_state(uint32_t *p, uint32_t v)
 }
 
 template <typename K, bool FLOAT, int VB, int KPT>
-__global__ void __launch_bounds__(THREADS, (Tune<K, VB>::MIN_BLOCKS)) onesweep_kernel(SweepArgs a)
+__global__ void __launch_bounds__(THREADS, (min_blocks<VB>())) onesweep_kernel(SweepArgs a)
 {
     typedef typename ValueOf<VB>::T V;
     constexpr int TILE = THREADS * KPT;
@@ -560,7 +565,8 @@ __global__ void __launch_bounds__(THREADS) tile_sort_kernel(const K *kin, K *kou
 static size_t align_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
 
 /* Kernels above 48 KiB of dynamic shared memory must say so once per device: a bit per device
- * (the first 64) records that it was done, so the call costs nothing on later sorts. */
+ * (the first 64) records that it was done, so the call costs nothing on later sorts. WHICH:
+ * 0/1 sweep/tile kernel, + 2 for the compact shapes. */
 template <typename K, bool FLOAT, int VB, int WHICH> struct SmemOnce {
     static unsigned long long devices;
 };
@@ -569,6 +575,8 @@ template <typename K, bool FLOAT, int VB, int WHICH> unsigned long long SmemOnce
 static gpusort_status allow_smem(gpusort_ctx *ctx, const void *kern, size_t smem,
                                  unsigned long long *devices)
 {
+    gpusort_status s0 = gpusort__cuda_smem_check(ctx, smem, "the radix sort");
+    if (s0) return s0;
     const unsigned long long bit = ctx->device < 64 ? 1ull << ctx->device : 0;
     if (bit && (__atomic_load_n(devices, __ATOMIC_RELAXED) & bit)) return GPUSORT_STATUS_SUCCESS;
     gpusort_status s = gpusort__cuda_check(
@@ -578,12 +586,56 @@ static gpusort_status allow_smem(gpusort_ctx *ctx, const void *kern, size_t smem
     return s;
 }
 
-/* The host side for one (key width, float flag, value width). */
-template <typename K, bool FLOAT, int VB>
+/* Dynamic shared memory of the tile kernel (n <= one tile). */
+template <typename K, int VB> constexpr size_t tile_smem(int kpt)
+{
+    return (size_t)THREADS * kpt * (sizeof(K) + VB) + 2 * WARPS * RADIX_DIGITS * 4 +
+           RADIX_DIGITS * 4 + 64 * 4;
+}
+
+/* The look-back geometry of a sort of n keys with tiles of `tile` keys; aux_bytes is the size
+ * of slot AUX (scratch.cu's bound asks the same function). */
+struct AuxLayout {
+    size_t portion, portions, max_tiles, launches;
+    size_t off_ticket, off_state, state_bytes, off_plan, off_base, aux_bytes;
+};
+
+static AuxLayout aux_layout(size_t n, size_t tile, int P)
+{
+    AuxLayout L;
+    /* Portions: a multiple of PORTION_TILES tiles, below 2^27 keys. */
+    const size_t chunk = tile * PORTION_TILES;
+    L.portion = PORTION_LIMIT / chunk * chunk;
+    L.portions = (n + L.portion - 1) / L.portion;
+    L.max_tiles = ((n < L.portion ? n : L.portion) + tile - 1) / tile;
+    /* Aux layout: hist u64 | tickets u32 | state | plan | bin_base u64 [portion][pass][256].
+     * The first three are zeroed by one memset per sort. */
+    L.launches = L.portions * P;
+    const size_t hist_bytes = P * RADIX_DIGITS * 8;
+    L.off_ticket = align_up(hist_bytes, 256);
+    L.off_state = align_up(L.off_ticket + L.launches * 4, 256);
+    L.state_bytes = L.max_tiles * RADIX_DIGITS * 4;
+    L.off_plan = align_up(L.off_state + L.state_bytes, 256);
+    L.off_base = align_up(L.off_plan + sizeof(Plan), 256);
+    L.aux_bytes = L.off_base + L.portions * P * RADIX_DIGITS * 8;
+    return L;
+}
+
+/* The compact shapes run when the row asks for them or the Hopper shape does not fit. */
+template <typename K, bool FLOAT, int VB> static bool use_compact(gpusort_ctx *ctx)
+{
+    constexpr int KPT = Tune<K, VB>::KPT;
+    const size_t need = sweep_smem<K, FLOAT>(KPT, VB) > tile_smem<K, VB>(KPT)
+                            ? sweep_smem<K, FLOAT>(KPT, VB) : tile_smem<K, VB>(KPT);
+    return gpusort__cuda_tuning_of(ctx)->radix_compact || need > gpusort__cuda_smem_limit(ctx);
+}
+
+/* The host side for one (key width, float flag, value width, shape). */
+template <typename K, bool FLOAT, int VB, bool COMPACT>
 gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
     typedef typename ValueOf<VB>::T V;
-    constexpr int KPT = Tune<K, VB>::KPT;
+    constexpr int KPT = Tune<K, VB, COMPACT>::KPT;
     constexpr int TILE = THREADS * KPT;
     constexpr int P = sizeof(K);
     cudaStream_t st = gpusort__cuda_stream(ctx);
@@ -592,33 +644,21 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
     gpusort_status s;
 
     if (n <= (size_t)TILE) {
-        const size_t smem = (size_t)TILE * (sizeof(K) + VB) + 2 * WARPS * RADIX_DIGITS * 4 +
-                            RADIX_DIGITS * 4 + 64 * 4;
+        const size_t smem = tile_smem<K, VB>(KPT);
         auto kern = tile_sort_kernel<K, FLOAT, VB, KPT>;
-        if ((s = allow_smem(ctx, (const void *)kern, smem, &SmemOnce<K, FLOAT, VB, 1>::devices)))
+        if ((s = allow_smem(ctx, (const void *)kern, smem,
+                            &SmemOnce<K, FLOAT, VB, 1 + 2 * COMPACT>::devices)))
             return s;
         kern<<<1, THREADS, smem, st>>>((const K *)d->keys_in, (K *)d->keys_out, d->values_in,
                                        d->values_out, (int)n, mask);
         return gpusort__cuda_check(ctx, cudaGetLastError(), "radix tile_sort_kernel");
     }
 
-    /* Portions: a multiple of PORTION_TILES tiles, below 2^27 keys. */
-    const size_t chunk = (size_t)TILE * PORTION_TILES;
-    const size_t portion = PORTION_LIMIT / chunk * chunk;
-    const size_t portions = (n + portion - 1) / portion;
-    const size_t max_tiles = ((n < portion ? n : portion) + TILE - 1) / TILE;
-
-    /* Aux layout: hist u64 | tickets u32 | state | plan | bin_base u64 [portion][pass][256].
-     * The first three are zeroed by one memset per sort. */
-    const size_t launches = portions * P;
-    const size_t hist_bytes = P * RADIX_DIGITS * 8;
-    const size_t off_ticket = align_up(hist_bytes, 256);
-    const size_t off_state = align_up(off_ticket + launches * 4, 256);
-    const size_t state_bytes = max_tiles * RADIX_DIGITS * 4;
-    const size_t off_plan = align_up(off_state + state_bytes, 256);
-    const size_t off_base = align_up(off_plan + sizeof(Plan), 256);
-    const size_t aux_bytes = off_base + portions * P * RADIX_DIGITS * 8;
-    char *aux = (char *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_AUX, aux_bytes);
+    const AuxLayout L = aux_layout(n, TILE, P);
+    const size_t portion = L.portion, portions = L.portions;
+    const size_t off_ticket = L.off_ticket, off_state = L.off_state, state_bytes = L.state_bytes;
+    const size_t off_plan = L.off_plan, off_base = L.off_base;
+    char *aux = (char *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_AUX, L.aux_bytes);
     if (!aux) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
     unsigned long long *hist = (unsigned long long *)aux;
     Plan *plan = (Plan *)(aux + off_plan);
@@ -656,7 +696,7 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
 
     const size_t smem = sweep_smem<K, FLOAT>(KPT, VB);
     auto kern = onesweep_kernel<K, FLOAT, VB, KPT>;
-    if ((s = allow_smem(ctx, (const void *)kern, smem, &SmemOnce<K, FLOAT, VB, 0>::devices)))
+    if ((s = allow_smem(ctx, (const void *)kern, smem, &SmemOnce<K, FLOAT, VB, 2 * COMPACT>::devices)))
         return s;
     for (int p = 0; p < P; p++) {
         SweepArgs a;
@@ -687,14 +727,29 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
     return gpusort__cuda_check(ctx, cudaGetLastError(), "radix finish_kernel");
 }
 
+template <typename K, bool FLOAT, int VB>
+gpusort_status radix_sort_shape(gpusort_ctx *ctx, const gpusort__sort_args *d)
+{
+    if (VB != 0 && use_compact<K, FLOAT, VB>(ctx)) return radix_sort<K, FLOAT, VB, true>(ctx, d);
+    return radix_sort<K, FLOAT, VB, false>(ctx, d);
+}
+
 template <typename K, bool FLOAT>
 gpusort_status radix_sort_values(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
     switch (d->value_type) {
-    case GPUSORT_TYPE_U32: return radix_sort<K, FLOAT, 4>(ctx, d);
-    case GPUSORT_TYPE_U64: return radix_sort<K, FLOAT, 8>(ctx, d);
-    default: return radix_sort<K, FLOAT, 0>(ctx, d);
+    case GPUSORT_TYPE_U32: return radix_sort_shape<K, FLOAT, 4>(ctx, d);
+    case GPUSORT_TYPE_U64: return radix_sort_shape<K, FLOAT, 8>(ctx, d);
+    default: return radix_sort<K, FLOAT, 0, false>(ctx, d); /* one shape: fits 64 KiB */
     }
+}
+
+/* Slot AUX of the sort of d: the tile of its shape decides (0 below one tile). */
+template <typename K, int VB> static size_t aux_bytes_of(gpusort_ctx *ctx, size_t n, bool flt)
+{
+    const bool compact = VB != 0 && (flt ? use_compact<K, true, VB>(ctx) : use_compact<K, false, VB>(ctx));
+    const size_t tile = (size_t)THREADS * (compact ? Tune<K, VB, true>::KPT : Tune<K, VB>::KPT);
+    return n <= tile ? 0 : aux_layout(n, tile, sizeof(K)).aux_bytes;
 }
 
 } // namespace
@@ -714,4 +769,18 @@ extern "C" gpusort_status gpusort__cuda_radix_sort(gpusort_ctx *ctx, const gpuso
         return gpusort__set_error(ctx, GPUSORT_STATUS_INVALID_ARGUMENT, "key type %d",
                                   (int)d->key_type);
     }
+}
+
+extern "C" size_t gpusort__cuda_radix_aux_bytes(gpusort_ctx *ctx, const gpusort__sort_args *d)
+{
+    using namespace gpusort_cuda;
+    const bool flt = d->key_type == GPUSORT_TYPE_F32 || d->key_type == GPUSORT_TYPE_F64;
+    const int vb = d->value_type == GPUSORT_TYPE_NONE ? 0 : (int)gpusort_type_size(d->value_type);
+    if (gpusort_type_size(d->key_type) == 4)
+        return vb == 0 ? aux_bytes_of<uint32_t, 0>(ctx, d->n, flt)
+               : vb == 4 ? aux_bytes_of<uint32_t, 4>(ctx, d->n, flt)
+                         : aux_bytes_of<uint32_t, 8>(ctx, d->n, flt);
+    return vb == 0 ? aux_bytes_of<uint64_t, 0>(ctx, d->n, flt)
+           : vb == 4 ? aux_bytes_of<uint64_t, 4>(ctx, d->n, flt)
+                     : aux_bytes_of<uint64_t, 8>(ctx, d->n, flt);
 }

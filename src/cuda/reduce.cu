@@ -201,7 +201,7 @@ gpusort_status run(gpusort_ctx *ctx, const T *data, size_t n, typename Op::Acc *
     /* [ticket, padded to 16 bytes][result][partials of the largest grid, 16 bytes each]: sized
      * for any type and grid on this device, so it is allocated (and zeroed) once. */
     char *slot = (char *)gpusort__cuda_scratch_zeroed(ctx, GPUSORT_CUDA_SCRATCH_REDUCE,
-                                                      32 + sms * BLOCKS_PER_SM * 16);
+                                                      gpusort__cuda_reduce_scratch_bytes(ctx));
     if (!slot) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
     static_assert(sizeof(Acc) <= 16, "reduce accumulator fits its scratch entry");
     unsigned *ticket = (unsigned *)slot;
@@ -285,4 +285,10 @@ extern "C" gpusort_status gpusort__cuda_reduce(gpusort_ctx *ctx, gpusort_type ty
         return gpusort__set_error(ctx, GPUSORT_STATUS_INVALID_ARGUMENT, "reduce type %d",
                                   (int)type);
     }
+}
+
+extern "C" size_t gpusort__cuda_reduce_scratch_bytes(gpusort_ctx *ctx)
+{
+    return 32 + (size_t)gpusort__cuda_props(ctx)->multiProcessorCount *
+                    BLOCKS_PER_SM * 16;
 }

@@ -181,7 +181,7 @@ static unsigned grid_n(uint64_t n)
 /* The device part shared by strings and records: perm_out (host) gets the stable order of the
  * n strings of v (device). */
 static gpusort_status sort_views(gpusort_ctx *ctx, str_view v, uint64_t n, gpusort_order order,
-                                 uint64_t *perm_out, void **bufs)
+                                 uint64_t *perm_out, void **bufs, size_t *sizes)
 {
     cudaStream_t st = gpusort__cuda_stream(ctx);
     gpusort_status s;
@@ -190,8 +190,9 @@ static gpusort_status sort_views(gpusort_ctx *ctx, str_view v, uint64_t n, gpuso
     uint8_t *B, *U;
     unsigned long long *cnt;
     size_t bytes = n * 8 * 2 + (n + 2) * 8 + (nb + 1) * 8 + 2 * n + 16 + 64;
-    if ((s = gpusort__cuda_check(ctx, cudaMalloc(&bufs[0], bytes), "cudaMalloc (string sort)")))
-        return s;
+    if (!(bufs[0] = gpusort__cuda_dev_alloc(ctx, bytes, "string sort")))
+        return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
+    sizes[0] = bytes;
     char *p = (char *)bufs[0];
     K = (uint64_t *)p; p += n * 8;
     P = (uint64_t *)p; p += n * 8;
@@ -262,8 +263,10 @@ extern "C" gpusort_status gpusort__cuda_sort_strings(gpusort_ctx *ctx, const uin
     const uint64_t base = offsets[0], total = offsets[n] - offsets[0];
     void *bufs[3] = {NULL, NULL, NULL};
     gpusort_status s;
-    if ((s = gpusort__cuda_check(ctx, cudaMalloc(&bufs[1], total + 8), "cudaMalloc (string bytes)")) ||
-        (s = gpusort__cuda_check(ctx, cudaMalloc(&bufs[2], (n + 1) * 8), "cudaMalloc (string offsets)")))
+    size_t sizes[3] = {0, total + 8, (n + 1) * 8};
+    s = GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
+    if (!(bufs[1] = gpusort__cuda_dev_alloc(ctx, sizes[1], "string bytes")) ||
+        !(bufs[2] = gpusort__cuda_dev_alloc(ctx, sizes[2], "string offsets")))
         goto done;
     if (total &&
         (s = gpusort__cuda_check(ctx, cudaMemcpyAsync(bufs[1], bytes + base, total, cudaMemcpyHostToDevice, st),
@@ -275,11 +278,11 @@ extern "C" gpusort_status gpusort__cuda_sort_strings(gpusort_ctx *ctx, const uin
     k_sub<<<grid_n(n + 1), 256, 0, st>>>((uint64_t *)bufs[2], n + 1, base);
     {
         str_view v = {(const uint8_t *)bufs[1], (const uint64_t *)bufs[2], 0};
-        s = sort_views(ctx, v, n, order, perm_out, bufs);
+        s = sort_views(ctx, v, n, order, perm_out, bufs, sizes);
     }
 done:
     cudaStreamSynchronize(st);
-    for (int i = 0; i < 3; i++) cudaFree(bufs[i]);
+    for (int i = 0; i < 3; i++) gpusort__cuda_dev_free(ctx, bufs[i], sizes[i]);
     return s;
 }
 
@@ -292,6 +295,7 @@ extern "C" gpusort_status gpusort__cuda_sort_records(gpusort_ctx *ctx, const voi
     cudaStream_t st = gpusort__cuda_stream(ctx);
     const uint8_t *in = (const uint8_t *)records_in;
     void *bufs[3] = {NULL, NULL, NULL};
+    size_t sizes[3] = {0, 0, 0};
     gpusort_status s = GPUSORT_STATUS_SUCCESS;
     uint8_t *packed = NULL, *tmp = NULL;
     if (key_size == 0) {  /* all keys equal: the stable order is the input order */
@@ -300,12 +304,16 @@ extern "C" gpusort_status gpusort__cuda_sort_records(gpusort_ctx *ctx, const voi
         packed = (uint8_t *)malloc(n * key_size + 8);
         if (!packed) return gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY, "record keys");
         for (size_t i = 0; i < n; i++) memcpy(packed + i * key_size, in + i * record_size + key_offset, key_size);
-        if ((s = gpusort__cuda_check(ctx, cudaMalloc(&bufs[1], n * key_size + 8), "cudaMalloc (record keys)")) ||
-            (s = gpusort__cuda_check(ctx, cudaMemcpyAsync(bufs[1], packed, n * key_size, cudaMemcpyHostToDevice, st),
+        sizes[1] = n * key_size + 8;
+        if (!(bufs[1] = gpusort__cuda_dev_alloc(ctx, sizes[1], "record keys"))) {
+            s = GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
+            goto done;
+        }
+        if ((s = gpusort__cuda_check(ctx, cudaMemcpyAsync(bufs[1], packed, n * key_size, cudaMemcpyHostToDevice, st),
                                      "cudaMemcpyAsync (record keys)")))
             goto done;
         str_view v = {(const uint8_t *)bufs[1], NULL, key_size};
-        if ((s = sort_views(ctx, v, n, order, perm_out, bufs))) goto done;
+        if ((s = sort_views(ctx, v, n, order, perm_out, bufs, sizes))) goto done;
     }
     /* Permute the records on the host (through a copy when in place). */
     if (records_out == records_in) {
@@ -321,7 +329,7 @@ extern "C" gpusort_status gpusort__cuda_sort_records(gpusort_ctx *ctx, const voi
         memcpy((uint8_t *)records_out + k * record_size, in + perm_out[k] * record_size, record_size);
 done:
     cudaStreamSynchronize(st);
-    for (int i = 0; i < 3; i++) cudaFree(bufs[i]);
+    for (int i = 0; i < 3; i++) gpusort__cuda_dev_free(ctx, bufs[i], sizes[i]);
     free(packed);
     free(tmp);
     return s;
