@@ -22,6 +22,19 @@
 #                            full adds the argsort, whose exact CPU check takes minutes)
 #   portions                 the radix sort built with 24576-key portions, so that its
 #                            multi-portion path (n > 2^27 normally) runs at test sizes
+#   alloc [quick]            issue 14 on the GPU: test_alloc --part cuda, knob and tuning (the
+#                            caller's workspace and allocator, the failing k-th allocation, every
+#                            architecture's tuning row forced), and compute-sanitizer memcheck
+#                            of test_alloc --part cuda --quick and --part knob
+#   ptxjit [ROW...]          a build with PTX of compute_75 only (build-gpu-ptx), every kernel
+#                            JIT-compiled by the driver (CUDA_FORCE_PTX_JIT=1): ctest -L cuda
+#                            (test_backends_cuda_* --quick, test_alloc), `gpusort devices`, the
+#                            first-call cost of one sort (native, JIT without cache, JIT with a
+#                            cold and a warm CUDA_CACHE_PATH), and bench rows (default: the
+#                            2^28 headline rows) of the JIT build beside this build's
+#   abtree DIR [ROW...]      bench rows of this build against a build of another source tree
+#                            DIR (built in DIR/build-abtree with the same flags), alternating
+#                            processes, 3 rounds; old.csv / new.csv for bench/compare.py
 #   bench [SUITE...]         benchmarks, rows in CSV/JSON (default: every suite but text; all):
 #     radix    bench_cuda --suite radix: every key type and mode at 2^28 vs CUB and Thrust, and
 #              u32/u64 keys and pairs at 2^16 .. 2^30, and every key type and mode at
@@ -71,7 +84,7 @@ ROOT=$PWD
 source scripts/common.sh
 
 usage() { sed -n '2,/^set -uo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; }
-STEPS=" build test sanitize big portions bench ab plot ncu "
+STEPS=" build test sanitize big portions alloc ptxjit abtree bench ab plot ncu "
 case " $* " in *" --help "*|*" -h "*) usage; exit 0 ;; esac
 for a in "$@"; do   # the first word must be a step; later words are steps or their arguments
   [[ $STEPS == *" $a "* ]] && break
@@ -608,6 +621,138 @@ step_ncu() {
       "$LOGS/ncu/ncu.log" | sort -k2 -rn | head -12 > "$LOGS/ncu/kernels.txt"
   if [ $rc = 0 ]; then result "ncu $row" ok "per kernel (total, calls): $(head -6 "$LOGS/ncu/kernels.txt" | tr '\n' ';')"
   else result "ncu $row" FAILED "exit $rc (ncu/ncu.log)"; fi
+}
+
+# ---- issue 14: caller memory, tuning rows, PTX JIT ----
+
+step_alloc() {
+  local mode=${1:-full} why q=()
+  ensure_built || return 1
+  why=$(need_gpu)
+  [ -n "$why" ] && { result alloc skipped "$why"; return 0; }
+  mkdir -p "$LOGS/alloc"
+  [ "$mode" = quick ] && q=(--quick)
+  local ta=$B/tests/test_alloc
+  run alloc_cuda "$ta" --part cuda "${q[@]}"
+  run alloc_knob "$ta" --part knob
+  run alloc_tuning "$ta" --part tuning "${q[@]}"
+  if command -v compute-sanitizer >/dev/null; then
+    san alloc_cuda memcheck "$ta" --part cuda --quick
+    san alloc_knob memcheck "$ta" --part knob
+  fi
+  wait
+  verdicts
+  local rows
+  rows=$(grep -h "^tuning row" "$LOGS/alloc"/*tuning*.log 2>/dev/null | sed 's/ (shared.*//' | tr '\n' ';')
+  if [ "$n_bad" = 0 ]; then result alloc ok "$n_ok runs passed; $rows"
+  else result alloc FAILED "$n_ok passed, $n_bad failed:$bad_list"; fi
+}
+
+# first_call NAME ENV...: wall ms of one `gpusort sort` process (2^20 u32, host data, CUDA),
+# the median of 3; CUDA_CACHE_PATH=fresh makes a new empty cache folder for each process.
+first_call() {
+  local name=$1 bin=$2; shift 2
+  local t=() e ms i
+  for i in 1 2 3; do
+    e=("$@")
+    [[ " ${e[*]} " == *" CUDA_CACHE_PATH=fresh "* ]] && e=("${e[@]/CUDA_CACHE_PATH=fresh/CUDA_CACHE_PATH=$TMPD/jitcache.$i}")
+    local t0=$(date +%s%N)
+    env "${e[@]}" "$bin" sort "$TMPD/data/jit.in" -o "$TMPD/data/jit.out" --type u32 --backend cuda -q \
+        >> "$LOGS/ptxjit/first_call.log" 2>&1
+    t+=($(( ($(date +%s%N) - t0) / 1000000 )))
+  done
+  ms=$(printf "%s\n" "${t[@]}" | sort -n | sed -n 2p)
+  echo "$name ${t[*]} -> median $ms ms" >> "$LOGS/ptxjit/first_call.log"
+  echo "$ms"
+}
+
+step_ptxjit() {
+  local rows=("$@") why pb=$B-ptx
+  [ ${#rows[@]} = 0 ] && rows=(keys:u32:28 keys:f32:28 keys:u64:28 pairs32:u32:28 pairs64:u64:27 argsort:f32:28)
+  ensure_built || return 1
+  why=$(need_gpu)
+  [ -n "$why" ] && { result ptxjit skipped "$why"; return 0; }
+  mkdir -p "$LOGS/ptxjit"
+  if ! { cmake -S . -B "$pb" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=75-virtual \
+           -DGPUSORT_OPENCL=OFF > "$LOGS/ptxjit/configure.log" 2>&1 &&
+         cmake --build "$pb" -j"$JOBS" 2>&1 | build_progress ptxjit "$LOGS/ptxjit/build.log"; }; then
+    result ptxjit FAILED "build of the compute_75 PTX build (logs: ptxjit/)"; return 1
+  fi
+  CUDA_FORCE_PTX_JIT=1 "$pb/tools/gpusort" devices > "$LOGS/ptxjit/devices.log" 2>&1
+  # 1. the CUDA tests, every kernel from PTX
+  local ct=$LOGS/ptxjit/ctest.log
+  CUDA_FORCE_PTX_JIT=1 GPUSORT_TEST_QUICK=1 ctest --test-dir "$pb" -L cuda -j"$JOBS" --output-on-failure > "$ct" 2>&1
+  local st=$?
+  ctest_counts "$ct"
+  local line="JIT ctest -L cuda: ${ct_passed} passed, ${ct_failed} failed, ${ct_skipped} skipped"
+  # 2. first-call cost
+  "$gpusort" gen --type u32 --n 1048576 --dist uniform --seed 3 -o "$TMPD/data/jit.in" > /dev/null 2>&1
+  local native jit_nocache jit_cold jit_warm
+  native=$(first_call native "$gpusort")
+  jit_nocache=$(first_call jit_nocache "$pb/tools/gpusort" CUDA_CACHE_DISABLE=1)
+  jit_cold=$(first_call jit_cold "$pb/tools/gpusort" CUDA_CACHE_PATH=fresh)
+  rm -rf "$TMPD/jitwarm"
+  CUDA_CACHE_PATH=$TMPD/jitwarm "$pb/tools/gpusort" sort "$TMPD/data/jit.in" -o "$TMPD/data/jit.out" --type u32 --backend cuda -q >/dev/null 2>&1
+  jit_warm=$(first_call jit_warm "$pb/tools/gpusort" CUDA_CACHE_PATH=$TMPD/jitwarm)
+  line+="; one 2^20 u32 sort process: native $native ms, JIT no cache $jit_nocache ms, cold cache $jit_cold ms, warm cache $jit_warm ms"
+  # 3. bench rows, JIT build beside this build (alternating processes)
+  local r f
+  echo "build,row,ours_ms,ratio_cub" > "$OUT/ptxjit.csv"
+  for r in "${rows[@]}"; do
+    for f in native jit; do
+      local bin=$B/bench/bench_cuda
+      [ $f = jit ] && bin=$pb/bench/bench_cuda
+      timeout 300 "$bin" --only "$r" --csv "$TMPD/jit.csv" >> "$LOGS/ptxjit/bench.log" 2>&1
+      echo "$f,$r,$(csv_pick "$TMPD/jit.csv" "" "%s,%s" "ours_ms ratio_cub")" >> "$OUT/ptxjit.csv"
+    done
+  done
+  line+="; bench rows in ptxjit.csv"
+  if [ $st = 0 ] && [ "$ct_failed" = 0 ]; then result ptxjit ok "$line"; else result ptxjit FAILED "$line"; fi
+}
+
+step_abtree() {
+  local dir=$1 rows=("${@:2}") why ob round r
+  [ -d "$dir" ] || { result abtree FAILED "no source tree '$dir'"; return 1; }
+  ob=$(cd "$dir" && pwd)/build-abtree
+  [ ${#rows[@]} = 0 ] && rows=(keys:u32:28 keys:f32:28 keys:u64:28 keys:f64:28 pairs32:u32:28 pairs64:u64:27 argsort:f32:28)
+  ensure_built || return 1
+  why=$(need_gpu)
+  [ -n "$why" ] && { result abtree skipped "$why"; return 0; }
+  mkdir -p "$LOGS/abtree"
+  if ! { cmake -S "$dir" -B "$ob" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" \
+           -DGPUSORT_OPENCL=OFF > "$LOGS/abtree/configure.log" 2>&1 &&
+         cmake --build "$ob" -j"$JOBS" --target bench_cuda 2>&1 | build_progress abtree "$LOGS/abtree/build.log"; }; then
+    result abtree FAILED "build of $dir (logs: abtree/)"; return 1
+  fi
+  rm -f "$OUT/old_rounds.csv" "$OUT/new_rounds.csv"
+  for round in 1 2 3; do
+    for r in "${rows[@]}"; do
+      timeout 300 "$ob/bench/bench_cuda" --only "$r" --csv "$TMPD/ab_old.csv" >> "$LOGS/abtree/old.log" 2>&1
+      timeout 300 "$B/bench/bench_cuda" --only "$r" --csv "$TMPD/ab_new.csv" >> "$LOGS/abtree/new.log" 2>&1
+      for w in old new; do
+        [ -f "$OUT/${w}_rounds.csv" ] || head -1 "$TMPD/ab_$w.csv" > "$OUT/${w}_rounds.csv"
+        tail -n +2 "$TMPD/ab_$w.csv" >> "$OUT/${w}_rounds.csv"
+      done
+    done
+  done
+  # each row's median over the rounds (ours_ms, and the peer's ratio of the same process)
+  for w in old new; do
+    python3 - "$OUT/${w}_rounds.csv" "$OUT/$w.csv" <<'EOF'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+cols = list(rows[0].keys()); key = cols[: cols.index("ours_ms")]
+groups = {}
+for r in rows: groups.setdefault(tuple(r[c] for c in key), []).append(r)
+w = csv.DictWriter(open(sys.argv[2], "w", newline=""), fieldnames=cols); w.writeheader()
+for k, rs in groups.items():
+    rs.sort(key=lambda r: float(r["ours_ms"])); w.writerow(rs[len(rs) // 2])
+EOF
+  done
+  python3 bench/compare.py "$OUT/old.csv" "$OUT/new.csv" > "$LOGS/abtree/compare.log" 2>&1
+  local rc=$?
+  cp "$LOGS/abtree/compare.log" "$OUT/compare.txt"
+  if [ $rc = 0 ]; then result abtree ok "no row slower than 3% (compare.txt)"
+  else result abtree FAILED "rows slower than 3%: $(grep -c SLOWER "$LOGS/abtree/compare.log") (compare.txt)"; fi
 }
 
 # ---- main: split the arguments into steps and their arguments ----

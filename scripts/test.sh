@@ -38,7 +38,11 @@ run_suite() {  # name build-dir cmake-args...
   ctest_skip_reasons "$log" "$dir"
 }
 
-run_suite release build -DCMAKE_BUILD_TYPE=Release
+# CUDA: machine code for sm_90 only (GPUSORT_TEST_CUDA_ARCHS overrides): the default list of
+# seven architectures compiles for about 3.5 times as long (README.md, "GPU architectures"), and
+# CI has no GPU to run any of them; the ctest test cuda_multiarch_compile compiles radix.cu for
+# the whole list, so a kernel that does not build for some architecture still fails here.
+run_suite release build -DCMAKE_BUILD_TYPE=Release -DGPUSORT_CUDA_ARCHS="${GPUSORT_TEST_CUDA_ARCHS:-90}"
 if [ -z "${GPUSORT_TEST_NO_ASAN:-}" ]; then
   # The sanitizer build leaves CUDA out: nvcc objects gain nothing from ASan, and no GPU runs here.
   ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
