@@ -32,6 +32,11 @@
 #                            first-call cost of one sort (native, JIT without cache, JIT with a
 #                            cold and a warm CUDA_CACHE_PATH), and bench rows (default: the
 #                            2^28 headline rows) of the JIT build beside this build's
+#   noarch                   the capability check on a real GPU: a build with machine code for
+#                            another architecture only (100-real; 90-real on a 10.x GPU), no
+#                            PTX: `gpusort devices` must call the GPU not usable and say why,
+#                            `--backend cuda` must fail with that reason, AUTO must sort on the
+#                            CPU
 #   abtree DIR [ROW...]      bench rows of this build against a build of another source tree
 #                            DIR (built in DIR/build-abtree with the same flags), alternating
 #                            processes, 3 rounds; old.csv / new.csv for bench/compare.py
@@ -84,7 +89,7 @@ ROOT=$PWD
 source scripts/common.sh
 
 usage() { sed -n '2,/^set -uo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; }
-STEPS=" build test sanitize big portions alloc ptxjit abtree bench ab plot ncu "
+STEPS=" build test sanitize big portions alloc ptxjit noarch abtree bench ab plot ncu "
 case " $* " in *" --help "*|*" -h "*) usage; exit 0 ;; esac
 for a in "$@"; do   # the first word must be a step; later words are steps or their arguments
   [[ $STEPS == *" $a "* ]] && break
@@ -708,6 +713,35 @@ step_ptxjit() {
   done
   line+="; bench rows in ptxjit.csv"
   if [ $st = 0 ] && [ "$ct_failed" = 0 ]; then result ptxjit ok "$line"; else result ptxjit FAILED "$line"; fi
+}
+
+step_noarch() {
+  local why nb=$B-noarch arch=100-real g
+  ensure_built || return 1
+  why=$(need_gpu)
+  [ -n "$why" ] && { result noarch skipped "$why"; return 0; }
+  nvidia-smi --query-gpu=compute_cap --format=csv,noheader | grep -q '^10' && arch=90-real
+  mkdir -p "$LOGS/noarch"
+  if ! { cmake -S . -B "$nb" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=$arch \
+           -DGPUSORT_OPENCL=OFF > "$LOGS/noarch/configure.log" 2>&1 &&
+         cmake --build "$nb" -j"$JOBS" --target gpusort_cli 2>&1 | build_progress noarch "$LOGS/noarch/build.log"; }; then
+    result noarch FAILED "build for $arch (logs: noarch/)"; return 1
+  fi
+  g=$(ls "$nb"/tools/gpusort 2>/dev/null || find "$nb" -name gpusort -type f | head -1)
+  local d=$TMPD/data/noarch ok=1 detail
+  mkdir -p "$d"
+  "$gpusort" gen --type u32 --n 100000 --seed 5 -o "$d/in" > /dev/null 2>&1
+  "$g" devices > "$LOGS/noarch/devices.log" 2>&1
+  grep -q "not usable by this build" "$LOGS/noarch/devices.log" || ok=0
+  grep -q "^auto: cpu" "$LOGS/noarch/devices.log" || ok=0
+  "$g" sort "$d/in" -o "$d/out" --type u32 --backend cuda -q > "$LOGS/noarch/sort_cuda.log" 2>&1
+  echo "exit $?" >> "$LOGS/noarch/sort_cuda.log"
+  grep -q "exit 2" "$LOGS/noarch/sort_cuda.log" || ok=0
+  [ -e "$d/out" ] && { echo "an output was left" >> "$LOGS/noarch/sort_cuda.log"; ok=0; }
+  "$g" sort "$d/in" -o "$d/out" --type u32 --backend auto -q > "$LOGS/noarch/sort_auto.log" 2>&1 &&
+    "$g" check "$d/out" --type u32 >> "$LOGS/noarch/sort_auto.log" 2>&1 || ok=0
+  detail="$arch build on this GPU: $(grep -m1 'not usable' "$LOGS/noarch/devices.log" | sed 's/^ *//'); --backend cuda: $(head -1 "$LOGS/noarch/sort_cuda.log"); $(grep '^auto:' "$LOGS/noarch/devices.log")"
+  if [ $ok = 1 ]; then result noarch ok "$detail"; else result noarch FAILED "$detail (noarch/)"; fi
 }
 
 step_abtree() {

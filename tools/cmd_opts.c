@@ -238,6 +238,12 @@ gpusort_ctx *cmd_make_ctx(const char *cmd, const cmd_opts *o)
             gpusort_device_get_count(o->backend, &count);
             cli_fail("%s: no device %d on the %s backend (it has %d)", cmd, o->device, bn, count);
         }
+        gpusort_device_info info;
+        if (s == GPUSORT_STATUS_UNSUPPORTED &&
+            gpusort_device_get_info(o->backend, o->device < 0 ? 0 : o->device, &info) ==
+                GPUSORT_STATUS_SUCCESS && !info.usable)
+            cli_fail("%s: the %s backend cannot run on device %d (%s): %s", cmd, bn,
+                     o->device < 0 ? 0 : o->device, info.name, info.unusable_reason);
         cli_fail("%s: cannot start the %s backend: %s", cmd, bn, gpusort_status_string(s));
     }
     if (o->threads && (s = gpusort_ctx_set_threads(ctx, o->threads)) != GPUSORT_STATUS_SUCCESS)
