@@ -65,3 +65,11 @@ extern "C" size_t test_cuda_free_bytes(void)
     if (cudaMemGetInfo(&f, &t) != cudaSuccess) return 0;
     return f;
 }
+
+extern "C" int test_cuda_keep_local_memory(void)
+{
+    cudaError_t e = cudaSetDeviceFlags(cudaDeviceLmemResizeToMax);
+    if (e == cudaSuccess) return 0;
+    last_error = cudaGetErrorString(e);
+    return -1;
+}

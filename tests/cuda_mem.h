@@ -29,6 +29,10 @@ int test_cuda_upload(void *device_dst, const void *host_src, size_t bytes);
 int test_cuda_download(void *host_dst, const void *device_src, size_t bytes);
 /* Fill device memory with a byte value. */
 int test_cuda_memset(void *device_dst, int byte, size_t bytes);
+/* Keep the device's local-memory reservation at its largest instead of letting the driver
+ * shrink it after a launch (cudaDeviceLmemResizeToMax), so that free device memory moves only
+ * with allocations; call before anything creates the CUDA context. 0 or -1. */
+int test_cuda_keep_local_memory(void);
 /* Free device memory now (cudaMemGetInfo), for leak checks; 0 on error. */
 size_t test_cuda_free_bytes(void);
 /* The text of the last CUDA error a wrapper saw ("" if none). */

@@ -597,7 +597,10 @@ static void part_knob(void)
         host_data h;
         host_data_make(&h, c, seed + 7 * i);
         /* Warm up first: the driver loads each kernel's module on its first launch (lazy
-         * loading) and keeps that memory, which is not the library's to give back. */
+         * loading) and keeps that memory, which is not the library's to give back; and the
+         * local-memory reservation stays at its largest (main: test_cuda_keep_local_memory;
+         * without it free memory moved by ~1 GiB between runs on an H200, run 4 of
+         * bench/results/portability-2026-11-24.md). */
         gpusort_ctx *warm = NULL;
         if (gpusort_ctx_create(&warm, GPUSORT_BACKEND_CUDA, 0) == GPUSORT_STATUS_SUCCESS) {
             run_device(warm, c, &h, "warm-up");
@@ -713,7 +716,10 @@ int main(int argc, char **argv)
 #ifdef GPUSORT_HAVE_CUDA
         if (!cuda_device()) { gpusort_ctx_free(cpu_ctx); return 77; }
         if (!strcmp(part, "cuda")) part_cuda();
-        else if (!strcmp(part, "knob")) part_knob();
+        else if (!strcmp(part, "knob")) {
+            if (test_cuda_keep_local_memory()) printf("note: cudaSetDeviceFlags: %s\n", test_cuda_error());
+            part_knob();
+        }
         else if (!strcmp(part, "tuning")) part_tuning();
         else { fprintf(stderr, "unknown part %s\n", part); return 2; }
 #else
