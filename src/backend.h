@@ -12,8 +12,8 @@
  *
  * Registration: gpusort__backends[] in src/registry.c is the one place that lists backends.
  * Methods marked (optional) may be NULL: the core answers GPUSORT_STATUS_UNSUPPORTED, except for
- * segmented/batch sort and strings/records, where the core falls back to the CPU backend's
- * implementation through a temporary host copy when the backend lacks them.
+ * segmented/batch sort, strings/records and top-k, where the core falls back to the CPU
+ * backend's implementation when the backend lacks them (topk: see its entry).
  *
  * Names starting with gpusort__ (two underscores) are internal to the library.
  */
@@ -42,6 +42,23 @@ typedef struct gpusort__sort_args {
     gpusort_algorithm algorithm;
     unsigned flags;            /* GPUSORT_FLAG_* */
 } gpusort__sort_args;
+
+/* The arguments of gpusort_topk (one row: row_length == n) and gpusort_topk_batch, checked by
+ * the core: 1 <= k <= row_length, n a multiple of row_length, at least one output, index_type
+ * U32 or U64 when indices_out is given (NONE otherwise). Row r's results go to
+ * [r * k, (r + 1) * k) of the outputs; indices are positions within the row. */
+typedef struct gpusort__topk_args {
+    gpusort_type key_type;
+    gpusort_type index_type;
+    const void *keys_in;
+    size_t n;
+    size_t row_length;
+    size_t k;
+    void *keys_out;            /* NULL: keys not wanted */
+    void *indices_out;         /* NULL: indices not wanted */
+    gpusort_order order;
+    unsigned flags;
+} gpusort__topk_args;
 
 #define GPUSORT_BACKEND_OPS_VERSION 1
 #define GPUSORT_ERROR_MAX 1024
@@ -90,6 +107,9 @@ typedef struct gpusort_backend_ops {
     /* (optional) free the scratch the backend keeps between calls (gpusort_ctx_trim); the
      * core has synchronised first. NULL: the backend keeps none. */
     gpusort_status (*trim)(gpusort_ctx *ctx);
+    /* (optional) top-k of one row or of rows. NULL: the core runs the CPU backend's on a host
+     * copy for the OpenCL backend's host data, and answers UNSUPPORTED otherwise. */
+    gpusort_status (*topk)(gpusort_ctx *ctx, const gpusort__topk_args *args);
 } gpusort_backend_ops;
 
 /* Host scratch buffers kept between calls (src/cpu/memory.c): the large buffers the CPU
