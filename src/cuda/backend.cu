@@ -259,6 +259,13 @@ static enum mem_kind mem_kind_of(const void *p)
     }
 }
 
+extern "C" int gpusort__cuda_is_device(const void *p, int *pinned)
+{
+    enum mem_kind k = mem_kind_of(p);
+    *pinned = k == MEM_PINNED;
+    return k == MEM_DEVICE;
+}
+
 /* The common kind of up to four pointers (NULLs ignored): MEM_DEVICE, MEM_PINNED (all host and
  * all pinned), MEM_PAGEABLE (all host, at least one pageable), or MEM_NONE if device and host
  * pointers are mixed. `pinned` receives, per pointer, whether it can be DMA'd directly. */
@@ -444,4 +451,5 @@ extern "C" const gpusort_backend_ops gpusort__cuda_ops = {
     cuda_synchronize,
     NULL, /* reduce_cl_mem */
     cuda_trim,
+    gpusort__cuda_topk,
 };
