@@ -12,8 +12,8 @@
  *
  * Registration: gpusort__backends[] in src/registry.c is the one place that lists backends.
  * Methods marked (optional) may be NULL: the core answers GPUSORT_STATUS_UNSUPPORTED, except for
- * segmented/batch sort, strings/records and top-k, where the core falls back to the CPU
- * backend's implementation when the backend lacks them (topk: see its entry).
+ * segmented/batch sort and strings/records, where the core falls back to the CPU backend's
+ * implementation through a temporary host copy when the backend lacks them.
  *
  * Names starting with gpusort__ (two underscores) are internal to the library.
  */
@@ -107,8 +107,7 @@ typedef struct gpusort_backend_ops {
     /* (optional) free the scratch the backend keeps between calls (gpusort_ctx_trim); the
      * core has synchronised first. NULL: the backend keeps none. */
     gpusort_status (*trim)(gpusort_ctx *ctx);
-    /* (optional) top-k of one row or of rows. NULL: the core runs the CPU backend's on a host
-     * copy for the OpenCL backend's host data, and answers UNSUPPORTED otherwise. */
+    /* (optional) top-k of one row or of rows (NULL: UNSUPPORTED). Every backend has one. */
     gpusort_status (*topk)(gpusort_ctx *ctx, const gpusort__topk_args *args);
 } gpusort_backend_ops;
 

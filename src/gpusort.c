@@ -472,17 +472,10 @@ static gpusort_status topk_args(gpusort_ctx *ctx, const gpusort__topk_args *a, i
         if (overlaps(a->keys_out, out * ks, a->indices_out, out * is))
             return FAIL(ctx, "keys_out overlaps indices_out");
     }
-    if (ctx->ops->topk) return ctx->ops->topk(ctx, a);
-    if (ctx->ops->id != GPUSORT_BACKEND_OPENCL || (a->flags & GPUSORT_FLAG_CL_MEM))
+    if (!ctx->ops->topk)
         return gpusort__set_error(ctx, GPUSORT_STATUS_UNSUPPORTED,
-                                  "top-k is not implemented by the %s backend%s", ctx->ops->name,
-                                  (a->flags & GPUSORT_FLAG_CL_MEM) ? " for cl_mem buffers" : "");
-    gpusort_ctx *cpu = NULL;   /* the OpenCL backend's host data: the CPU backend's top-k */
-    if ((s = cpu_fallback(ctx, &cpu))) return s;
-    s = cpu->ops->topk(cpu, a);
-    copy_error(ctx, cpu);
-    gpusort_ctx_free(cpu);
-    return s;
+                                  "top-k is not implemented by the %s backend", ctx->ops->name);
+    return ctx->ops->topk(ctx, a);
 }
 
 gpusort_status gpusort_topk(gpusort_ctx *ctx, gpusort_type key_type, gpusort_type index_type,

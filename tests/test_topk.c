@@ -25,6 +25,9 @@
 #if defined(GPUSORT_HAVE_CUDA)
 #include "cuda_mem.h"
 #endif
+#if defined(GPUSORT_HAVE_OPENCL)
+#include "cl_mem.h"
+#endif
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -39,7 +42,8 @@ static struct {
     uint64_t seed;
     int quick, verbose;
     size_t max_n;
-} opt = {GPUSORT_BACKEND_CPU, 0, 0, 0, (size_t)1 << 20};
+    int cl_mem;   /* OpenCL: also cl_mem buffers (test_cl_setup worked) */
+} opt = {GPUSORT_BACKEND_CPU, 0, 0, 0, (size_t)1 << 20, 0};
 
 static gpusort_ctx *ctx;
 static long passed, failed;
@@ -81,12 +85,17 @@ static void reference(const void *keys, gpusort_type t, size_t n, size_t row_len
     }
 }
 
-/* ---- memory: host, or device memory for CUDA ---- */
+/* ---- memory: host, or the device's (CUDA device memory; OpenCL cl_mem buffers) ---- */
+
+static int device_is_cl(void) { return opt.backend == GPUSORT_BACKEND_OPENCL; }
 
 static void *mem_alloc(int device, size_t bytes)
 {
 #if defined(GPUSORT_HAVE_CUDA)
-    if (device) return test_cuda_alloc(bytes);
+    if (device && !device_is_cl()) return test_cuda_alloc(bytes);
+#endif
+#if defined(GPUSORT_HAVE_OPENCL)
+    if (device && device_is_cl()) return test_cl_alloc(bytes ? bytes : 1);
 #endif
     (void)device;
     return malloc(bytes ? bytes : 1);
@@ -95,7 +104,10 @@ static void *mem_alloc(int device, size_t bytes)
 static void mem_free(int device, void *p)
 {
 #if defined(GPUSORT_HAVE_CUDA)
-    if (device) { test_cuda_free(p); return; }
+    if (device && !device_is_cl()) { test_cuda_free(p); return; }
+#endif
+#if defined(GPUSORT_HAVE_OPENCL)
+    if (device && device_is_cl()) { test_cl_free(p); return; }
 #endif
     free(p);
 }
@@ -103,7 +115,10 @@ static void mem_free(int device, void *p)
 static void mem_put(int device, void *dst, const void *src, size_t bytes)
 {
 #if defined(GPUSORT_HAVE_CUDA)
-    if (device) { test_cuda_upload(dst, src, bytes); return; }
+    if (device && !device_is_cl()) { test_cuda_upload(dst, src, bytes); return; }
+#endif
+#if defined(GPUSORT_HAVE_OPENCL)
+    if (device && device_is_cl()) { test_cl_upload(dst, src, bytes); return; }
 #endif
     memcpy(dst, src, bytes);
 }
@@ -111,7 +126,10 @@ static void mem_put(int device, void *dst, const void *src, size_t bytes)
 static void mem_get(int device, void *dst, const void *src, size_t bytes)
 {
 #if defined(GPUSORT_HAVE_CUDA)
-    if (device) { test_cuda_download(dst, src, bytes); return; }
+    if (device && !device_is_cl()) { test_cuda_download(dst, src, bytes); return; }
+#endif
+#if defined(GPUSORT_HAVE_OPENCL)
+    if (device && device_is_cl()) { test_cl_download(dst, src, bytes); return; }
 #endif
     memcpy(dst, src, bytes);
 }
@@ -161,10 +179,11 @@ static void run_case(const tcase *c, const void *keys, const uint64_t *ref)
         memset(hidx, CANARY, (out + 4) * 8);
         mem_put(c->device, dkeys, hkeys, (out + 4) * ks);
         mem_put(c->device, didx, hidx, (out + 4) * 8);
+        unsigned flags = c->device && device_is_cl() ? GPUSORT_FLAG_CL_MEM : 0;
         gpusort_status s =
             batch ? gpusort_topk_batch(ctx, c->type, it, din, c->n, c->row_length, c->k, ko, io,
-                                       order, 0)
-                  : gpusort_topk(ctx, c->type, it, din, c->n, c->k, ko, io, order, 0);
+                                       order, flags)
+                  : gpusort_topk(ctx, c->type, it, din, c->n, c->k, ko, io, order, flags);
         if (s != GPUSORT_STATUS_SUCCESS) {
             printf("FAIL status %s: %s\n", gpusort_status_string(s), gpusort_ctx_get_last_error(ctx));
             report(c, what, "the call failed", 0, 0);
@@ -221,10 +240,12 @@ static void run_input(gpusort_type t, datagen_dist d, size_t n, const size_t *ro
     uint64_t *ref = malloc(n * 8);
     if (!keys || !scratch || !ref) { printf("FAIL: out of memory\n"); exit(1); }
     datagen_fill(keys, t, n, d, case_seed(&c));
-    int devices = opt.backend == GPUSORT_BACKEND_CUDA ? 2 : 1;
+    int devices = opt.backend == GPUSORT_BACKEND_CUDA || opt.cl_mem ? 2 : 1;
     for (int ri = 0; ri < nrow; ri++) {
         c.row_length = row_lengths[ri];
         if (!c.row_length || n % c.row_length) continue;
+        /* cl_mem batches are refused by the contract (checked below), not run. */
+        int dev_max = device_is_cl() && c.row_length != n ? 1 : devices;
         for (int desc = 0; desc < 2; desc++) {
             reference(keys, t, n, c.row_length, desc, ref, scratch);
             for (int ki = 0; ki < nk; ki++) {
@@ -232,7 +253,7 @@ static void run_input(gpusort_type t, datagen_dist d, size_t n, const size_t *ro
                       : ks_in[ki] == (size_t)-3 ? c.row_length / 2 : ks_in[ki];
                 if (c.k == 0 || c.k > c.row_length) continue;
                 c.desc = desc;
-                for (c.device = 0; c.device < devices; c.device++) {
+                for (c.device = 0; c.device < dev_max; c.device++) {
                     if (opt.verbose)
                         printf("  %s/%s n=%zu row=%zu k=%zu %s %s\n", gpusort_type_name(t),
                                datagen_dist_name(d), n, c.row_length, c.k, desc ? "desc" : "asc",
@@ -292,6 +313,16 @@ int main(int argc, char **argv)
                gpusort_status_string(s));
         return 1;
     }
+#if defined(GPUSORT_HAVE_OPENCL)
+    if (opt.backend == GPUSORT_BACKEND_OPENCL) {
+        gpusort_device_info info;
+        if (gpusort_device_get_info(opt.backend, gpusort_ctx_get_device(ctx), &info) == 0 &&
+            test_cl_setup(ctx, info.name) == 0)
+            opt.cl_mem = 1;
+        else
+            printf("note: cl_mem buffers not tested: %s\n", test_cl_error());
+    }
+#endif
 
     /* k codes: -1 = row_length, -2 = row_length - 1, -3 = row_length / 2. */
     const size_t K_ALL = (size_t)-1, K_ALL1 = (size_t)-2, K_HALF = (size_t)-3;
@@ -359,6 +390,18 @@ int main(int argc, char **argv)
     } else {
         passed++;
     }
+#if defined(GPUSORT_HAVE_OPENCL)
+    if (opt.cl_mem) {
+        /* Batches of cl_mem buffers are refused: UNSUPPORTED. */
+        void *b = test_cl_alloc(64);
+        gpusort_status bs = gpusort_topk_batch(ctx, GPUSORT_TYPE_U32, GPUSORT_TYPE_U64, b, 8, 4, 1,
+                                               b, NULL, GPUSORT_ORDER_ASC, GPUSORT_FLAG_CL_MEM);
+        if (bs == GPUSORT_STATUS_UNSUPPORTED) passed++;
+        else { failed++; printf("FAIL cl_mem batch: got %s\n", gpusort_status_string(bs)); }
+        test_cl_free(b);
+        test_cl_teardown(ctx);
+    }
+#endif
     gpusort_ctx_free(ctx);
     printf("%s: %ld passed, %ld failed (seed %" PRIu64 ")\n", failed ? "FAILED" : "ok", passed,
            failed, opt.seed);
