@@ -10,9 +10,8 @@
  *      block, added to a global one); tk_choose (one block) scans the 2048 bins, extends the
  *      prefix by the digit where the count reaches `need`, takes the keys below it off `need`,
  *      zeroes the histogram, and marks the selection done when every key with the prefix is
- *      needed. Later passes of a done selection return at once. 3 passes for 32-bit keys, 6
- *      for 64-bit: the selection of AIR top-k (Zhang et al., SC'23) and CUB's DeviceTopK,
- *      without their candidate buffers (each pass reads the whole row; see bench/results).
+ *      needed. Later passes of a done selection return at once. This is the selection of AIR
+ *      top-k (Zhang et al., SC'23) and of CUB's DeviceTopK.
  *   2. COLLECT in input order: tk_count gives each tile of TILE keys its numbers of keys below
  *      T's prefix and equal to it, tk_scan (one block) turns them into the tile's first output
  *      position and its first rank among the equal keys, and tk_collect writes each tile's
@@ -20,6 +19,15 @@
  *      indices), in order, with their indices.
  *   3. SORT the k collected (key, index) pairs with the backend's stable sort (AUTO), so ties
  *      stay lowest index first; u32 indices are narrowed last.
+ *
+ * CANDIDATES. After the first pass the chosen bucket usually holds a small share of the row
+ * (1/2048 of uniform keys). When it holds at most 1/16 (mode 0, rows of 2^18 keys and more),
+ * one count + collect over the row with the 11-bit prefix writes the keys below the bucket (all
+ * taken) and the bucket's keys with their positions (the candidates), and the remaining passes,
+ * the count and the collect read only the candidates: 3 reads of the row instead of one per
+ * digit + 2 (5 for 32-bit keys, 8 for 64-bit). A skewed row (few distinct values, all equal)
+ * takes mode 1: every pass on the whole row. Both paths are enqueued; tk_mode picks on the
+ * device and the other path's kernels return at once.
  *
  * Batches of rows shorter than SELECT_MIN_ROW are sorted whole instead (the segmented sort,
  * keys with indices) and each row's first k gathered: a select per row would cost ~10 launches
@@ -47,9 +55,35 @@ constexpr size_t HOST_MAX_ROWS = 64;
 struct tk_state {
     unsigned long long prefix;   /* the resolved high bits of T */
     unsigned long long need;     /* keys still wanted among those with this prefix */
+    unsigned long long bucket;   /* keys in the bucket the last choice took */
+    unsigned long long cand_n;   /* mode 0: candidates (the first pass's bucket) */
+    unsigned long long sure;     /* mode 0: keys below the first pass's bucket (all taken) */
     int bits;                    /* how many high bits are resolved */
-    int done;
+    int done;                    /* resolved, or every key with the prefix is needed */
+    int mode;                    /* after the first pass: 0 candidates, 1 the whole row */
 };
+
+/* What a kernel reads: the row (ids NULL: a key's id is its position, n given), or the
+ * candidates (ids: their positions in the row, n = st->cand_n). */
+template <typename U> struct tk_src {
+    const U *keys;
+    const unsigned long long *ids;
+    size_t n;
+    int cand;
+};
+
+/* Kernels of one path return at once when the state chose the other (gate: the mode they
+ * serve, -1 both), so both paths are enqueued and the device picks, with no host round trip. */
+__device__ __forceinline__ bool gated_off(const tk_state *st, int gate)
+{
+    return gate >= 0 && st->mode != gate;
+}
+
+template <typename U>
+__device__ __forceinline__ size_t src_n(const tk_src<U> &src, const tk_state *st)
+{
+    return src.cand ? (size_t)st->cand_n : src.n;
+}
 
 template <typename U> struct tk_key;
 template <> struct tk_key<uint32_t> {
@@ -74,12 +108,13 @@ template <int W> __device__ __forceinline__ uint64_t high_bits(uint64_t r, int b
 }
 
 template <typename U>
-__global__ void tk_histogram(const U *keys, size_t n, int type, int desc, const tk_state *st,
+__global__ void tk_histogram(tk_src<U> src, int type, int desc, const tk_state *st, int gate,
                              unsigned long long *hist)
 {
     constexpr int W = tk_key<U>::W;
     __shared__ unsigned int sh[BINS];
-    if (st->done) return;
+    if (st->done || gated_off(st, gate)) return;
+    const size_t n = src_n(src, st);
     const int bits = st->bits;
     const uint64_t prefix = st->prefix;
     const int db = W - bits < DIGIT ? W - bits : DIGIT, shift = W - bits - db;
@@ -88,7 +123,7 @@ __global__ void tk_histogram(const U *keys, size_t n, int type, int desc, const 
     __syncthreads();
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x) {
-        uint64_t r = tk_key<U>::radix(keys[i], type, desc);
+        uint64_t r = tk_key<U>::radix(src.keys[i], type, desc);
         if (high_bits<W>(r, bits) == prefix) atomicAdd(&sh[(r >> shift) & mask], 1u);
     }
     __syncthreads();
@@ -99,15 +134,15 @@ __global__ void tk_histogram(const U *keys, size_t n, int type, int desc, const 
 /* A fresh selection: nothing resolved, k keys needed, the histogram zero. */
 __global__ void tk_init(tk_state *st, size_t k, unsigned long long *hist)
 {
-    if (threadIdx.x == 0) *st = tk_state{0, (unsigned long long)k, 0, 0};
+    if (threadIdx.x == 0) *st = tk_state{0, (unsigned long long)k, 0, 0, 0, 0, 0, 0};
     for (int b = threadIdx.x; b < BINS; b += blockDim.x) hist[b] = 0;
 }
 
 /* One block of BINS / 2 threads: find the digit where the running count reaches need. */
-template <int W> __global__ void tk_choose(unsigned long long *hist, tk_state *st)
+template <int W> __global__ void tk_choose(unsigned long long *hist, tk_state *st, int gate)
 {
     __shared__ unsigned long long scan[BINS / 2];
-    if (st->done) return;
+    if (st->done || gated_off(st, gate)) return;
     const int t = threadIdx.x;
     const unsigned long long h0 = hist[2 * t], h1 = hist[2 * t + 1];
     scan[t] = h0 + h1;
@@ -125,12 +160,22 @@ template <int W> __global__ void tk_choose(unsigned long long *hist, tk_state *s
         const int d = need <= excl + h0 ? 2 * t : 2 * t + 1;
         const unsigned long long below = d == 2 * t ? excl : excl + h0, count = d == 2 * t ? h0 : h1;
         st->need = need - below;
+        st->bucket = count;
         st->prefix = st->prefix << db | (unsigned long long)d;
         st->bits = bits + db;
         st->done = count == need - below || bits + db >= W;
     }
     hist[2 * t] = 0;
     hist[2 * t + 1] = 0;
+}
+
+/* After the first pass: candidates (mode 0) when the chosen bucket fits the candidate buffer,
+ * else the whole row again for every digit (mode 1). */
+__global__ void tk_mode(tk_state *st, unsigned long long k, unsigned long long cap)
+{
+    st->mode = st->bucket <= cap ? 0 : 1;
+    st->cand_n = st->bucket;
+    st->sure = k - st->need;
 }
 
 /* Exclusive block scan of one value per thread (THREADS threads); *total gets the sum. */
@@ -162,10 +207,12 @@ __device__ __forceinline__ unsigned int block_scan(unsigned int v, unsigned int 
 
 /* Per tile: keys whose resolved prefix is below T's (less) and equal to it (eq). */
 template <typename U>
-__global__ void tk_count(const U *keys, size_t n, int type, int desc, const tk_state *st,
+__global__ void tk_count(tk_src<U> src, int type, int desc, const tk_state *st, int gate,
                          unsigned int *tile_less, unsigned int *tile_eq)
 {
     constexpr int W = tk_key<U>::W;
+    if (gated_off(st, gate)) return;
+    const size_t n = src_n(src, st);
     const int bits = st->bits;
     const uint64_t prefix = st->prefix;
     const size_t base = (size_t)blockIdx.x * TILE;
@@ -173,7 +220,7 @@ __global__ void tk_count(const U *keys, size_t n, int type, int desc, const tk_s
     for (int j = 0; j < ITEMS; j++) {
         size_t i = base + (size_t)j * THREADS + threadIdx.x;
         if (i >= n) break;
-        uint64_t p = high_bits<W>(tk_key<U>::radix(keys[i], type, desc), bits);
+        uint64_t p = high_bits<W>(tk_key<U>::radix(src.keys[i], type, desc), bits);
         less += p < prefix;
         eq += p == prefix;
     }
@@ -183,11 +230,13 @@ __global__ void tk_count(const U *keys, size_t n, int type, int desc, const tk_s
     if (threadIdx.x == 0) tile_eq[blockIdx.x] = total;
 }
 
-/* One block: exclusive prefix sums of the tiles' counts (in place, as 64-bit sums). */
+/* One block: exclusive prefix sums of the tiles' counts, as 64-bit sums. */
 __global__ void tk_scan(const unsigned int *tile_less, const unsigned int *tile_eq, size_t tiles,
-                        unsigned long long *less_before, unsigned long long *eq_before)
+                        const tk_state *st, int gate, unsigned long long *less_before,
+                        unsigned long long *eq_before)
 {
     __shared__ unsigned long long sl[1024], se[1024];
+    if (gated_off(st, gate)) return;
     const size_t per = (tiles + blockDim.x - 1) / blockDim.x;
     const size_t lo = threadIdx.x * per, hi = lo + per < tiles ? lo + per : tiles;
     unsigned long long l = 0, e = 0;
@@ -212,17 +261,24 @@ __global__ void tk_scan(const unsigned int *tile_less, const unsigned int *tile_
     }
 }
 
-/* Per tile: write the selected keys in input order. Each thread owns ITEMS consecutive keys. */
+/* Per tile, each thread owning ITEMS consecutive keys: write keys in input order.
+ *   split = 0 (collect): the keys below the prefix and the equal ones of rank < need go to
+ *             (out_keys, out_ids) from position base (st->sure for candidates, else 0);
+ *   split = 1 (mode 0's first pass): the keys below go to (out_keys, out_ids) from 0, the
+ *             equal ones, all of them, to (eq_keys, eq_ids): the candidates. */
 template <typename U>
-__global__ void tk_collect(const U *keys, size_t n, int type, int desc, const tk_state *st,
-                           const unsigned long long *less_before,
+__global__ void tk_collect(tk_src<U> src, int type, int desc, const tk_state *st, int gate,
+                           int split, const unsigned long long *less_before,
                            const unsigned long long *eq_before, U *out_keys,
-                           unsigned long long *out_idx)
+                           unsigned long long *out_ids, U *eq_keys, unsigned long long *eq_ids)
 {
     constexpr int W = tk_key<U>::W;
+    if (gated_off(st, gate)) return;
+    const size_t n = src_n(src, st);
     const int bits = st->bits;
     const uint64_t prefix = st->prefix;
-    const unsigned long long need = st->need;
+    const unsigned long long need = split ? ~0ull : st->need;
+    const unsigned long long base = !split && src.cand ? st->sure : 0;
     const size_t first = (size_t)blockIdx.x * TILE + (size_t)threadIdx.x * ITEMS;
     U k[ITEMS];
     int cls[ITEMS];   /* -1 below, 0 equal, 1 above or past the end */
@@ -232,7 +288,7 @@ __global__ void tk_collect(const U *keys, size_t n, int type, int desc, const tk
         size_t i = first + j;
         cls[j] = 1;
         if (i < n) {
-            k[j] = keys[i];
+            k[j] = src.keys[i];
             uint64_t p = high_bits<W>(tk_key<U>::radix(k[j], type, desc), bits);
             cls[j] = p < prefix ? -1 : p == prefix ? 0 : 1;
         }
@@ -242,16 +298,26 @@ __global__ void tk_collect(const U *keys, size_t n, int type, int desc, const tk
     const unsigned long long eq0 = eq_before[blockIdx.x] + block_scan(eq, &total);
     unsigned long long take = need > eq0 ? need - eq0 : 0;
     if (take > eq) take = eq;
-    const unsigned long long eq_taken_before = eq_before[blockIdx.x] < need ? eq_before[blockIdx.x] : need;
-    unsigned long long at = less_before[blockIdx.x] + eq_taken_before +
-                            block_scan(less + (unsigned int)take, &total);
+    unsigned long long at, eq_at = eq0;
+    if (split) {
+        at = less_before[blockIdx.x] + block_scan(less, &total);
+    } else {
+        const unsigned long long eb = eq_before[blockIdx.x];
+        at = base + less_before[blockIdx.x] + (eb < need ? eb : need) +
+             block_scan(less + (unsigned int)take, &total);
+    }
 #pragma unroll
     for (int j = 0; j < ITEMS; j++) {
-        if (cls[j] == -1 || (cls[j] == 0 && take)) {
+        const unsigned long long id = src.ids ? src.ids[first + j < n ? first + j : 0] : first + j;
+        if (cls[j] == -1 || (!split && cls[j] == 0 && take)) {
             if (cls[j] == 0) take--;
             out_keys[at] = k[j];
-            out_idx[at] = first + j;
+            out_ids[at] = id;
             at++;
+        } else if (split && cls[j] == 0) {
+            eq_keys[eq_at] = k[j];
+            eq_ids[eq_at] = id;
+            eq_at++;
         }
     }
 }
@@ -294,17 +360,30 @@ __global__ void tk_narrow(const unsigned long long *in, uint32_t *out, size_t n)
         out[i] = (uint32_t)in[i];
 }
 
-/* The scratch of one call: the state, the histogram, the tile counts, the k candidates. */
+/* The scratch of one row's select (reused for every row of a call). */
 struct tk_mem {
     tk_state *st;
-    unsigned long long *hist, *less_before, *eq_before, *cand_idx, *idx64;
+    unsigned long long *hist, *less_before, *eq_before;
     unsigned int *tile_less, *tile_eq;
-    void *cand_keys, *keys;
+    void *fin_keys;                  /* the k selected keys, in input order per group */
+    unsigned long long *fin_ids;
+    void *cand_keys;                 /* mode 0: the first pass's bucket */
+    unsigned long long *cand_ids;
+    size_t cand_cap;
 };
 
 size_t round8(size_t b) { return (b + 7) / 8 * 8; }
 
-/* Top-k of one row of device data into device outputs (keys_out, idx_out: never NULL). */
+/* Candidates are kept when the first pass's bucket holds at most this share of the row (and
+ * the row is long enough for the extra launches to pay). */
+constexpr size_t CAND_MIN_ROW = (size_t)1 << 18;
+size_t cand_cap(size_t n) { return n < CAND_MIN_ROW ? 0 : n / 16; }
+
+/* Top-k of one row of device data into device outputs (keys_out, idx_out: never NULL).
+ * The first 11-bit pass runs on the whole row; then, if its bucket is small (mode 0), one
+ * pass over the row writes the keys below the bucket (all taken) and the bucket's keys (the
+ * candidates), and the remaining digits, the count and the collect run on the candidates
+ * only; otherwise (mode 1) every pass reads the whole row. */
 template <typename U>
 gpusort_status row_topk(gpusort_ctx *ctx, const gpusort__topk_args *a, const U *keys,
                         size_t n, void *keys_out, unsigned long long *idx_out, const tk_mem &m)
@@ -312,23 +391,57 @@ gpusort_status row_topk(gpusort_ctx *ctx, const gpusort__topk_args *a, const U *
     constexpr int W = tk_key<U>::W;
     cudaStream_t s = gpusort__cuda_stream(ctx);
     const int type = (int)a->key_type, desc = a->order == GPUSORT_ORDER_DESC;
-    const size_t tiles = (n + TILE - 1) / TILE;
-    gpusort_status st;
-    tk_init<<<1, 32, 0, s>>>(m.st, a->k, m.hist);
+    const size_t tiles = (n + TILE - 1) / TILE, cap = m.cand_cap;
+    const size_t ctiles = (cap + TILE - 1) / TILE;
+    const tk_src<U> row = {keys, NULL, n, 0};
+    const tk_src<U> cand = {(const U *)m.cand_keys, m.cand_ids, cap, 1};
+    U *fk = (U *)m.fin_keys, *ck = (U *)m.cand_keys;
     const struct cudaDeviceProp *p = gpusort__cuda_props(ctx);
-    size_t want = (n + THREADS * 8 - 1) / (THREADS * 8), cap = (size_t)p->multiProcessorCount * 8;
-    unsigned grid = (unsigned)(want < cap ? (want ? want : 1) : cap);
-    for (int bits = 0; bits < W; bits += DIGIT) {
-        tk_histogram<U><<<grid, THREADS, 0, s>>>(keys, n, type, desc, m.st, m.hist);
-        tk_choose<W><<<1, BINS / 2, 0, s>>>(m.hist, m.st);
+    auto grid_of = [&](size_t len) {
+        size_t want = (len + THREADS * 8 - 1) / (THREADS * 8), most = (size_t)p->multiProcessorCount * 8;
+        return (unsigned)(want < most ? (want ? want : 1) : most);
+    };
+    tk_init<<<1, 32, 0, s>>>(m.st, a->k, m.hist);
+    tk_histogram<U><<<grid_of(n), THREADS, 0, s>>>(row, type, desc, m.st, -1, m.hist);
+    tk_choose<W><<<1, BINS / 2, 0, s>>>(m.hist, m.st, -1);
+    tk_mode<<<1, 1, 0, s>>>(m.st, a->k, cap);
+    if (cap) {   /* mode 0: split the row, then the candidates */
+        tk_count<U><<<(unsigned)tiles, THREADS, 0, s>>>(row, type, desc, m.st, 0, m.tile_less,
+                                                       m.tile_eq);
+        tk_scan<<<1, 1024, 0, s>>>(m.tile_less, m.tile_eq, tiles, m.st, 0, m.less_before,
+                                   m.eq_before);
+        tk_collect<U><<<(unsigned)tiles, THREADS, 0, s>>>(row, type, desc, m.st, 0, 1,
+                                                         m.less_before, m.eq_before, fk,
+                                                         m.fin_ids, ck, m.cand_ids);
+        for (int bits = DIGIT; bits < W; bits += DIGIT) {
+            tk_histogram<U><<<grid_of(cap), THREADS, 0, s>>>(cand, type, desc, m.st, 0, m.hist);
+            tk_choose<W><<<1, BINS / 2, 0, s>>>(m.hist, m.st, 0);
+        }
+        tk_count<U><<<(unsigned)ctiles, THREADS, 0, s>>>(cand, type, desc, m.st, 0, m.tile_less,
+                                                        m.tile_eq);
+        tk_scan<<<1, 1024, 0, s>>>(m.tile_less, m.tile_eq, ctiles, m.st, 0, m.less_before,
+                                   m.eq_before);
+        tk_collect<U><<<(unsigned)ctiles, THREADS, 0, s>>>(cand, type, desc, m.st, 0, 0,
+                                                          m.less_before, m.eq_before, fk,
+                                                          m.fin_ids, NULL, NULL);
     }
-    tk_count<U><<<(unsigned)tiles, THREADS, 0, s>>>(keys, n, type, desc, m.st, m.tile_less,
+    /* mode 1: every digit on the whole row */
+    for (int bits = DIGIT; bits < W; bits += DIGIT) {
+        tk_histogram<U><<<grid_of(n), THREADS, 0, s>>>(row, type, desc, m.st, 1, m.hist);
+        tk_choose<W><<<1, BINS / 2, 0, s>>>(m.hist, m.st, 1);
+    }
+    tk_count<U><<<(unsigned)tiles, THREADS, 0, s>>>(row, type, desc, m.st, 1, m.tile_less,
                                                    m.tile_eq);
-    tk_scan<<<1, 1024, 0, s>>>(m.tile_less, m.tile_eq, tiles, m.less_before, m.eq_before);
-    tk_collect<U><<<(unsigned)tiles, THREADS, 0, s>>>(keys, n, type, desc, m.st, m.less_before,
-                                                     m.eq_before, (U *)m.cand_keys, m.cand_idx);
+    tk_scan<<<1, 1024, 0, s>>>(m.tile_less, m.tile_eq, tiles, m.st, 1, m.less_before,
+                               m.eq_before);
+    tk_collect<U><<<(unsigned)tiles, THREADS, 0, s>>>(row, type, desc, m.st, 1, 0, m.less_before,
+                                                     m.eq_before, fk, m.fin_ids, NULL, NULL);
+    gpusort_status st;
     if ((st = gpusort__cuda_check(ctx, cudaGetLastError(), "top-k kernels"))) return st;
-    gpusort__sort_args d = {a->key_type, m.cand_keys, keys_out, GPUSORT_TYPE_U64, m.cand_idx,
+    /* The k keys are in input order within each group (below the first bucket; the rest), and
+     * every key of the first group is below every key of the second: the stable sort puts
+     * ties in input order. */
+    gpusort__sort_args d = {a->key_type, m.fin_keys, keys_out, GPUSORT_TYPE_U64, m.fin_ids,
                             idx_out, a->k, a->order, GPUSORT_ALGORITHM_AUTO, 0};
     return gpusort__cuda_dispatch(ctx, &d);
 }
@@ -371,19 +484,25 @@ gpusort_status device_topk(gpusort_ctx *ctx, const gpusort__topk_args *a, const 
     const size_t ks = gpusort_type_size(a->key_type), k = a->k, L = a->row_length;
     const size_t rows = a->n / L, tiles = (L + TILE - 1) / TILE;
     if (rows > 1 && L < SELECT_MIN_ROW) return batch_by_sort(ctx, a, keys_in, keys_out, indices_out);
-    size_t bytes = round8(sizeof(tk_state)) + BINS * 8 + tiles * 2 * 4 + tiles * 2 * 8 +
-                   round8(k * ks) + k * 8;
+    const size_t cap = cand_cap(L), ctiles = (cap + TILE - 1) / TILE;
+    const size_t t = tiles > ctiles ? tiles : ctiles;
+    size_t bytes = round8(sizeof(tk_state)) + BINS * 8 + t * 2 * 8 + t * 2 * 4 +
+                   k * 8 + cap * 8 + round8(k * ks) + round8(cap * ks);
     char *p = (char *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_TOPK, bytes);
     if (!p) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
     tk_mem m;
-    m.st = (tk_state *)p;                  p += round8(sizeof(tk_state));
-    m.hist = (unsigned long long *)p;      p += BINS * 8;   /* tk_init zeroes it */
-    m.less_before = (unsigned long long *)p; p += tiles * 8;
-    m.eq_before = (unsigned long long *)p; p += tiles * 8;
-    m.cand_idx = (unsigned long long *)p;  p += k * 8;
-    m.tile_less = (unsigned int *)p;       p += tiles * 4;
-    m.tile_eq = (unsigned int *)p;         p += tiles * 4;
+    m.st = (tk_state *)p;                    p += round8(sizeof(tk_state));
+    m.hist = (unsigned long long *)p;        p += BINS * 8;   /* tk_init zeroes it */
+    m.less_before = (unsigned long long *)p; p += t * 8;
+    m.eq_before = (unsigned long long *)p;   p += t * 8;
+    m.fin_ids = (unsigned long long *)p;     p += k * 8;
+    m.cand_ids = (unsigned long long *)p;    p += cap * 8;
+    m.tile_less = (unsigned int *)p;         p += t * 4;
+    m.tile_eq = (unsigned int *)p;           p += t * 4;
+    p = (char *)round8((size_t)p);
+    m.fin_keys = p;                          p += round8(k * ks);
     m.cand_keys = p;
+    m.cand_cap = cap;
     /* Outputs the sort cannot write directly: keys not wanted, indices not wanted or u32. */
     int own_keys = !keys_out, own_idx = !(indices_out && a->index_type == GPUSORT_TYPE_U64);
     void *kbuf = own_keys ? gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_IO_KEYS, k * ks) : NULL;
