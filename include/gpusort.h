@@ -13,14 +13,15 @@
  * NAMES AND ARGUMENTS (one rule for every call)
  *   Calls that work on data are gpusort_<verb>[_<form>]: gpusort_sort, gpusort_sort_pairs,
  *   gpusort_argsort, gpusort_sort_segmented, gpusort_sort_batch, gpusort_sort_strings,
- *   gpusort_sort_records, gpusort_reduce. Their arguments come in one order:
+ *   gpusort_sort_records, gpusort_topk, gpusort_topk_batch, gpusort_reduce. Their arguments
+ *   come in one order:
  *       context, element types, inputs, n (and the input's shape), outputs, order, algorithm,
  *       flags
  *   where "element types" are the key type and then the value or index type, "the input's
- *   shape" is what describes it beyond n (segment offsets, row length, record layout), "order" is
- *   the sort order (for gpusort_reduce, the operation), and "algorithm" is present where the
- *   call offers a choice. Every call that touches data ends with `unsigned flags`: a set of
- *   GPUSORT_FLAG_* bits, or 0.
+ *   shape" is what describes it beyond n (segment offsets, row length, record layout, top-k's
+ *   k), "order" is the sort order (for gpusort_reduce, the operation), and "algorithm" is
+ *   present where the call offers a choice. Every call that touches data ends with
+ *   `unsigned flags`: a set of GPUSORT_FLAG_* bits, or 0.
  *   Properties of an object are read and written by gpusort_<object>_get_<name> and
  *   gpusort_<object>_set_<name> (gpusort_ctx_get_threads, gpusort_ctx_set_threads,
  *   gpusort_device_get_count). Functions of an enumeration value are gpusort_<enum>_<what>
@@ -365,6 +366,34 @@ GPUSORT_API gpusort_status gpusort_sort_batch(gpusort_ctx *ctx, gpusort_type key
                                               size_t row_length, void *keys_out,
                                               void *values_out, gpusort_order order,
                                               gpusort_algorithm algorithm, unsigned flags);
+
+/* ---- Top-k ---- */
+
+/* Top-k: the first k entries of the stable sort of the n keys in `order`: the k smallest keys
+ * ascending (GPUSORT_ORDER_ASC) or the k largest descending (GPUSORT_ORDER_DESC), in sorted
+ * order, ties going to the lower input index (so the result is deterministic: the same as
+ * gpusort_sort_pairs with indices, cut after k). Floats in the contract's order: NaN is the
+ * largest key, so it comes last ascending and first descending.
+ * keys_out receives k keys (NULL: not wanted); indices_out receives the k input indices
+ * (NULL: not wanted) of index_type U32 (n must fit) or U64; index_type is ignored when
+ * indices_out is NULL. At least one output is given. 0 <= k <= n (k == 0 does nothing).
+ * Outputs must not overlap the input or each other. flags: GPUSORT_FLAG_CL_MEM (OpenCL).
+ * Device scratch: from the context or its allocator; top-k takes no workspace yet (CUDA
+ * answers UNSUPPORTED while one is set) and no GPUSORT_FLAG_QUERY_SCRATCH. */
+GPUSORT_API gpusort_status gpusort_topk(gpusort_ctx *ctx, gpusort_type key_type,
+                                        gpusort_type index_type, const void *keys_in, size_t n,
+                                        size_t k, void *keys_out, void *indices_out,
+                                        gpusort_order order, unsigned flags);
+
+/* Batched top-k: n keys as rows of row_length (n % row_length == 0); each row's top k
+ * (k <= row_length) as gpusort_topk gives it, row r's results at [r * k, (r + 1) * k) of the
+ * outputs. The indices are positions WITHIN the row (0 <= idx < row_length), as torch.topk
+ * returns them (unlike gpusort_sort_batch, whose indices are global). Not for cl_mem buffers. */
+GPUSORT_API gpusort_status gpusort_topk_batch(gpusort_ctx *ctx, gpusort_type key_type,
+                                              gpusort_type index_type, const void *keys_in,
+                                              size_t n, size_t row_length, size_t k,
+                                              void *keys_out, void *indices_out,
+                                              gpusort_order order, unsigned flags);
 
 /* ---- Strings and records (host memory) ---- */
 

@@ -64,6 +64,23 @@ typedef struct gpusort__scratch_query {
 } gpusort__scratch_query;
 
 #define GPUSORT_BACKEND_OPS_VERSION 2
+/* The arguments of gpusort_topk (one row: row_length == n) and gpusort_topk_batch, checked by
+ * the core: 1 <= k <= row_length, n a multiple of row_length, at least one output, index_type
+ * U32 or U64 when indices_out is given (NONE otherwise). Row r's results go to
+ * [r * k, (r + 1) * k) of the outputs; indices are positions within the row. */
+typedef struct gpusort__topk_args {
+    gpusort_type key_type;
+    gpusort_type index_type;
+    const void *keys_in;
+    size_t n;
+    size_t row_length;
+    size_t k;
+    void *keys_out;            /* NULL: keys not wanted */
+    void *indices_out;         /* NULL: indices not wanted */
+    gpusort_order order;
+    unsigned flags;
+} gpusort__topk_args;
+
 #define GPUSORT_ERROR_MAX 1024
 
 typedef struct gpusort_backend_ops {
@@ -119,6 +136,8 @@ typedef struct gpusort_backend_ops {
      * NULL: 0 bytes. Moves no data. */
     gpusort_status (*scratch_size)(gpusort_ctx *ctx, const gpusort__scratch_query *q,
                                    size_t *bytes);
+    /* (optional) top-k of one row or of rows (NULL: UNSUPPORTED). Every backend has one. */
+    gpusort_status (*topk)(gpusort_ctx *ctx, const gpusort__topk_args *args);
 } gpusort_backend_ops;
 
 /* Host scratch buffers kept between calls (src/cpu/memory.c): the large buffers the CPU

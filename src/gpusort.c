@@ -518,6 +518,71 @@ gpusort_status gpusort_sort_batch(gpusort_ctx *ctx, gpusort_type key_type,
     return s;
 }
 
+/* ---- top-k ---- */
+
+/* The checked entry of gpusort_topk and gpusort_topk_batch (batch = 1). */
+static gpusort_status topk_args(gpusort_ctx *ctx, const gpusort__topk_args *a, int batch)
+{
+    gpusort_status s = check_ctx(ctx);
+    if (s) return s;
+    if (!type_valid(a->key_type)) return FAIL(ctx, "invalid key type %d", (int)a->key_type);
+    if (a->order != GPUSORT_ORDER_ASC && a->order != GPUSORT_ORDER_DESC)
+        return FAIL(ctx, "invalid order %d", (int)a->order);
+    if (a->flags & ~GPUSORT_FLAG_CL_MEM) return FAIL(ctx, "unknown flags 0x%x", a->flags);
+    if ((a->flags & GPUSORT_FLAG_CL_MEM) && ctx->ops->id != GPUSORT_BACKEND_OPENCL)
+        return gpusort__set_error(ctx, GPUSORT_STATUS_UNSUPPORTED,
+                                  "GPUSORT_FLAG_CL_MEM needs the OpenCL backend, not %s",
+                                  ctx->ops->name);
+    if (batch && (a->flags & GPUSORT_FLAG_CL_MEM))
+        return gpusort__set_error(ctx, GPUSORT_STATUS_UNSUPPORTED,
+                                  "batched top-k of cl_mem buffers is not supported");
+    if (!a->keys_out && !a->indices_out)
+        return FAIL(ctx, "top-k needs keys_out, indices_out or both");
+    if (a->indices_out && a->index_type != GPUSORT_TYPE_U32 && a->index_type != GPUSORT_TYPE_U64)
+        return FAIL(ctx, "index type must be u32 or u64, not %d", (int)a->index_type);
+    if (a->n && (a->row_length == 0 || a->n % a->row_length))
+        return FAIL(ctx, "n = %zu is not a multiple of row_length = %zu", a->n, a->row_length);
+    if (a->k > a->row_length)
+        return FAIL(ctx, "k = %zu is larger than the %zu keys of a row", a->k, a->row_length);
+    if (a->n == 0 || a->k == 0) return GPUSORT_STATUS_SUCCESS;
+    if (a->n > SIZE_MAX / 16) return FAIL(ctx, "n = %zu is too large", a->n);
+    if (!a->keys_in) return FAIL(ctx, "keys_in is NULL");
+    if (a->indices_out && a->index_type == GPUSORT_TYPE_U32 && a->row_length - 1 > UINT32_MAX)
+        return FAIL(ctx, "u32 indices cannot number %zu keys: use u64", a->row_length);
+    if (!(a->flags & GPUSORT_FLAG_CL_MEM)) {
+        size_t ks = type_sizes[a->key_type], out = a->n / a->row_length * a->k;
+        size_t is = a->indices_out ? type_sizes[a->index_type] : 0;
+        if (overlaps(a->keys_out, out * ks, a->keys_in, a->n * ks) ||
+            overlaps(a->indices_out, out * is, a->keys_in, a->n * ks))
+            return FAIL(ctx, "a top-k output overlaps keys_in");
+        if (overlaps(a->keys_out, out * ks, a->indices_out, out * is))
+            return FAIL(ctx, "keys_out overlaps indices_out");
+    }
+    if (!ctx->ops->topk)
+        return gpusort__set_error(ctx, GPUSORT_STATUS_UNSUPPORTED,
+                                  "top-k is not implemented by the %s backend", ctx->ops->name);
+    return ctx->ops->topk(ctx, a);
+}
+
+gpusort_status gpusort_topk(gpusort_ctx *ctx, gpusort_type key_type, gpusort_type index_type,
+                            const void *keys_in, size_t n, size_t k, void *keys_out,
+                            void *indices_out, gpusort_order order, unsigned flags)
+{
+    gpusort__topk_args a = {key_type, indices_out ? index_type : GPUSORT_TYPE_NONE, keys_in, n,
+                            n, k, keys_out, indices_out, order, flags};
+    return topk_args(ctx, &a, 0);
+}
+
+gpusort_status gpusort_topk_batch(gpusort_ctx *ctx, gpusort_type key_type,
+                                  gpusort_type index_type, const void *keys_in, size_t n,
+                                  size_t row_length, size_t k, void *keys_out, void *indices_out,
+                                  gpusort_order order, unsigned flags)
+{
+    gpusort__topk_args a = {key_type, indices_out ? index_type : GPUSORT_TYPE_NONE, keys_in, n,
+                            row_length, k, keys_out, indices_out, order, flags};
+    return topk_args(ctx, &a, 1);
+}
+
 /* ---- strings and records ---- */
 
 /* The checks strings and records share: the context, the order, the flags (none, or a query),

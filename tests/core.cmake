@@ -122,3 +122,18 @@ if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/test_big.c)
     gpusort_skippable(test_big_${backend})
   endforeach()
 endif()
+
+# ---- top-k (gpusort_topk, gpusort_topk_batch) against the sorted order, per backend ----
+# OpenCL has no top-k kernel yet: its host data goes through the CPU backend's (the core's
+# fallback), which this test checks too; under the sanitizers and on PoCL, --quick.
+gpusort_add_core_test_program(test_topk test_topk.c)
+set(GPUSORT_TOPK_CPU_ARGS "")
+if(GPUSORT_SANITIZE)
+  set(GPUSORT_TOPK_CPU_ARGS --quick --max-n 65537)
+endif()
+add_test(NAME test_topk_cpu COMMAND test_topk --backend cpu ${GPUSORT_TOPK_CPU_ARGS})
+add_test(NAME test_topk_opencl COMMAND test_topk --backend opencl --quick --max-n 65537)
+add_test(NAME test_topk_cuda COMMAND test_topk --backend cuda)
+set_tests_properties(test_topk_cpu test_topk_opencl test_topk_cuda PROPERTIES TIMEOUT 900
+                     LABELS "core")
+gpusort_skippable(test_topk_cpu test_topk_opencl test_topk_cuda)

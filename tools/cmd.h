@@ -1,6 +1,6 @@
 /*
- * cmd.h -- INTERNAL to the gpusort program: the subcommands sort, gen, check, reduce, devices
- * and bench, one file each (cmd_<name>.c), and the option parsing and library helpers they
+ * cmd.h -- INTERNAL to the gpusort program: the subcommands sort, gen, check, reduce, topk,
+ * devices and bench, one file each (cmd_<name>.c), and the option parsing and library helpers they
  * share (cmd_opts.c). The files they read and write are in binfile.h.
  *
  * Each gpusort_cli_<name>() takes argv starting at the subcommand's name (argv[0] = "sort",
@@ -27,6 +27,7 @@ int gpusort_cli_check(int argc, char **argv);     /* cmd_check.c */
 int gpusort_cli_reduce(int argc, char **argv);    /* cmd_reduce.c */
 int gpusort_cli_devices(int argc, char **argv);   /* cmd_devices.c */
 int gpusort_cli_bench(int argc, char **argv);     /* cmd_bench.c */
+int gpusort_cli_topk(int argc, char **argv);      /* cmd_topk.c */
 
 /* A subcommand's parsed command line. */
 typedef struct cmd_opts {
@@ -55,6 +56,9 @@ typedef struct cmd_opts {
     uint64_t budget;            /* -S bytes; 0: the default */
     const char *tmpdirs[16];    /* -T, in turn */
     int ntmpdirs;
+    uint64_t k;                 /* topk -k */
+    int k_set;
+    const char *indices;        /* topk --indices FILE (its type: --index-type, in value_type) */
 } cmd_opts;
 
 /* The element types, for messages: "u32 i32 f32 u64 i64 f64". */

@@ -20,7 +20,7 @@
 enum {
     O_OUT, O_TYPE, O_DESC, O_BACKEND, O_DEVICE, O_ALGORITHM, O_VALUES, O_VALUES_OUT,
     O_VALUE_TYPE, O_THREADS, O_STATS, O_VERBOSE, O_QUIET, O_HELP, O_N, O_DIST, O_SEED,
-    O_ENTROPY_K, O_OP, O_RUNS, O_BUFFER_SIZE, O_TMPDIR
+    O_ENTROPY_K, O_OP, O_RUNS, O_BUFFER_SIZE, O_TMPDIR, O_K, O_INDICES, O_INDEX_TYPE
 };
 
 typedef struct opt_spec {
@@ -42,6 +42,8 @@ static const opt_spec all_specs[] = {
     {O_SEED, "seed", 0, 1},             {O_ENTROPY_K, "entropy-k", 0, 1},
     {O_OP, "op", 0, 1},                 {O_RUNS, "runs", 0, 1},
     {O_BUFFER_SIZE, "buffer-size", 'S', 1}, {O_TMPDIR, "temporary-directory", 'T', 1},
+    {O_K, "k", 'k', 1},                 {O_INDICES, "indices", 0, 1},
+    {O_INDEX_TYPE, "index-type", 0, 1},
 };
 #define NUM_SPECS ((int)(sizeof all_specs / sizeof all_specs[0]))
 
@@ -84,6 +86,17 @@ static void set_option(cmd_opts *o, const char *cmd, const opt_spec *sp, const c
         break;
     case O_VALUES: o->values = arg; break;
     case O_VALUES_OUT: o->values_out = arg; break;
+    case O_K:
+        if (cli_parse_count(arg, &o->k) != 0)
+            cli_fail("%s: invalid count '%s' for -k (e.g. 100, 1e6, 2^20, 64M)", cmd, arg);
+        o->k_set = 1;
+        break;
+    case O_INDICES: o->indices = arg; break;
+    case O_INDEX_TYPE:
+        if (strcmp(arg, "u32") == 0) o->value_type = GPUSORT_TYPE_U32;
+        else if (strcmp(arg, "u64") == 0) o->value_type = GPUSORT_TYPE_U64;
+        else cli_fail("%s: invalid index type '%s' (u32 or u64)", cmd, arg);
+        break;
     case O_VALUE_TYPE:
         if (strcmp(arg, "u32") == 0) o->value_type = GPUSORT_TYPE_U32;
         else if (strcmp(arg, "u64") == 0) o->value_type = GPUSORT_TYPE_U64;

@@ -1,7 +1,7 @@
 /*
  * main.c -- the gpusort program's entry point: routes the command line to a mode.
  *
- *   gpusort sort|gen|check|reduce ... --type T   binary little-endian numbers   (cmd_<name>.c)
+ *   gpusort sort|gen|check|reduce|topk ... --type T   binary little-endian numbers (cmd_<name>.c)
  *   gpusort gen|check --record-size R ...        fixed-size records             (records.c)
  *   gpusort check FILE (no --type)               text: same as `gpusort -c FILE` (text_main.c)
  *   gpusort sort ... (no --type)                 text mode on the arguments after "sort"
@@ -39,6 +39,7 @@ static const char usage_main[] =
     "  gen --type T --n N --dist D -o FILE    generate test data\n"
     "  check FILE --type T         exit 0 if sorted, 1 if not (like sort -c)\n"
     "  reduce FILE --type T --op sum|min|max  print the sum, minimum or maximum\n"
+    "  topk FILE --type T -k K [-r] [-o OUT] [--indices IDX]   the K smallest (largest) keys\n"
     "Other commands:\n"
     "  devices                     list backends and devices with their properties\n"
     "  bench                       a small built-in benchmark of every available backend\n"
@@ -104,6 +105,7 @@ static const command commands[] = {
     {"sort", gpusort_cli_sort},       {"gen", gpusort_cli_gen},
     {"check", gpusort_cli_check},     {"reduce", gpusort_cli_reduce},
     {"devices", gpusort_cli_devices}, {"bench", gpusort_cli_bench},
+    {"topk", gpusort_cli_topk},
 };
 #define NUM_COMMANDS ((int)(sizeof commands / sizeof commands[0]))
 
@@ -139,7 +141,7 @@ int main(int argc, char **argv)
         }
         const command *c = find_command(argv[2]);
         if (!c) return cli_error("help: unknown command '%s' (commands: sort gen check reduce "
-                                 "devices bench text)", argv[2]);
+                                 "topk devices bench text)", argv[2]);
         char *hv[] = {argv[2], "--help", NULL};
         return c->run(2, hv);
     }

@@ -121,4 +121,5 @@ const gpusort_backend_ops gpusort__cpu_ops = {
     .sort_records = gpusort__cpu_sort_records,
     .set_stream = NULL,
     .synchronize = NULL,
+    .topk = gpusort__cpu_topk,
 };

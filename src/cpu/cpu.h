@@ -11,6 +11,7 @@
  *   segmented.c segmented and fixed-row batch sort                     gpusort__cpu_segmented_sort
  *   strings.c   byte-string sort (MSD radix + multikey quicksort)       gpusort__cpu_sort_strings
  *   records.c   fixed-size record sort by a byte key                   gpusort__cpu_sort_records
+ *   topk.c      top-k by radix select, one row or rows                 gpusort__cpu_topk
  *
  * All take arguments already checked by the core (see backend.h), host memory only.
  */
@@ -54,6 +55,8 @@ gpusort_status gpusort__cpu_sort_records(gpusort_ctx *ctx, const void *records_i
                                          void *records_out, size_t n, size_t record_size,
                                          size_t key_offset, size_t key_size, gpusort_order order,
                                          uint64_t *perm_out);
+
+gpusort_status gpusort__cpu_topk(gpusort_ctx *ctx, const gpusort__topk_args *args);
 
 #ifdef __cplusplus
 }

@@ -227,6 +227,13 @@ static enum mem_kind mem_kind_of(const void *p)
     }
 }
 
+extern "C" int gpusort__cuda_is_device(const void *p, int *pinned)
+{
+    enum mem_kind k = mem_kind_of(p);
+    *pinned = k == MEM_PINNED;
+    return k == MEM_DEVICE;
+}
+
 /* The common kind of up to four pointers (NULLs ignored): MEM_DEVICE, MEM_PINNED (all host and
  * all pinned), MEM_PAGEABLE (all host, at least one pageable), or MEM_NONE if device and host
  * pointers are mixed. `pinned` receives, per pointer, whether it can be DMA'd directly. */
@@ -483,4 +490,5 @@ extern "C" const gpusort_backend_ops gpusort__cuda_ops = {
     gpusort__cuda_set_allocator,
     gpusort__cuda_set_scratch,
     gpusort__cuda_scratch_size,
+    gpusort__cuda_topk,
 };

@@ -12,6 +12,7 @@
  *   segmented.cu  segmented / batched sort                gpusort__cuda_segmented_sort
  *   reduce.cu     sum / min / max                         gpusort__cuda_reduce
  *   strings.cu    byte strings and records (host data)    gpusort__cuda_sort_strings/_records
+ *   topk.cu       top-k by radix select                   gpusort__cuda_topk
  *   block_sort.cu one block sorts each tile or segment    gpusort__cuda_block_sort_launch
  *   scratch.cu    device memory: own, caller's allocator or workspace; the query's bounds
  *   tuning.cu     per-architecture table, capability check, shared-memory limit
@@ -56,7 +57,12 @@ enum {
     GPUSORT_CUDA_SCRATCH_IO_VALUES = 5,
     GPUSORT_CUDA_SCRATCH_IO_OFFSETS = 6, /* backend.cu: device copy of segment offsets */
     GPUSORT_CUDA_SCRATCH_REDUCE = 7,  /* reduce.cu: ticket counter + partials (zeroed when made) */
-    GPUSORT_CUDA_SCRATCH_COUNT = 8
+    GPUSORT_CUDA_SCRATCH_TOPK = 8,    /* topk.cu: selection state, tile counts, candidates */
+    GPUSORT_CUDA_SCRATCH_TOPK_IN = 9, /* topk.cu: device copy of host keys */
+    GPUSORT_CUDA_SCRATCH_TOPK_OUT = 10,       /* topk.cu: results for the host */
+    GPUSORT_CUDA_SCRATCH_TOPK_SORT_KEYS = 11, /* topk.cu: batch path, the sorted rows */
+    GPUSORT_CUDA_SCRATCH_TOPK_SORT_IDX = 12,
+    GPUSORT_CUDA_SCRATCH_COUNT = 13
 };
 
 /* One row of tuning.cu's per-architecture table (the file says what each field decides). */
@@ -129,6 +135,12 @@ gpusort_status gpusort__cuda_segmented_sort(gpusort_ctx *ctx, const gpusort__sor
 /* result is host memory; the call completes before returning. */
 gpusort_status gpusort__cuda_reduce(gpusort_ctx *ctx, gpusort_type type, const void *d_data,
                                     size_t n, gpusort_op op, gpusort_value *result);
+
+/* topk.cu: gpusort_topk / gpusort_topk_batch, host or device data (backend.h's topk). */
+gpusort_status gpusort__cuda_topk(gpusort_ctx *ctx, const gpusort__topk_args *args);
+
+/* backend.cu: 1 if p is device (or managed) memory; *pinned = 1 for page-locked host memory. */
+int gpusort__cuda_is_device(const void *p, int *pinned);
 
 /* Host pointers in, host pointers out (the ops-table signatures of backend.h). */
 gpusort_status gpusort__cuda_sort_strings(gpusort_ctx *ctx, const uint8_t *bytes,

@@ -795,6 +795,62 @@ static gpusort_status ocl_reduce_cl_mem(gpusort_ctx *ctx, gpusort_type type, con
     return s;
 }
 
+/* ---- top-k ----
+ * One row on the device: the stable radix sort of the row (keys, with the indices when they
+ * are wanted) into scratch, then the first k copied out: ties keep the lower index, as the
+ * contract wants. A select (src/cpu/topk.c, src/cuda/topk.cu) would read the row fewer times;
+ * this backend sorts. Host batches of several rows, and rows longer than one device sort, go
+ * to the CPU backend's top-k; batches of cl_mem buffers the core refuses. */
+static gpusort_status ocl_topk(gpusort_ctx *ctx, const gpusort__topk_args *t)
+{
+    int cl = (t->flags & GPUSORT_FLAG_CL_MEM) != 0;
+    if (!cl && (t->row_length != t->n || t->n > GPUSORT_CL_RADIX_MAX_N))
+        return gpusort__cpu_topk(ctx, t);
+    if (cl && t->n > GPUSORT_CL_RADIX_MAX_N)
+        return gpusort__set_error(ctx, GPUSORT_STATUS_UNSUPPORTED,
+                                  "the OpenCL top-k takes at most %zu elements; n = %zu",
+                                  (size_t)GPUSORT_CL_RADIX_MAX_N, t->n);
+    cl_state *st = state(ctx);
+    cl_command_queue q = st->queue;
+    size_t ks = gpusort_type_size(t->key_type), n = t->n, k = t->k;
+    size_t is = t->indices_out ? gpusort_type_size(t->index_type) : 0;
+    gpusort__cl_sort_args a = {t->key_type, t->order, NULL, NULL, (int)is, NULL, NULL, n};
+    gpusort_status s;
+    cl_int err = CL_SUCCESS;
+    if (cl) {
+        a.keys_in = (cl_mem)t->keys_in;
+        if ((s = check_mem(ctx, a.keys_in, n * ks, "keys_in"))) return s;
+        if (t->keys_out && (s = check_mem(ctx, (cl_mem)t->keys_out, k * ks, "keys_out"))) return s;
+        if (is && (s = check_mem(ctx, (cl_mem)t->indices_out, k * is, "indices_out"))) return s;
+    } else {
+        if ((s = gpusort__cl_scratch(ctx, GPUSORT_CL_SCRATCH_KEYS_OUT, n * ks, &a.keys_in))) return s;
+        err = clEnqueueWriteBuffer(q, a.keys_in, CL_FALSE, 0, n * ks, t->keys_in, 0, NULL, NULL);
+        if (err != CL_SUCCESS) { s = gpusort__cl_fail(ctx, err, "clEnqueueWriteBuffer(keys)"); goto done; }
+    }
+    if ((s = gpusort__cl_scratch(ctx, GPUSORT_CL_SCRATCH_IO_KEYS, n * ks, &a.keys_out))) goto done;
+    if (is && (s = gpusort__cl_scratch(ctx, GPUSORT_CL_SCRATCH_IO_VALUES, n * is, &a.values_out)))
+        goto done;
+    if ((s = gpusort__cl_radix_sort(ctx, &a))) goto done;
+    if (cl) {
+        if (t->keys_out)
+            err = clEnqueueCopyBuffer(q, a.keys_out, (cl_mem)t->keys_out, 0, 0, k * ks, 0, NULL, NULL);
+        if (err == CL_SUCCESS && is)
+            err = clEnqueueCopyBuffer(q, a.values_out, (cl_mem)t->indices_out, 0, 0, k * is, 0,
+                                      NULL, NULL);
+        if (err != CL_SUCCESS) { s = gpusort__cl_fail(ctx, err, "clEnqueueCopyBuffer"); goto done; }
+        return st->user_queue ? GPUSORT_STATUS_SUCCESS : ocl_synchronize(ctx);
+    }
+    if (t->keys_out)
+        err = clEnqueueReadBuffer(q, a.keys_out, CL_TRUE, 0, k * ks, t->keys_out, 0, NULL, NULL);
+    if (err == CL_SUCCESS && is)
+        err = clEnqueueReadBuffer(q, a.values_out, CL_TRUE, 0, k * is, t->indices_out, 0, NULL,
+                                  NULL);
+    if (err != CL_SUCCESS) s = gpusort__cl_fail(ctx, err, "clEnqueueReadBuffer");
+done:
+    if (s) clFinish(q);   /* nothing may still read the caller's memory */
+    return s;
+}
+
 const gpusort_backend_ops gpusort__opencl_ops = {
     GPUSORT_BACKEND_OPS_VERSION,
     GPUSORT_BACKEND_OPENCL,
@@ -813,4 +869,8 @@ const gpusort_backend_ops gpusort__opencl_ops = {
     ocl_synchronize,
     ocl_reduce_cl_mem,
     ocl_trim,
+    NULL,               /* set_allocator: UNSUPPORTED (buffers come from clCreateBuffer) */
+    NULL,               /* set_scratch: likewise */
+    NULL,               /* scratch_size: 0 bytes of device scratch to query */
+    ocl_topk,
 };

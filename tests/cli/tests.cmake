@@ -11,3 +11,10 @@ if(TARGET gpusort_cli)
            $<TARGET_FILE:gpusort_cli> $<TARGET_FILE:gpusort_clitool>)
   set_tests_properties(cli PROPERTIES TIMEOUT 300 LABELS cli)
 endif()
+
+# topk_test.sh: `gpusort topk` against the head of the stable sort, and its error paths.
+if(TARGET gpusort_cli)
+  add_test(NAME cli_topk COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/topk_test.sh
+           $<TARGET_FILE:gpusort_cli>)
+  set_tests_properties(cli_topk PROPERTIES TIMEOUT 600 LABELS cli)
+endif()
