@@ -55,7 +55,11 @@ typedef struct cmd_opts {
     uint64_t budget;            /* -S bytes; 0: the default */
     const char *tmpdirs[16];    /* -T, in turn */
     int ntmpdirs;
+    int mpi;                    /* sort --mpi */
 } cmd_opts;
+
+/* `gpusort sort IN --mpi` on every rank of an mpirun (cmd_sort_mpi.c, built with MPI only). */
+int gpusort_cli_sort_mpi(const cmd_opts *o, const char *in);
 
 /* The element types, for messages: "u32 i32 f32 u64 i64 f64". */
 extern const char cmd_type_list[];
