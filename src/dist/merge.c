@@ -10,10 +10,13 @@
  * structure as tools/extsort.c's merge of runs on disk) over the current element of every
  * run, ordered by (radix key, run index): the earliest run wins among equal keys, which keeps
  * the received runs' (rank, position) order, so the merge is stable. A node keeps the loser of
- * the match played there; after the winner's run advances, only the log2(k) matches on its
- * path to the root are replayed. An exhausted run holds the greatest key and loses every tie.
+ * the match played there, with its key (no indirection on the path); after the winner's run
+ * advances, only the log2(k) matches on its path to the root are replayed. An exhausted run
+ * holds the greatest key and a tie above every live run, so it loses every match.
  */
 #include "dist.h"
+
+#include "keys.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -36,74 +39,109 @@ typedef struct merge_piece {
     int failed;
 } merge_piece;
 
-/* Entry s of the tree: run s's current element (cur[s] < end[s]) or exhausted. */
-typedef struct merge_tree {
-    uint64_t *key;
-    size_t *cur, *end;
-    int *tree;          /* tree[1..K): the loser of each match; K = leaves, a power of two */
-    int K;
-} merge_tree;
+/* The tree: node i (1 <= i < K, K leaves, a power of two) keeps the loser of its match as
+ * (key, tie); the winner travels up in registers. tie = run + K * exhausted, and an exhausted
+ * run's key is the greatest, so one compare of (key, tie) orders live runs by key then by run
+ * and puts every exhausted run last. */
+typedef struct merge_node {
+    uint64_t key;
+    uint32_t tie;
+} merge_node;
 
-static int beats(const merge_tree *t, int a, int b)   /* a before b? */
+static inline int node_before(uint64_t ka, uint32_t ta, uint64_t kb, uint32_t tb)
 {
-    int ea = t->cur[a] >= t->end[a], eb = t->cur[b] >= t->end[b];
-    if (ea != eb) return eb;
-    if (!ea && t->key[a] != t->key[b]) return t->key[a] < t->key[b];
-    return a < b;
+    return (ka < kb) | ((ka == kb) & (ta < tb));    /* no branch: random keys mispredict */
 }
 
-static int build(merge_tree *t, int node)
+/* The radix key of element i of a run of ks-byte keys (ks a constant 4 or 8 below). */
+static inline __attribute__((always_inline)) uint64_t key_at(int type, int desc, size_t ks,
+                                                             const void *keys, size_t i)
 {
-    if (node >= t->K) return node - t->K;
-    int l = build(t, 2 * node), r = build(t, 2 * node + 1);
-    if (beats(t, l, r)) { t->tree[node] = r; return l; }
-    t->tree[node] = l;
-    return r;
+    if (ks == 4) return gpusort__radix32(((const uint32_t *)keys)[i], type, desc);
+    return gpusort__radix64(((const uint64_t *)keys)[i], type, desc);
+}
+
+/* dst[i] = src[j] for elements of `size` bytes (a constant 4 or 8), through typed pointers:
+ * a store through char (memcpy) may alias anything, and the compiler would then reload the
+ * tree and the run tables after every element. The arrays are the caller's typed arrays. */
+static inline __attribute__((always_inline)) void copy_elem(void *dst, size_t i,
+                                                            const void *src, size_t j,
+                                                            size_t size)
+{
+    if (size == 4) ((uint32_t *)dst)[i] = ((const uint32_t *)src)[j];
+    else ((uint64_t *)dst)[i] = ((const uint64_t *)src)[j];
+}
+
+/* Play the matches below node; return the winner, store the losers. */
+static merge_node build(merge_node *tree, const merge_node *leaf, uint32_t K, uint32_t node)
+{
+    if (node >= K) return leaf[node - K];
+    merge_node l = build(tree, leaf, K, 2 * node), r = build(tree, leaf, K, 2 * node + 1);
+    int lw = node_before(l.key, l.tie, r.key, r.tie);
+    tree[node] = lw ? r : l;
+    return lw ? l : r;
+}
+
+/* One piece, for a key size ks and value size vs that merge_piece_run makes constants, so the
+ * copies and the key load compile to single moves. */
+static inline __attribute__((always_inline)) void merge_piece_sized(merge_piece *p,
+                                                                    const size_t ks,
+                                                                    const size_t vs)
+{
+    uint32_t K = 1;
+    while (K < p->nruns) K *= 2;
+    size_t cur_s[MERGE_STACK_RUNS], end_s[MERGE_STACK_RUNS];
+    merge_node tree_s[MERGE_STACK_RUNS], leaf_s[MERGE_STACK_RUNS];
+    size_t *cur = cur_s, *end = end_s;
+    merge_node *tree = tree_s, *leaf = leaf_s;
+    void *heap = NULL;
+    if (K > MERGE_STACK_RUNS) {
+        heap = malloc((size_t)K * (2 * sizeof(size_t) + 2 * sizeof(merge_node)));
+        if (!heap) { p->failed = 1; return; }
+        tree = (merge_node *)heap;
+        leaf = tree + K;
+        cur = (size_t *)(leaf + K);
+        end = cur + K;
+    }
+    const int type = (int)p->type, desc = p->desc;
+    size_t total = 0;
+    for (uint32_t s = 0; s < K; s++) {
+        int live = s < p->nruns;
+        cur[s] = live ? p->lo[s] : 0;
+        end[s] = live ? p->hi[s] : 0;
+        total += end[s] - cur[s];
+        leaf[s] = cur[s] < end[s]
+                      ? (merge_node){key_at(type, desc, ks, p->runs[s].keys, cur[s]), s}
+                      : (merge_node){UINT64_MAX, s + K};
+    }
+    merge_node w = build(tree, leaf, K, 1);
+    char *ko = p->keys_out, *vo = p->values_out;
+    for (size_t i = 0; i < total; i++) {
+        uint32_t run = w.tie;           /* the winner is live: tie = its run */
+        const gpusort__dist_run *r = &p->runs[run];
+        size_t c = cur[run]++;
+        copy_elem(ko, i, r->keys, c, ks);
+        if (vs) copy_elem(vo, i, r->values, c, vs);
+        w = c + 1 < end[run] ? (merge_node){key_at(type, desc, ks, r->keys, c + 1), run}
+                             : (merge_node){UINT64_MAX, run + K};
+        for (uint32_t node = (run + K) / 2; node >= 1; node /= 2) {
+            merge_node l = tree[node];
+            int lw = node_before(l.key, l.tie, w.key, w.tie);
+            tree[node] = lw ? w : l;    /* the loser stays, the winner goes on */
+            w = lw ? l : w;
+        }
+    }
+    free(heap);
 }
 
 static void merge_piece_run(merge_piece *p)
 {
-    int K = 1;
-    while ((size_t)K < p->nruns) K *= 2;
-    uint64_t key_s[MERGE_STACK_RUNS];
-    size_t cur_s[MERGE_STACK_RUNS], end_s[MERGE_STACK_RUNS];
-    int tree_s[MERGE_STACK_RUNS];
-    merge_tree t = {key_s, cur_s, end_s, tree_s, K};
-    void *heap = NULL;
-    if (K > MERGE_STACK_RUNS) {
-        heap = malloc((size_t)K * (sizeof(uint64_t) + 2 * sizeof(size_t) + sizeof(int)));
-        if (!heap) { p->failed = 1; return; }
-        t.key = (uint64_t *)heap;
-        t.cur = (size_t *)(t.key + K);
-        t.end = t.cur + K;
-        t.tree = (int *)(t.end + K);
-    }
-    size_t total = 0;
-    for (int s = 0; s < K; s++) {
-        int live = (size_t)s < p->nruns;
-        t.cur[s] = live ? p->lo[s] : 0;
-        t.end[s] = live ? p->hi[s] : 0;
-        if (t.cur[s] < t.end[s])
-            t.key[s] = gpusort__dist_key(p->type, p->desc, p->runs[s].keys, t.cur[s]);
-        total += t.end[s] - t.cur[s];
-    }
-    int w = build(&t, 1);
-    size_t ks = p->ksize, vs = p->vsize;
-    char *ko = p->keys_out, *vo = p->values_out;
-    for (size_t i = 0; i < total; i++) {
-        const gpusort__dist_run *r = &p->runs[w];
-        size_t c = t.cur[w]++;
-        memcpy(ko + i * ks, (const char *)r->keys + c * ks, ks);
-        if (vs) memcpy(vo + i * vs, (const char *)r->values + c * vs, vs);
-        if (c + 1 < t.end[w]) t.key[w] = gpusort__dist_key(p->type, p->desc, r->keys, c + 1);
-        for (int node = (w + K) / 2; node >= 1; node /= 2)
-            if (beats(&t, t.tree[node], w)) {
-                int l = t.tree[node];
-                t.tree[node] = w;
-                w = l;
-            }
-    }
-    free(heap);
+    if (p->ksize == 4 && p->vsize == 0) merge_piece_sized(p, 4, 0);
+    else if (p->ksize == 4 && p->vsize == 4) merge_piece_sized(p, 4, 4);
+    else if (p->ksize == 4) merge_piece_sized(p, 4, 8);
+    else if (p->vsize == 0) merge_piece_sized(p, 8, 0);
+    else if (p->vsize == 4) merge_piece_sized(p, 8, 4);
+    else merge_piece_sized(p, 8, 8);
 }
 
 static void *merge_thread(void *arg)
