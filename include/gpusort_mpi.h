@@ -26,8 +26,8 @@
  *   rank returns an error: the failing rank its own status, the others the same status with
  *   "rank R failed" in gpusort_mpi_get_last_error(). No rank hangs. Outputs are then undefined.
  * - Extra memory per rank: n*(K+V) bytes for the received runs (+ n*K when the keys are not
- *   wanted), the local sort's scratch (README "Scratch memory"), and for device data a pinned
- *   host copy of n*(K+V) bytes twice.
+ *   wanted: host memory, or device memory for device data), the local sort's scratch (README
+ *   "Scratch memory"), and for device data a pinned host copy of n*(K+V) bytes.
  * - MPI: any MPI-3 library; the exchange is one MPI_Alltoallv, or point-to-point messages of
  *   at most 2^30 bytes when a rank's send or receive volume does not fit MPI-3's int counts.
  *   The call duplicates comm (no message of the caller's can match ours).

@@ -20,7 +20,9 @@
  * --device-data: keys in CUDA device memory (cudaMalloc) for both contenders.
  * Output: one CSV row per contender (stdout and --csv FILE) from rank 0.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE      /* nanosleep */
+#endif
 #include "gpusort_mpi.h"
 
 #include "datagen.h"

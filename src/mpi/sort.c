@@ -218,6 +218,7 @@ static gpusort_status run(mpi_job *j)
     uint64_t *pos = (uint64_t *)malloc((tab + 3 * tab) * sizeof *pos);
     size_t *sizes = (size_t *)malloc((tab + 4 * (size_t)P) * sizeof *sizes);
     void *sk = NULL, *sv = NULL, *rk = NULL, *rv = NULL;
+    void *dkeys = NULL;             /* device data, keys not wanted: their device scratch */
     int *ints = NULL;
     MPI_Request *req = NULL;
     int own_sk = 0, own_sv = 0;
@@ -227,9 +228,10 @@ static gpusort_status run(mpi_job *j)
             sk = gpusort__mpi_host_alloc(n * ks);
             sv = with_values ? gpusort__mpi_host_alloc(n * vs) : NULL;
             own_sk = own_sv = 1;
-            if (!want_keys)         /* the GPU sort needs somewhere to put its keys */
-                fail(j, GPUSORT_STATUS_UNSUPPORTED,
-                     "device data: keys_out NULL (values only) is not supported; pass keys_out");
+            /* Values only (argsort): the GPU sort still puts the keys somewhere. */
+            if (!want_keys && !(dkeys = gpusort__mpi_device_alloc(n * ks)))
+                fail(j, GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY,
+                     "device scratch for %zu keys", n);
         } else {
             sk = want_keys ? j->keys_out : host_alloc(n * ks);
             own_sk = !want_keys;
@@ -243,7 +245,7 @@ static gpusort_status run(mpi_job *j)
     }
     if (!j->st && n) {
         /* Device data sorts on the GPU into the outputs, then is copied to pinned host. */
-        void *ko = j->device ? j->keys_out : sk;
+        void *ko = j->device ? (want_keys ? j->keys_out : dkeys) : sk;
         void *vo = j->device ? j->values_out : sv;
         gpusort_status s;
         if (!with_values)
@@ -338,12 +340,13 @@ static gpusort_status run(mpi_job *j)
     }
     char err[256];
     if (!j->st && j->device &&
-        (gpusort__mpi_copy(j->keys_out, sk, n * ks, err, sizeof err) ||
+        ((want_keys && gpusort__mpi_copy(j->keys_out, sk, n * ks, err, sizeof err)) ||
          (with_values && gpusort__mpi_copy(j->values_out, sv, n * vs, err, sizeof err))))
         fail(j, GPUSORT_STATUS_DEVICE_ERROR, "copying the result to the device: %s", err);
     times.merge_s = MPI_Wtime() - t0;
     agree(j, "merge");
 out:
+    gpusort__mpi_device_free(dkeys);
     free(ints);
     free(req);
     if (j->device) {

@@ -49,6 +49,21 @@ void gpusort__mpi_host_free(void *p)
     if (p) cudaFreeHost(p);
 }
 
+void *gpusort__mpi_device_alloc(size_t bytes)
+{
+    void *p = NULL;
+    if (cudaMalloc(&p, bytes ? bytes : 1) != cudaSuccess) {
+        cudaGetLastError();
+        return NULL;
+    }
+    return p;
+}
+
+void gpusort__mpi_device_free(void *p)
+{
+    if (p) cudaFree(p);
+}
+
 int gpusort__mpi_copy(void *dst, const void *src, size_t bytes, char *err, size_t errsize)
 {
     if (!bytes) return 0;
@@ -61,6 +76,8 @@ int gpusort__mpi_copy(void *dst, const void *src, size_t bytes, char *err, size_
 int gpusort__mpi_is_device(const void *p) { (void)p; return 0; }
 void *gpusort__mpi_host_alloc(size_t bytes) { return malloc(bytes ? bytes : 1); }
 void gpusort__mpi_host_free(void *p) { free(p); }
+void *gpusort__mpi_device_alloc(size_t bytes) { (void)bytes; return NULL; }
+void gpusort__mpi_device_free(void *p) { (void)p; }
 int gpusort__mpi_copy(void *dst, const void *src, size_t bytes, char *err, size_t errsize)
 {
     (void)err; (void)errsize;

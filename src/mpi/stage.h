@@ -12,6 +12,10 @@ int gpusort__mpi_is_device(const void *p);
 /* Pinned host memory (plain malloc without CUDA); NULL on failure. */
 void *gpusort__mpi_host_alloc(size_t bytes);
 void gpusort__mpi_host_free(void *p);
+/* Device memory (cudaMalloc) for the keys a device argsort does not return; NULL on failure
+ * or without CUDA. */
+void *gpusort__mpi_device_alloc(size_t bytes);
+void gpusort__mpi_device_free(void *p);
 /* Copy bytes between host and device (either direction); 0 on success, -1 on a CUDA error
  * (its name in err). */
 int gpusort__mpi_copy(void *dst, const void *src, size_t bytes, char *err, size_t errsize);

@@ -16,18 +16,24 @@
  * Faults: one rank with an invalid argument, one rank out of memory, ranks that disagree on
  * the order: every rank must return the error (no hang: ctest's timeout would catch one).
  * With GPUSORT_MPI_CHUNK_BYTES set (the test knob) the exchange runs point to point in pieces.
+ * --backend cuda: each rank sorts on a GPU (rank % device count); --device-data: the inputs
+ * and outputs are CUDA device buffers (copied from and to the host arrays around the call).
  * Rank 0 prints the seed, each failure, and "N checks passed"; exit 1 if any rank failed.
  */
 #include "gpusort_mpi.h"
 
 #include "datagen.h"
 #include "verify.h"
+#ifdef GPUSORT_HAVE_CUDA
+#include "cuda_mem.h"
+#endif
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static int rank, P, failures, checks;
+static int device_data;     /* --device-data: inputs and outputs in CUDA device memory */
 
 #define FAILF(...) do { failures++; fprintf(stderr, "rank %d: FAIL ", rank); \
                         fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } while (0)
@@ -70,6 +76,18 @@ static void run_case(gpusort_ctx *ctx, gpusort_type t, gpusort_order order, kind
     share(l, N, seed, rank, &first, &n);
     uint8_t *kin = keys + first * ks, *vin = values + first * vs;
     uint8_t *kout = malloc(n * ks + 1), *vout = malloc(n * 8 + 1);
+#ifdef GPUSORT_HAVE_CUDA
+    uint8_t *hk = kout, *hv = vout;     /* the host arrays the checks read */
+    if (device_data) {
+        uint8_t *dki = test_cuda_alloc(n * ks), *dvi = test_cuda_alloc(n * 8);
+        test_cuda_upload(dki, kin, n * ks);
+        test_cuda_upload(dvi, vin, n * vs);
+        kin = dki;
+        vin = dvi;
+        kout = test_cuda_alloc(n * ks);
+        vout = test_cuda_alloc(n * 8);
+    }
+#endif
     gpusort_status s;
     gpusort_type vt = k == KIND_PAIRS32 ? GPUSORT_TYPE_U32 : GPUSORT_TYPE_U64;
     switch (k) {
@@ -83,6 +101,18 @@ static void run_case(gpusort_ctx *ctx, gpusort_type t, gpusort_order order, kind
     default:
         s = gpusort_mpi_sort_pairs(ctx, MPI_COMM_WORLD, t, vt, kin, vin, n, kout, vout, order, 0);
     }
+#ifdef GPUSORT_HAVE_CUDA
+    if (device_data) {
+        test_cuda_download(hk, kout, n * ks);
+        test_cuda_download(hv, vout, n * (k == KIND_PAIRS32 ? 4 : 8));
+        test_cuda_free(kin);
+        test_cuda_free(vin);
+        test_cuda_free(kout);
+        test_cuda_free(vout);
+        kout = hk;
+        vout = hv;
+    }
+#endif
     checks++;
     char what[160];
     snprintf(what, sizeof what, "%s %s %s layout=%s dist=%s N=%zu seed=%llu",
@@ -156,16 +186,34 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &P);
     uint64_t seed = 1;
     int quick = 0;
+    gpusort_backend backend = GPUSORT_BACKEND_CPU;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = strtoull(argv[++i], NULL, 0);
         else if (!strcmp(argv[i], "--quick")) quick = 1;
+        else if (!strcmp(argv[i], "--backend") && i + 1 < argc)
+            gpusort_backend_parse(argv[++i], &backend);
+        else if (!strcmp(argv[i], "--device-data")) device_data = 1;
     }
+#ifndef GPUSORT_HAVE_CUDA
+    if (device_data || backend == GPUSORT_BACKEND_CUDA) {
+        if (rank == 0) printf("skipped: built without CUDA\n");
+        MPI_Finalize();
+        return 77;
+    }
+#endif
     if (rank == 0)
-        printf("test_mpi: %d ranks, seed %llu%s (replay: --seed %llu)\n", P,
+        printf("test_mpi: %d ranks, %s backend%s, seed %llu%s (replay: --seed %llu)\n", P,
+               gpusort_backend_name(backend), device_data ? ", device data" : "",
                (unsigned long long)seed, getenv("GPUSORT_MPI_CHUNK_BYTES") ?
                ", chunked exchange" : "", (unsigned long long)seed);
+    int devices = 0;
+    if (backend != GPUSORT_BACKEND_CPU) gpusort_device_get_count(backend, &devices);
     gpusort_ctx *ctx;
-    if (gpusort_ctx_create(&ctx, GPUSORT_BACKEND_CPU, -1) != GPUSORT_STATUS_SUCCESS) return 2;
+    if (gpusort_ctx_create(&ctx, backend, devices ? rank % devices : -1) != GPUSORT_STATUS_SUCCESS) {
+        printf("skipped: rank %d: no %s device\n", rank, gpusort_backend_name(backend));
+        MPI_Finalize();
+        return 77;
+    }
     gpusort_ctx_set_threads(ctx, 1);        /* P ranks share the cores */
 
     /* Sizes around the boundaries: empty, fewer keys than ranks, one per rank, and larger. */
