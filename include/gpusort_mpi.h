@@ -34,8 +34,9 @@
  *
  * ALGORITHM (src/dist/, src/mpi/sort.c): local sort with the context; exact splitting
  * positions by a distributed bitwise selection on the sorted runs (key bits + 2 allreduce /
- * exscan of one u64 per rank); one all-to-all exchange; a stable multi-way merge of the P
- * received runs on the context's threads.
+ * exscan of P + 1 u64); one all-to-all exchange; then the P received runs are combined in
+ * rank order: a stable multi-way merge on the context's threads (CPU context), or a stable
+ * sort with the context (GPU contexts: the same result at the GPU's rate).
  */
 #ifndef GPUSORT_MPI_H
 #define GPUSORT_MPI_H
@@ -77,7 +78,8 @@ typedef struct gpusort_mpi_times {
     double local_sort_s;    /* the local sort (with device staging copies) */
     double split_s;         /* the exact splitting positions (the selection's collectives) */
     double exchange_s;      /* the all-to-all of counts and data */
-    double merge_s;         /* the multi-way merge (and the copy back to the device) */
+    double merge_s;         /* the merge, or the GPU's sort, of the received runs (and the
+                               copies back to the device) */
     uint64_t sent_bytes;    /* keys and values sent to other ranks */
     int chunked;            /* 1: the exchange went point-to-point in pieces */
     int device_data;        /* 1: the data was in CUDA device memory */

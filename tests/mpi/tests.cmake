@@ -5,6 +5,8 @@
 #   mpi_np<P>          test_mpi on P = 1, 2, 3, 4, 7 ranks (CPU backend, 1 thread a rank)
 #   mpi_chunked_np3    the same on 3 ranks with GPUSORT_MPI_CHUNK_BYTES=1000: the exchange runs
 #                      point to point in pieces of 1000 bytes (the path of volumes over 2^31)
+#   mpi_resort_np4     4 ranks with GPUSORT_MPI_MERGE=sort: the received runs combined by the
+#                      context's sort (what GPU contexts do), here on the CPU
 #   mpi_cli            `gpusort sort --mpi` on files, against the single-process sort
 #   mpi_big            opt-in (GPUSORT_BIG_TESTS=1): 2 ranks exchanging more than 2^31 bytes
 #                      each way with the default chunk (needs about 20 GiB)
@@ -37,13 +39,16 @@ endforeach()
 add_test(NAME mpi_chunked_np3 COMMAND bash ${_run} 3 $<TARGET_FILE:test_mpi> --seed 2 --quick)
 set_tests_properties(mpi_chunked_np3 PROPERTIES TIMEOUT 300 LABELS mpi
                      ENVIRONMENT "${_env};GPUSORT_MPI_CHUNK_BYTES=1000")
+add_test(NAME mpi_resort_np4 COMMAND bash ${_run} 4 $<TARGET_FILE:test_mpi> --seed 3 --quick)
+set_tests_properties(mpi_resort_np4 PROPERTIES TIMEOUT 300 LABELS mpi
+                     ENVIRONMENT "${_env};GPUSORT_MPI_MERGE=sort")
 add_test(NAME mpi_big COMMAND bash ${_run} 2 $<TARGET_FILE:test_mpi_big>)
 set_tests_properties(mpi_big PROPERTIES TIMEOUT 1800 LABELS "mpi;big" ENVIRONMENT "${_env}")
 if(TARGET gpusort_cli)
   add_test(NAME mpi_cli COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cli_mpi.sh $<TARGET_FILE:gpusort_cli>)
   set_tests_properties(mpi_cli PROPERTIES TIMEOUT 300 LABELS mpi ENVIRONMENT "${_env}")
 endif()
-gpusort_skippable(mpi_np1 mpi_np2 mpi_np3 mpi_np4 mpi_np7 mpi_chunked_np3 mpi_big)
+gpusort_skippable(mpi_np1 mpi_np2 mpi_np3 mpi_np4 mpi_np7 mpi_chunked_np3 mpi_resort_np4 mpi_big)
 if(TARGET gpusort_cli)
   gpusort_skippable(mpi_cli)
 endif()
