@@ -33,8 +33,8 @@
  *   The call duplicates comm (no message of the caller's can match ours).
  *
  * ALGORITHM (src/dist/, src/mpi/sort.c): local sort with the context; exact splitting
- * positions by a distributed bitwise selection on the sorted runs (key bits + 2 allreduce /
- * exscan of P + 1 u64); one all-to-all exchange; then the P received runs are combined in
+ * positions by a distributed radix selection on the sorted runs (key bits / 4 + 2 allreduce /
+ * exscan of up to 15 (P + 1) u64); one all-to-all exchange; then the P received runs are combined in
  * rank order: a stable multi-way merge on the context's threads (CPU context), or a stable
  * sort with the context (GPU contexts: the same result at the GPU's rate).
  */

@@ -10,8 +10,9 @@ Phases and the formula of each (n = keys per node, K = key bytes, P = nodes):
   staging      2 * n * K / B_pcie               sorted run down to pinned host memory, the
                                                 result back up (device data; Debian's MPI is
                                                 not CUDA-aware). 0 with --cuda-aware
-  splitters    (8K + 2) * t_allreduce(P + 1)    the exact selection: one allreduce of P + 1
-                                                u64 per key bit, + the tie split
+  splitters    2K * t_allreduce(15 (P + 1))     the exact selection: one allreduce of 15
+               + 2 * t_allreduce(P + 1)         counts per boundary per 4-bit digit, then the
+                                                tie split (an allreduce and an exscan)
                t_allreduce(m) = 2 log2(P) alpha + 2 m 8 / B_link  (recursive doubling)
   exchange     (P - 1) / P * n * K / (eff * B_link) + (P - 1) * alpha_msg
                                                 every node sends and receives (P-1)/P of its
@@ -75,8 +76,9 @@ def main():
           "gkeys_s,tb_s")
     for lp in range(1, 11):
         P = 2 ** lp
-        t_ar = 2 * lp * a.alpha_us * 1e-6 + 2 * (P + 1) * 8 / link
-        t_split = (8 * K + 2) * t_ar
+        def t_ar(m):
+            return 2 * lp * a.alpha_us * 1e-6 + 2 * m * 8 / link
+        t_split = 2 * K * t_ar(15 * (P + 1)) + 2 * t_ar(P + 1)
         t_x = (P - 1) / P * n * K / (a.efficiency * link) + (P - 1) * a.alpha_msg_us * 1e-6
         if a.merge == "gpu":
             t_m = n / (a.sort_gkeys * 1e9)

@@ -44,6 +44,9 @@ typedef struct gpusort__dist_comm {
     int (*exscan)(void *arg, uint64_t *v, size_t len);
 } gpusort__dist_comm;
 
+/* The scratch gpusort__dist_select needs, in u64, for npos positions. */
+#define GPUSORT_DIST_SELECT_WORK(npos) (18 * (size_t)(npos))
+
 /* One sorted run of keys (of the type given beside it), with optional values. */
 typedef struct gpusort__dist_run {
     const void *keys;
@@ -59,8 +62,9 @@ uint64_t gpusort__dist_key(gpusort_type type, int desc, const void *keys, size_t
  * by radix key, is S. For each b < npos, split[b * nruns + r] receives the number of elements
  * of runs[r] among S[0 .. pos[b]) (pos[b] >= |S| gives n of every run). pos[] need not be
  * sorted. Collective when comm != NULL: every participant passes the same npos and pos[].
- * Cost: (key bits + 2) collectives of npos u64 each, and npos * nruns * log2(n) key reads per
- * collective. work: 3 * npos u64 of scratch, allocated by the caller before the collective
+ * Cost: (key bits / 4 + 2) collectives of up to 15 * npos u64, and 15 * npos * nruns * log2(n)
+ * key reads per collective (partition.c). work: GPUSORT_DIST_SELECT_WORK(npos) u64 of
+ * scratch, allocated by the caller before the collective
  * step (so that no participant can fail alone inside it). Returns GPUSORT_STATUS_SUCCESS, or
  * DEVICE_ERROR when the transport failed. */
 gpusort_status gpusort__dist_select(gpusort_type type, int desc, const gpusort__dist_run *runs,

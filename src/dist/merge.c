@@ -161,7 +161,7 @@ gpusort_status gpusort__dist_merge(gpusort_type type, int desc, size_t vsize,
     if (T > n / MERGE_MIN_PER_THREAD) T = n / MERGE_MIN_PER_THREAD ? n / MERGE_MIN_PER_THREAD : 1;
 
     /* The cuts: T + 1 output positions and every run's split at each. */
-    uint64_t *pos = (uint64_t *)malloc((T + 1) * sizeof *pos + 3 * (T + 1) * sizeof(uint64_t));
+    uint64_t *pos = (uint64_t *)malloc(((T + 1) + GPUSORT_DIST_SELECT_WORK(T + 1)) * sizeof *pos);
     size_t *split = (size_t *)malloc((T + 1) * nruns * sizeof *split);
     merge_piece *pieces = (merge_piece *)calloc(T, sizeof *pieces);
     pthread_t *tid = (pthread_t *)malloc(T * sizeof *tid);

@@ -9,7 +9,7 @@
  *   3. scratch; local sort with the rank's context (device data: on the GPU, then copied to
  *      pinned host memory); global indices for argsort; agree    [allreduce]
  *   4. the exact splits of this rank's run at the P + 1 output boundaries
- *      (gpusort__dist_select over mpi_comm_ops)                  [key bits + 2 allreduce/exscan]
+ *      (gpusort__dist_select over mpi_comm_ops)            [key bits / 4 + 2 allreduce/exscan]
  *   5. the plan; counts to every peer                            [alltoall]; agree on the mode
  *      of the exchange                                            [allreduce]; its tables,
  *      agree                                                      [allreduce]
@@ -238,7 +238,7 @@ static gpusort_status run(mpi_job *j)
      * merge), rk/rv the received runs. Host data sorts straight into the outputs. */
     double t0 = MPI_Wtime();
     size_t tab = (size_t)P + 1;
-    uint64_t *pos = (uint64_t *)malloc((tab + 3 * tab) * sizeof *pos);
+    uint64_t *pos = (uint64_t *)malloc((tab + GPUSORT_DIST_SELECT_WORK(tab)) * sizeof *pos);
     size_t *sizes = (size_t *)malloc((tab + 4 * (size_t)P) * sizeof *sizes);
     void *sk = NULL, *sv = NULL, *rk = NULL, *rv = NULL;
     void *dkeys = NULL;             /* device data, keys not wanted: their device scratch */
