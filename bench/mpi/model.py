@@ -61,7 +61,7 @@ def main():
     ap.add_argument("--efficiency", default=0.75, type=float)
     ap.add_argument("--alpha-us", default=2.0, type=float)
     ap.add_argument("--alpha-msg-us", default=1.0, type=float)
-    ap.add_argument("--merge", choices=["cpu", "gpu"], default="cpu")
+    ap.add_argument("--merge", choices=["cpu", "gpu"], default="gpu")
     ap.add_argument("--cpu-merge-ns", default=1.0, type=float)
     ap.add_argument("--cuda-aware", action="store_true")
     a = ap.parse_args()
