@@ -2,7 +2,8 @@
 # setup.sh -- install what gpusort needs to build and test, if it is missing (Debian/Ubuntu).
 # Sourced by demo.sh and test.sh; safe to run again (installs nothing when all is present).
 # Needs: a C/C++ compiler, cmake, ninja; optional: the OpenCL headers + ICD loader + PoCL (for the
-# OpenCL backend on the CPU), nvcc (the CUDA toolkit, for the CUDA backend; not installed here).
+# OpenCL backend on the CPU), Open MPI (openmpi-bin, libopenmpi-dev: libgpusort_mpi and its
+# tests), nvcc (the CUDA toolkit, for the CUDA backend; not installed here).
 set -euo pipefail
 
 need=()
@@ -14,6 +15,9 @@ command -v c++ >/dev/null 2>&1 || need+=(g++)
 { [ -e /usr/lib/x86_64-linux-gnu/libOpenCL.so ] || ls /usr/lib/*/libOpenCL.so >/dev/null 2>&1; } || need+=(ocl-icd-opencl-dev)
 ls /etc/OpenCL/vendors/*pocl* >/dev/null 2>&1 || need+=(pocl-opencl-icd)
 command -v clinfo >/dev/null 2>&1 || need+=(clinfo)
+# MPI, for libgpusort_mpi and its tests (mpirun with several ranks on one machine).
+command -v mpirun >/dev/null 2>&1 || need+=(openmpi-bin)
+{ [ -e /usr/include/x86_64-linux-gnu/mpi/mpi.h ] || ls /usr/lib/*/openmpi/include/mpi.h >/dev/null 2>&1 || command -v mpicc >/dev/null 2>&1; } || need+=(libopenmpi-dev)
 
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

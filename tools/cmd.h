@@ -59,7 +59,11 @@ typedef struct cmd_opts {
     uint64_t k;                 /* topk -k */
     int k_set;
     const char *indices;        /* topk --indices FILE (its type: --index-type, in value_type) */
+    int mpi;                    /* sort --mpi */
 } cmd_opts;
+
+/* `gpusort sort IN --mpi` on every rank of an mpirun (cmd_sort_mpi.c, built with MPI only). */
+int gpusort_cli_sort_mpi(const cmd_opts *o, const char *in);
 
 /* The element types, for messages: "u32 i32 f32 u64 i64 f64". */
 extern const char cmd_type_list[];

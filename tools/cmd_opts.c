@@ -20,7 +20,7 @@
 enum {
     O_OUT, O_TYPE, O_DESC, O_BACKEND, O_DEVICE, O_ALGORITHM, O_VALUES, O_VALUES_OUT,
     O_VALUE_TYPE, O_THREADS, O_STATS, O_VERBOSE, O_QUIET, O_HELP, O_N, O_DIST, O_SEED,
-    O_ENTROPY_K, O_OP, O_RUNS, O_BUFFER_SIZE, O_TMPDIR, O_K, O_INDICES, O_INDEX_TYPE
+    O_ENTROPY_K, O_OP, O_RUNS, O_BUFFER_SIZE, O_TMPDIR, O_K, O_INDICES, O_INDEX_TYPE, O_MPI
 };
 
 typedef struct opt_spec {
@@ -44,6 +44,7 @@ static const opt_spec all_specs[] = {
     {O_BUFFER_SIZE, "buffer-size", 'S', 1}, {O_TMPDIR, "temporary-directory", 'T', 1},
     {O_K, "k", 'k', 1},                 {O_INDICES, "indices", 0, 1},
     {O_INDEX_TYPE, "index-type", 0, 1},
+    {O_MPI, "mpi", 0, 0},
 };
 #define NUM_SPECS ((int)(sizeof all_specs / sizeof all_specs[0]))
 
@@ -106,6 +107,7 @@ static void set_option(cmd_opts *o, const char *cmd, const opt_spec *sp, const c
     case O_STATS: case O_VERBOSE: o->stats = 1; break;
     case O_QUIET: o->quiet = 1; cli_quiet = 1; break;
     case O_HELP: o->help = 1; break;
+    case O_MPI: o->mpi = 1; break;
     case O_N:
         if (cli_parse_count(arg, &o->n) != 0)
             cli_fail("%s: invalid count '%s' for --n (e.g. 1000000, 1e6, 2^26, 64M)", cmd, arg);

@@ -343,6 +343,9 @@ static const char help_sort[] =
     "                      number is KiB, as in GNU sort\n"
     "  -T, --temporary-directory DIR  where an external sort writes its runs (default\n"
     "                      $TMPDIR or /tmp; several -T are used in turn)\n"
+    "  --mpi               under mpirun -np P: the P ranks sort IN together (each reads\n"
+    "                      its share, sorts on its own device or cores, writes its slice\n"
+    "                      of OUT); keys only, -o FILE required (see gpusort_mpi.h)\n"
     "\n"
     "Floats sort as -inf < ... < -0.0 == +0.0 < ... < +inf < NaN (NaN first with --desc).\n"
     "Output is written to a temporary file next to OUT and renamed into place only when\n"
@@ -359,11 +362,19 @@ int gpusort_cli_sort(int argc, char **argv)
     cmd_opts o;
     cmd_parse(argc, argv,
               "output type desc backend device algorithm values values-out value-type threads "
-              "stats verbose quiet buffer-size temporary-directory",
+              "stats verbose quiet buffer-size temporary-directory mpi",
               1, &o);
     if (o.help) { fputs(help_sort, stdout); return 0; }
     if (!o.type_set) cli_fail("sort: --type is required for binary files (see gpusort sort --help)");
     const char *in = o.npos ? o.pos[0] : "-";       /* no file: standard input, as sort */
+    if (o.mpi) {
+#ifdef GPUSORT_HAVE_MPI
+        return gpusort_cli_sort_mpi(&o, in);
+#else
+        cli_fail("sort: --mpi: this gpusort was built without MPI (install libopenmpi-dev and "
+                 "rebuild)");
+#endif
+    }
     const char *out = bin_output_or_stdout(cmd, o.out);
     size_t ksize = gpusort_type_size(o.type);
     const char *tname = gpusort_type_name(o.type);
