@@ -57,7 +57,9 @@ static int quick = 0;
 /* ---- one sort case: the call, its data and the CPU reference ---- */
 
 enum mode { M_KEYS, M_PAIRS32, M_PAIRS64, M_ARGSORT64, M_MODES };
-static const char *const mode_names[M_MODES] = {"keys", "pairs/u32", "pairs/u64", "argsort/u64"};
+/* Used by the CUDA parts only: a build without CUDA compiles them unused. */
+#define GPUSORT_MAYBE_UNUSED __attribute__((unused))
+GPUSORT_MAYBE_UNUSED static const char *const mode_names[M_MODES] = {"keys", "pairs/u32", "pairs/u64", "argsort/u64"};
 static gpusort_type mode_vtype(int m)
 {
     return m == M_KEYS ? GPUSORT_TYPE_NONE : m == M_PAIRS32 ? GPUSORT_TYPE_U32 : GPUSORT_TYPE_U64;
@@ -79,7 +81,7 @@ typedef struct host_data {
 
 static gpusort_ctx *cpu_ctx;
 
-static void host_data_make(host_data *h, const sort_case *c, uint64_t s)
+GPUSORT_MAYBE_UNUSED static void host_data_make(host_data *h, const sort_case *c, uint64_t s)
 {
     size_t ks = gpusort_type_size(c->type), vs = c->mode == M_KEYS ? 0 : 8;
     size_t n1 = c->n ? c->n : 1;
@@ -102,7 +104,7 @@ static void host_data_make(host_data *h, const sort_case *c, uint64_t s)
     (void)vs;
 }
 
-static void host_data_free(host_data *h)
+GPUSORT_MAYBE_UNUSED static void host_data_free(host_data *h)
 {
     free(h->keys);
     free(h->vals);
@@ -113,7 +115,7 @@ static void host_data_free(host_data *h)
 static int bad_args(gpusort_status st) { return st == GPUSORT_STATUS_INVALID_ARGUMENT; }
 
 /* The call of case c on the given buffers (device or host), with extra flags. */
-static gpusort_status sort_call(gpusort_ctx *ctx, const sort_case *c, const void *kin,
+GPUSORT_MAYBE_UNUSED static gpusort_status sort_call(gpusort_ctx *ctx, const sort_case *c, const void *kin,
                                 const void *vin, void *kout, void *vout, unsigned flags)
 {
     gpusort_type vt = mode_vtype(c->mode);
