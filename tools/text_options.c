@@ -304,7 +304,7 @@ int text_parse_args(int argc, char **argv, tsort *t)
             if (a[0] == '+') {
                 if (t->nkeys == cap_keys) {
                     cap_keys *= 2;
-                    tkey *nk = (tkey *)realloc(t->keys, (size_t)cap_keys * sizeof *nk);
+                    tkey *nk = (tkey *)gpusort__realloc(t->keys, (size_t)cap_keys * sizeof *nk);
                     if (!nk) cli_fail("out of memory");
                     t->keys = nk;
                 }
@@ -387,7 +387,7 @@ int text_parse_args(int argc, char **argv, tsort *t)
             case 'k':
                 if (t->nkeys == cap_keys) {
                     cap_keys *= 2;
-                    tkey *nk = (tkey *)realloc(t->keys, (size_t)cap_keys * sizeof *nk);
+                    tkey *nk = (tkey *)gpusort__realloc(t->keys, (size_t)cap_keys * sizeof *nk);
                     if (!nk) cli_fail("out of memory");
                     t->keys = nk;
                 }

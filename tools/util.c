@@ -100,7 +100,7 @@ static void restore_signals(const sigset_t *old)
 void cli_temp_register(const char *path)
 {
     size_t len = strlen(path);
-    temp_node *node = (temp_node *)malloc(sizeof *node + len + 1);
+    temp_node *node = (temp_node *)gpusort__malloc(sizeof *node + len + 1);
     if (!node) {
         /* Cannot track it: remove it now rather than risk leaving it behind. */
         unlink(path);
@@ -249,6 +249,8 @@ static void verror(const char *fmt, va_list ap)
     fflush(stderr);
 }
 
+void (*cli_exit_hook)(int code) = NULL;
+
 void cli_fail(const char *fmt, ...)
 {
     va_list ap;
@@ -256,12 +258,13 @@ void cli_fail(const char *fmt, ...)
     verror(fmt, ap);
     va_end(ap);
     temp_cleanup_at_exit();
+    if (cli_exit_hook) cli_exit_hook(2);
     exit(2);
 }
 
 void *cli_alloc(size_t n)
 {
-    void *p = malloc(n ? n : 1);
+    void *p = gpusort__malloc(n ? n : 1);
     if (!p) cli_fail("out of memory (%zu bytes)", n);
     return p;
 }
@@ -405,7 +408,7 @@ void *cli_read_file(const char *path, size_t *size)
     size_t cap = known ? (size_t)st.st_size : READ_CHUNK;
     if (known && (uint64_t)st.st_size > (uint64_t)SIZE_MAX / 2)
         cli_fail("%s: too large for this machine's address space", name);
-    unsigned char *buf = (unsigned char *)malloc(cap ? cap : 1);
+    unsigned char *buf = (unsigned char *)gpusort__malloc(cap ? cap : 1);
     if (!buf)
         cli_fail("out of memory: cannot hold %s (%zu bytes)", name, cap);
     size_t len = 0;
@@ -423,7 +426,7 @@ void *cli_read_file(const char *path, size_t *size)
                 }
                 known = 0;
                 size_t ncap = cap + READ_CHUNK;
-                unsigned char *nb = (unsigned char *)realloc(buf, ncap);
+                unsigned char *nb = (unsigned char *)gpusort__realloc(buf, ncap);
                 if (!nb) cli_fail("out of memory reading %s", name);
                 buf = nb;
                 cap = ncap;
@@ -432,7 +435,7 @@ void *cli_read_file(const char *path, size_t *size)
             }
             size_t ncap = cap + cap / 2;
             if (ncap < cap) cli_fail("out of memory reading %s", name);
-            unsigned char *nb = (unsigned char *)realloc(buf, ncap);
+            unsigned char *nb = (unsigned char *)gpusort__realloc(buf, ncap);
             if (!nb) cli_fail("out of memory reading %s (%zu bytes so far)", name, len);
             buf = nb;
             cap = ncap;
@@ -468,7 +471,7 @@ void cli_out_open(cli_out *o, const char *path)
     struct stat lst, st;
     int exists = stat(path, &st) == 0;
     if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) && exists) dest = realpath(path, NULL);
-    if (!dest) dest = strdup(path);
+    if (!dest) dest = gpusort__strdup(path);
     if (!dest) cli_fail("out of memory");
     o->path = dest;
 
@@ -489,7 +492,7 @@ void cli_out_open(cli_out *o, const char *path)
     /* ".<name>.gpusort-XXXXXX", or ".gpusort-XXXXXX" where that would pass NAME_MAX (255). */
     if (strlen(base) > 200) base = "";
     size_t tlen = dirlen + 2 + strlen(base) + sizeof "gpusort-XXXXXX";
-    char *tmp = (char *)malloc(tlen);
+    char *tmp = (char *)gpusort__malloc(tlen);
     if (!tmp) cli_fail("out of memory");
     snprintf(tmp, tlen, "%.*s.%s%sgpusort-XXXXXX", (int)dirlen, dest, base, *base ? "." : "");
 
