@@ -87,11 +87,15 @@ static void badfieldspec(const char *spec, const char *msg)
     cli_fail("%s: invalid field specification '%s'", msg, spec);
 }
 
-/* Parse a decimal count; on overflow saturate at SIZE_MAX as GNU does. */
+/* Parse a decimal count; on overflow saturate at SIZE_MAX as GNU does. Leading white space and
+ * a '+' are skipped, as GNU's xstrtoumax (strtoumax) does: `sort -k ' 2,+1'` is -k 2,1. */
 static const char *parse_count(const char *s, size_t *v, const char *spec, const char *msg)
 {
+    const char *start = s;
+    while (isspace((unsigned char)*s)) s++;
+    if (*s == '+') s++;
     if (!isdigit((unsigned char)*s))
-        cli_fail("%s: invalid count at start of '%s'", msg, s);
+        cli_fail("%s: invalid count at start of '%s'", msg, start);
     size_t x = 0;
     int over = 0;
     while (isdigit((unsigned char)*s)) {

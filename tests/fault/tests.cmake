@@ -1,0 +1,13 @@
+# tests/fault/ -- fault injection and concurrency (tests/fault/README.md):
+#   fault_alloc_<backend>  every host allocation of every library call fails in turn
+#                          (test_fault_alloc.c; src/alloc.c's hook)
+#   fault_cli              the program under failing allocations, full disks, files over
+#                          RLIMIT_FSIZE and SIGKILL during `-o INPUT` (cli_fault.sh)
+#   threads_<backend>      many threads, one context each, and the thread-safe queries at once
+#                          (test_threads.c); the TSan build (GPUSORT_TSAN=ON) is where they count
+gpusort_add_test_program(test_fault_alloc ${CMAKE_CURRENT_LIST_DIR}/test_fault_alloc.c)
+foreach(b cpu opencl)
+  add_test(NAME fault_alloc_${b} COMMAND test_fault_alloc --backend ${b})
+  set_tests_properties(fault_alloc_${b} PROPERTIES TIMEOUT 600 LABELS fault)
+  gpusort_skippable(fault_alloc_${b})
+endforeach()

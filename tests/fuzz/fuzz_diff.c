@@ -1,0 +1,206 @@
+/*
+ * fuzz_diff.c -- fuzz target: gpusort's text mode against the system's GNU sort, on small
+ * inputs with random option sets (C locale).
+ *
+ * Input: byte 0 = global options (bits: -b -d -f -g -i -n -r -s), byte 1 = -u -z -t -m -c/-C
+ * and a raw -k (bits), byte 2 = the -t separator, byte 3 = number of generated -k keys (0-2),
+ * 3 bytes each (fz_key_spec); with the raw -k bit, a NUL-ended key spec taken as it is (so that
+ * malformed specs are compared too); the rest is the input file.
+ * Runs `gpusort OPTIONS --parallel=1 --backend=cpu in -o out.gpusort` in this process (cli_fail
+ * comes back as exit code 2: tests/fuzz/fuzz.h) and `LC_ALL=C sort OPTIONS --parallel=1 in -o
+ * out.sort` as a child.
+ * Properties: the same exit code; on success the same output bytes; and gpusort leaves no
+ * temporary file in the output's folder, whatever happened.
+ * Accepted differences (not compared): the text of error messages and of -c's disorder report
+ * (stderr). Not generated: -h, -M, -R, -V and --sort=, which gpusort refuses (text_options.c),
+ * and locales other than C. Without GNU sort on PATH the target checks only that gpusort
+ * does not crash or leave files behind.
+ */
+#include "cli.h"
+#include "fuzz.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static char dir[64], in_path[96], out_g[96], out_s[96];
+static int have_sort = -1;
+
+typedef struct text_call {
+    int argc;
+    char **argv;
+    int rc;
+} text_call;
+
+static void text_main(void *arg)
+{
+    text_call *p = (text_call *)arg;
+    p->rc = gpusort_cli_text_main(p->argc, p->argv);
+}
+
+static void setup(void)
+{
+    setenv("LC_ALL", "C", 1);
+    snprintf(dir, sizeof dir, "/tmp/gpusort-fuzz-diff-XXXXXX");
+    if (!mkdtemp(dir)) abort();
+    snprintf(in_path, sizeof in_path, "%s/in", dir);
+    snprintf(out_g, sizeof out_g, "%s/out.gpusort", dir);
+    snprintf(out_s, sizeof out_s, "%s/out.sort", dir);
+    have_sort = system("sort --version 2>/dev/null | grep -q 'GNU coreutils'") == 0;
+    if (!have_sort) fprintf(stderr, "fuzz_diff: no GNU sort on PATH: checking gpusort alone\n");
+}
+
+/* Run sort with argv, stdout and stderr to /dev/null; its exit code (128 + signal if killed). */
+static int run_sort(char **argv)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    pid_t pid;
+    int st = 0;
+    if (posix_spawnp(&pid, "sort", &fa, NULL, argv, environ) != 0) abort();
+    posix_spawn_file_actions_destroy(&fa);
+    while (waitpid(pid, &st, 0) < 0) {}
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static uint8_t *slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    uint8_t *b = NULL;
+    size_t cap = 0;
+    *n = 0;
+    for (;;) {
+        if (*n == cap) b = (uint8_t *)realloc(b, cap = cap ? 2 * cap : 4096);
+        size_t r = fread(b + *n, 1, cap - *n, f);
+        if (!r) break;
+        *n += r;
+    }
+    fclose(f);
+    return b;
+}
+
+/* Names in the work folder other than in, out.gpusort and out.sort: temporaries left behind. */
+static int stray_files(void)
+{
+    DIR *d = opendir(dir);
+    int stray = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && strcmp(e->d_name, "in") &&
+            strcmp(e->d_name, "out.gpusort") && strcmp(e->d_name, "out.sort")) {
+            fprintf(stderr, "fuzz_diff: left behind: %s/%s\n", dir, e->d_name);
+            stray = 1;
+        }
+    closedir(d);
+    return stray;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (have_sort < 0) setup();
+    fz f = {data, size};
+    unsigned g = fz_u8(&f), h = fz_u8(&f), tab = fz_u8(&f), nk = fz_u8(&f) % 3;
+    char opts[20] = "-", tabopt[4] = "-t", keys[2][40], raw[48];
+    char *args[16];
+    int na = 0;
+    static const char gl[] = "bdfginrs";
+    int n = 1;
+    for (int i = 0; i < 8; i++)
+        if (g & (1u << i)) opts[n++] = gl[i];
+    if (h & 1) opts[n++] = 'u';
+    if (h & 2) opts[n++] = 'z';
+    if (h & 8) opts[n++] = 'm';
+    if (h & 16) opts[n++] = (h & 32) ? 'C' : 'c';
+    opts[n] = 0;
+    if (n > 1) args[na++] = opts;
+    if ((h & 4) && tab != 0 && tab != '\n') {   /* GNU takes -t '\n' as a literal newline separator; so do we, but it is
+                                                   an odd case that -z would need: left out */
+        tabopt[2] = (char)tab;
+        tabopt[3] = 0;
+        args[na++] = tabopt;
+    }
+    for (unsigned k = 0; k < nk; k++) {
+        fz_key_spec(&f, keys[k], sizeof keys[k]);
+        args[na++] = (char *)"-k";
+        args[na++] = keys[k];
+    }
+    if (h & 64) {   /* a raw key spec from the input */
+        size_t len = 0;
+        while (len < sizeof raw - 1 && f.n && *f.p) raw[len++] = (char)fz_u8(&f);
+        raw[len] = 0;
+        fz_u8(&f);
+        args[na++] = (char *)"-k";
+        args[na++] = raw;
+    }
+    args[na++] = (char *)"--parallel=1";
+
+    FILE *fi = fopen(in_path, "wb");
+    fwrite(f.p, 1, f.n, fi);
+    fclose(fi);
+    unlink(out_g);
+    unlink(out_s);
+    int check = (h & 16) != 0;
+
+    /* gpusort, in this process */
+    char *gv[24];
+    int gc = 0;
+    gv[gc++] = (char *)"gpusort";
+    for (int i = 0; i < na; i++) gv[gc++] = args[i];
+    gv[gc++] = (char *)"--backend=cpu";
+    gv[gc++] = (char *)"--quiet";
+    gv[gc++] = in_path;
+    if (!check) { gv[gc++] = (char *)"-o"; gv[gc++] = out_g; }
+    gv[gc] = NULL;
+    int rc_g;
+    FILE *saved_out = stdout, *saved_err = stderr;
+    stdout = fopen("/dev/null", "w");
+    stderr = fopen("/dev/null", "w");
+    text_call tc = {gc, gv, 0};
+    int code = fuzz_cli_run(text_main, &tc);
+    rc_g = code == -1 ? tc.rc : code;
+    fclose(stdout);
+    fclose(stderr);
+    stdout = saved_out;
+    stderr = saved_err;
+    FUZZ_ASSERT(!stray_files());
+    if (!have_sort) return 0;
+
+    char *sv[24];
+    int sc = 0;
+    sv[sc++] = (char *)"sort";
+    for (int i = 0; i < na; i++) sv[sc++] = args[i];
+    sv[sc++] = in_path;
+    if (!check) { sv[sc++] = (char *)"-o"; sv[sc++] = out_s; }
+    sv[sc] = NULL;
+    int rc_s = run_sort(sv);
+    if (rc_g != rc_s) {
+        fprintf(stderr, "fuzz_diff: exit codes differ: gpusort %d, sort %d; arguments:", rc_g, rc_s);
+        for (int i = 0; i < na; i++) fprintf(stderr, " '%s'", args[i]);
+        fprintf(stderr, "\n");
+    }
+    FUZZ_ASSERT(rc_g == rc_s);
+    if (rc_g == 0 && !check) {
+        size_t lg = 0, ls = 0;
+        uint8_t *bg = slurp(out_g, &lg), *bs = slurp(out_s, &ls);
+        FUZZ_ASSERT(bg && bs);
+        if (lg != ls || memcmp(bg, bs, lg) != 0) {
+            fprintf(stderr, "fuzz_diff: outputs differ (%zu vs %zu bytes); arguments:", lg, ls);
+            for (int i = 0; i < na; i++) fprintf(stderr, " '%s'", args[i]);
+            fprintf(stderr, "\n");
+        }
+        FUZZ_ASSERT(lg == ls && memcmp(bg, bs, lg) == 0);
+        free(bg);
+        free(bs);
+    }
+    return 0;
+}
