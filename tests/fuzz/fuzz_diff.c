@@ -12,7 +12,10 @@
  * Properties: the same exit code; on success the same output bytes; and gpusort leaves no
  * temporary file in the output's folder, whatever happened.
  * Accepted differences (not compared): the text of error messages and of -c's disorder report
- * (stderr). Not generated: -h, -M, -R, -V and --sort=, which gpusort refuses (text_options.c),
+ * (stderr); and the output of -g with -u when the input holds a NaN: coreutils 9.1 (Debian 12,
+ * this CI's) compares two NaNs by the 16 bytes of an x86 long double, 6 of them uninitialised
+ * padding, so equal NaNs ("nan" twice) differ and -u keeps both; newer coreutils compare their
+ * printed form, and gpusort merges them as those do (exit codes are still compared). Not generated: -h, -M, -R, -V and --sort=, which gpusort refuses (text_options.c),
  * and locales other than C. Without GNU sort on PATH the target checks only that gpusort
  * does not crash or leave files behind.
  */
@@ -189,7 +192,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fprintf(stderr, "\n");
     }
     FUZZ_ASSERT(rc_g == rc_s);
-    if (rc_g == 0 && !check) {
+    int g_u_nan = (h & 1) && strchr(opts, 'g') != NULL;
+    for (unsigned k = 0; k < nk; k++) g_u_nan |= (h & 1) && strchr(keys[k], 'g') != NULL;
+    if (g_u_nan) g_u_nan = memmem(f.p, f.n, "nan", 3) || memmem(f.p, f.n, "NAN", 3) ||
+                           memmem(f.p, f.n, "Nan", 3) || memmem(f.p, f.n, "nAn", 3) ||
+                           memmem(f.p, f.n, "naN", 3) || memmem(f.p, f.n, "NAn", 3) ||
+                           memmem(f.p, f.n, "NaN", 3) || memmem(f.p, f.n, "nAN", 3);
+    if ((h & 64) && strchr(raw, 'g') && (h & 1)) g_u_nan = 1;   /* a raw key: be generous */
+    if (rc_g == 0 && !check && !g_u_nan) {
         size_t lg = 0, ls = 0;
         uint8_t *bg = slurp(out_g, &lg), *bs = slurp(out_s, &ls);
         FUZZ_ASSERT(bg && bs);
