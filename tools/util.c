@@ -40,6 +40,7 @@
 #endif
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -459,6 +460,32 @@ void *cli_read_file(const char *path, size_t *size)
 
 /* ---- atomic output ---- */
 
+/* Temporaries that another run left beside the destination: a run killed by SIGKILL (or a
+ * power cut) cannot remove its ".<name>.gpusort-XXXXXX". Whether its owner is still alive
+ * cannot be told from the file, so a later run does not delete it: it names it and says how. */
+static void note_stale_temps(const char *tmp, size_t dirlen)
+{
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%.*s", dirlen ? (int)dirlen : 1, dirlen ? tmp : ".");
+    const char *own = tmp + dirlen;
+    size_t plen = strlen(own) - 6;            /* ".<name>.gpusort-" without the XXXXXX */
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    int found = 0;
+    while ((e = readdir(d)))
+        if (strlen(e->d_name) == plen + 6 && strncmp(e->d_name, own, plen) == 0 &&
+            strcmp(e->d_name, own) != 0)
+            found++;
+    closedir(d);
+    const char *where = dirlen ? dir : "./";
+    if (found)
+        cli_error("note: %d temporary file%s %s%.*s?????? left by an interrupted gpusort; if no "
+                  "other gpusort is writing this output now, remove %s: rm -f '%s%.*s'??????",
+                  found, found > 1 ? "s" : "", where, (int)plen, own, found > 1 ? "them" : "it",
+                  where, (int)plen, own);
+}
+
 void cli_out_open(cli_out *o, const char *path)
 {
     memset(o, 0, sizeof *o);
@@ -503,6 +530,7 @@ void cli_out_open(cli_out *o, const char *path)
         snprintf(dir, sizeof dir, "%.*s", dirlen ? (int)dirlen : 1, dirlen ? dest : ".");
         cli_fail("cannot create a temporary file in %s for %s: %s", dir, path, strerror(err));
     }
+    note_stale_temps(tmp, dirlen);
     mode_t mode;
     if (exists) {
         mode = st.st_mode & 07777;
