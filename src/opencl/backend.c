@@ -51,6 +51,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -149,10 +150,35 @@ static int device_rank(cl_device_id d)
     return 2;
 }
 
+/* The first enumeration of the process runs once, alone: the ICD loader and PoCL 3.1 set
+ * their platforms up on the first clGetPlatformIDs / clGetDeviceIDs, and two threads doing that
+ * at once crash inside PoCL (strlen in clGetDeviceInfo; tests/fault/test_threads.c, whose query
+ * threads are the first OpenCL callers of their process, found it). Later calls only read. */
+static pthread_once_t first_enumeration = PTHREAD_ONCE_INIT;
+
+static void enumerate_first(void)
+{
+    cl_uint np = 0;
+    cl_platform_id plats[16];
+    if (clGetPlatformIDs(0, NULL, &np) != CL_SUCCESS || np == 0) return;
+    if (np > 16) np = 16;
+    if (clGetPlatformIDs(np, plats, NULL) != CL_SUCCESS) return;
+    for (cl_uint p = 0; p < np; p++) {
+        cl_device_id devs[MAX_DEVICES];
+        cl_uint nd = 0;
+        char name[256];
+        if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, MAX_DEVICES, devs, &nd) != CL_SUCCESS) continue;
+        if (nd > MAX_DEVICES) nd = MAX_DEVICES;
+        for (cl_uint d = 0; d < nd; d++) clGetDeviceInfo(devs[d], CL_DEVICE_NAME, sizeof name, name, NULL);
+    }
+}
+
 /* Fill refs (up to MAX_DEVICES) in the flat order; *count = 0 when there is no platform.
- * No static state: enumeration is cheap and this keeps the queries thread-safe. */
+ * No static state beyond the one-time first enumeration: enumeration is cheap and this keeps
+ * the queries thread-safe. */
 static cl_int enumerate(device_ref *refs, int *count)
 {
+    pthread_once(&first_enumeration, enumerate_first);
     *count = 0;
     cl_uint np = 0;
     cl_int err = clGetPlatformIDs(0, NULL, &np);
