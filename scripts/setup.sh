@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # setup.sh -- install what gpusort needs to build and test, if it is missing (Debian/Ubuntu).
 # Sourced by demo.sh and test.sh; safe to run again (installs nothing when all is present).
-# Needs: a C/C++ compiler, cmake, ninja; optional: the OpenCL headers + ICD loader + PoCL (for the
+# Needs: a C/C++ compiler, cmake, ninja; optional: clang (GPUSORT_SETUP_FUZZ=1, for the fuzz run), the OpenCL headers + ICD loader + PoCL (for the
 # OpenCL backend on the CPU), nvcc (the CUDA toolkit, for the CUDA backend; not installed here).
 set -euo pipefail
 
@@ -14,6 +14,9 @@ command -v c++ >/dev/null 2>&1 || need+=(g++)
 { [ -e /usr/lib/x86_64-linux-gnu/libOpenCL.so ] || ls /usr/lib/*/libOpenCL.so >/dev/null 2>&1; } || need+=(ocl-icd-opencl-dev)
 ls /etc/OpenCL/vendors/*pocl* >/dev/null 2>&1 || need+=(pocl-opencl-icd)
 command -v clinfo >/dev/null 2>&1 || need+=(clinfo)
+# test.sh's fuzz run (scripts/fuzz.sh) needs clang with libFuzzer (Debian's clang package has it);
+# GNU sort (coreutils) is fuzz_diff's reference and is always there on Debian.
+if [ -n "${GPUSORT_SETUP_FUZZ:-}" ]; then command -v clang >/dev/null 2>&1 || need+=(clang); fi
 
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

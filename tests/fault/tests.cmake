@@ -18,7 +18,11 @@ endif()
 gpusort_add_test_program(test_threads ${CMAKE_CURRENT_LIST_DIR}/test_threads.c)
 foreach(b cpu opencl cuda)
   add_test(NAME threads_${b} COMMAND test_threads --backend ${b})
-  set_tests_properties(threads_${b} PROPERTIES TIMEOUT 900 LABELS "threads;fault")
+  # use_sigaltstack=0: PoCL's LLVM gives a thread that first touches OpenCL an alternate signal
+  # stack from malloc, which ASan then fails to unmap when the thread ends (a CHECK failure in
+  # ASan, not a defect here); leaks stay checked.
+  set_tests_properties(threads_${b} PROPERTIES TIMEOUT 900 LABELS "threads;fault"
+                       ENVIRONMENT "ASAN_OPTIONS=detect_leaks=1:use_sigaltstack=0")
   gpusort_skippable(threads_${b})
 endforeach()
 # Several processes sharing one device (the GPU machine; skipped where there is none).

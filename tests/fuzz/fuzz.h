@@ -115,7 +115,7 @@ static inline void fz_key_spec(fz *f, char *out, size_t size)
  * (The setjmp is in this small function so that no caller's local variable can be clobbered.)
  * Memory the code had allocated before it failed is lost: those targets run with leak checks
  * off (tests/fuzz/README.md). */
-extern void (*cli_exit_hook)(int code);
+extern void (*cli_exit_hook)(int code) __attribute__((weak));   /* weak: fuzz_api has no CLI */
 static jmp_buf fuzz_jmp __attribute__((unused));
 static volatile int fuzz_exit_code __attribute__((unused));
 __attribute__((unused)) static void fuzz_cli_exit(int code)
