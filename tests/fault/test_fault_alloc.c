@@ -259,9 +259,9 @@ static void sweep(gpusort_ctx *ctx, const char *backend, call c, uintptr_t alg)
               gpusort_status_string(s));
         if (k > 10000) { CHECK(0, "%s: more than 10000 allocations", c.name); break; }
     }
-    printf("%-7s %-10s %-4s n=%-8zu %3ld allocations: %ld failed with OUT_OF_HOST_MEMORY, %ld "
-           "survived by a fallback\n", backend, c.name, gpusort_type_name(c.type), c.n, made, oom,
-           fallback);
+    printf("%-7s %-10s %-4s n=%-8zu %3ld allocations in a whole call; failing the k-th: %ld "
+           "OUT_OF_HOST_MEMORY, %ld survived by a fallback\n", backend, c.name,
+           gpusort_type_name(c.type), c.n, made, oom, fallback);
     free(orig);
     free(in);
     free(out);
