@@ -2,6 +2,7 @@
 # fuzz.sh -- build the libFuzzer targets of tests/fuzz/ with clang and fuzz them.
 #
 #   scripts/fuzz.sh [--time S] [--jobs J] [--build DIR] [TARGET...]
+#   scripts/fuzz.sh --coverage [--build DIR] [TARGET...]
 #
 # Each target (default: all of tests/fuzz/fuzz_*.c) runs S seconds (default 60), J targets at a
 # time (default 2), niced, on a working corpus DIR/fuzz-work/<target>/ that starts from the
@@ -11,16 +12,21 @@
 # a line "date target seconds runs cov ft status" to DIR/fuzz-work/fuzz-log.tsv, from which the
 # hours per target (README's reliability table) are summed:
 #   awk '{s[$2]+=$3; r[$2]+=$4} END {for (t in s) print t, s[t]/3600 " h", r[t] " runs"}' LOG
+# --coverage fuzzes nothing: it builds the targets with clang's source-based coverage and the
+# replay driver in DIR-cov, replays each working corpus (DIR/fuzz-work/<target>, else the
+# committed one) and prints llvm-cov's line and branch coverage of src/ and tools/ per target
+# and for all of them together.
 # To fold what a campaign found into the committed corpus (only the inputs that add coverage):
 #   build-fuzz/tests/fuzz_T -merge=1 tests/fuzz/corpus/T build-fuzz/fuzz-work/T
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
-secs=60 jobs=2 dir=build-fuzz targets=()
+secs=60 jobs=2 dir=build-fuzz targets=() coverage=0
 while [ $# -gt 0 ]; do
   case $1 in
     --time) secs=$2; shift 2;;
     --jobs) jobs=$2; shift 2;;
     --build) dir=$2; shift 2;;
+    --coverage) coverage=1; shift;;
     -h|--help) sed -n '2,/^set /p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0;;
     *) targets+=("$1"); shift;;
   esac
@@ -30,6 +36,32 @@ if [ ${#targets[@]} = 0 ]; then
 fi
 if ! command -v clang >/dev/null 2>&1; then
   echo "skipped: fuzzing needs clang (apt-get install clang)"; exit 77
+fi
+if [ "$coverage" = 1 ]; then
+  cdir=$dir-cov
+  echo "== [fuzz] coverage build ($cdir)"
+  CC=clang CXX=clang++ cmake -S . -B "$cdir" -G Ninja -DGPUSORT_CUDA=OFF -DGPUSORT_OPENCL=OFF \
+    -DGPUSORT_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    "-DCMAKE_C_FLAGS=-fprofile-instr-generate -fcoverage-mapping" \
+    "-DCMAKE_EXE_LINKER_FLAGS=-fprofile-instr-generate" >/dev/null || exit 2
+  cmake --build "$cdir" -j"$jobs" --target "${targets[@]/#/fuzz_}" >"$cdir/build.log" 2>&1 \
+    || { tail -30 "$cdir/build.log"; exit 2; }
+  export LC_ALL=C ASAN_OPTIONS=detect_leaks=0
+  rm -f "$cdir"/*.profraw
+  objs=()
+  for t in "${targets[@]}"; do
+    corpus=$dir/fuzz-work/$t; [ -d "$corpus" ] || corpus=tests/fuzz/corpus/$t
+    LLVM_PROFILE_FILE="$cdir/$t.profraw" "$cdir/tests/fuzz_$t" --random 0 "$corpus" >/dev/null 2>&1
+    llvm-profdata merge -o "$cdir/$t.profdata" "$cdir/$t.profraw"
+    printf '%-11s %6s inputs  ' "$t" "$(ls "$corpus" | wc -l)"
+    llvm-cov report "$cdir/tests/fuzz_$t" -instr-profile="$cdir/$t.profdata" \
+      "$PWD/src" "$PWD/tools" | awk '/^TOTAL/ {print "lines " $10 " of " $8 ", regions " $4 ", branches " $13 " (src/ and tools/ files it links)"}'
+    objs+=(-object "$cdir/tests/fuzz_$t")
+  done
+  llvm-profdata merge -o "$cdir/all.profdata" "$cdir"/*.profraw
+  echo "all targets together, per file:"
+  llvm-cov report "${objs[@]:1}" -instr-profile="$cdir/all.profdata" "$PWD/src" "$PWD/tools"
+  exit 0
 fi
 echo "== [fuzz] configure and build ($dir)"
 CC=clang CXX=clang++ cmake -S . -B "$dir" -G Ninja -DGPUSORT_FUZZ=ON -DGPUSORT_CUDA=OFF \
