@@ -167,9 +167,11 @@ static void enumerate_first(void)
         cl_device_id devs[MAX_DEVICES];
         cl_uint nd = 0;
         char name[256];
-        if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, MAX_DEVICES, devs, &nd) != CL_SUCCESS) continue;
+        if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, MAX_DEVICES, devs, &nd) != CL_SUCCESS)
+            continue;
         if (nd > MAX_DEVICES) nd = MAX_DEVICES;
-        for (cl_uint d = 0; d < nd; d++) clGetDeviceInfo(devs[d], CL_DEVICE_NAME, sizeof name, name, NULL);
+        for (cl_uint d = 0; d < nd; d++)
+            clGetDeviceInfo(devs[d], CL_DEVICE_NAME, sizeof name, name, NULL);
     }
 }
 
