@@ -2,7 +2,8 @@
 # setup.sh -- install what gpusort needs to build and test, if it is missing (Debian/Ubuntu).
 # Sourced by demo.sh and test.sh; safe to run again (installs nothing when all is present).
 # Needs: a C/C++ compiler, cmake, ninja; optional: clang (GPUSORT_SETUP_FUZZ=1: the fuzz run),
-# the OpenCL headers + ICD loader + PoCL (for the OpenCL backend on the CPU), nvcc (the CUDA toolkit, for the CUDA backend; not installed here).
+# the OpenCL headers + ICD loader + PoCL (for the OpenCL backend on the CPU), nvcc (the CUDA
+# toolkit, for the CUDA backend; not installed here).
 set -euo pipefail
 
 need=()
