@@ -2,10 +2,8 @@
  * fuzz_diff.c -- fuzz target: gpusort's text mode against the system's GNU sort, on small
  * inputs with random option sets (C locale).
  *
- * Input: byte 0 = global options (bits: -b -d -f -g -i -n -r -s), byte 1 = -u -z -t -m -c/-C
- * and a raw -k (bits), byte 2 = the -t separator, byte 3 = number of generated -k keys (0-2),
- * 3 bytes each (fz_key_spec); with the raw -k bit, a NUL-ended key spec taken as it is (so that
- * malformed specs are compared too); the rest is the input file.
+ * Input: the options (fz_text_options of fuzz_text.h: all of them, with a raw -k spec taken as
+ * it is so that malformed specs are compared too), then the input file.
  * Runs `gpusort OPTIONS --parallel=1 --backend=cpu in -o out.gpusort` in this process (cli_fail
  * comes back as exit code 2: tests/fuzz/fuzz.h) and `LC_ALL=C sort OPTIONS --parallel=1 in -o
  * out.sort` as a child.
@@ -22,7 +20,7 @@
  * does not crash or leave files behind.
  */
 #include "cli.h"
-#include "fuzz.h"
+#include "fuzz_text.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -118,39 +116,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (have_sort < 0) setup();
     fz f = {data, size};
-    unsigned g = fz_u8(&f), h = fz_u8(&f), tab = fz_u8(&f), nk = fz_u8(&f) % 3;
-    char opts[20] = "-", tabopt[4] = "-t", keys[2][40], raw[48];
-    char *args[16];
+    fz_text_opts to;
+    fz_text_options(&f, FZ_U | FZ_Z | FZ_T | FZ_M | FZ_C | FZ_CQ | FZ_RAWK, &to);
+    char *args[20];
     int na = 0;
-    static const char gl[] = "bdfginrs";
-    int n = 1;
-    for (int i = 0; i < 8; i++)
-        if (g & (1u << i)) opts[n++] = gl[i];
-    if (h & 1) opts[n++] = 'u';
-    if (h & 2) opts[n++] = 'z';
-    if (h & 8) opts[n++] = 'm';
-    if (h & 16) opts[n++] = (h & 32) ? 'C' : 'c';
-    opts[n] = 0;
-    if (n > 1) args[na++] = opts;
-    if ((h & 4) && tab != 0 && tab != '\n') {   /* GNU takes -t '\n' as a literal newline separator; so do we, but it is
-                                                   an odd case that -z would need: left out */
-        tabopt[2] = (char)tab;
-        tabopt[3] = 0;
-        args[na++] = tabopt;
-    }
-    for (unsigned k = 0; k < nk; k++) {
-        fz_key_spec(&f, keys[k], sizeof keys[k]);
-        args[na++] = (char *)"-k";
-        args[na++] = keys[k];
-    }
-    if (h & 64) {   /* a raw key spec from the input */
-        size_t len = 0;
-        while (len < sizeof raw - 1 && f.n && *f.p) raw[len++] = (char)fz_u8(&f);
-        raw[len] = 0;
-        fz_u8(&f);
-        args[na++] = (char *)"-k";
-        args[na++] = raw;
-    }
+    for (int i = 0; i < to.nargs; i++) args[na++] = to.args[i];
     args[na++] = (char *)"--parallel=1";
 
     FILE *fi = fopen(in_path, "wb");
@@ -158,7 +128,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fclose(fi);
     unlink(out_g);
     unlink(out_s);
-    int check = (h & 16) != 0;
+    int check = (to.more & FZ_C) != 0;
 
     /* gpusort, in this process */
     char *gv[24];
@@ -198,14 +168,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fprintf(stderr, "\n");
     }
     FUZZ_ASSERT(rc_g == rc_s);
-    int uniq = (h & 1) || other_nan_order;
-    int g_u_nan = uniq && strchr(opts, 'g') != NULL;
-    for (unsigned k = 0; k < nk; k++) g_u_nan |= uniq && strchr(keys[k], 'g') != NULL;
+    int uniq = (to.more & FZ_U) || other_nan_order;
+    int g_u_nan = uniq && (strchr(to.opts, 'g') || strchr(to.keys[0], 'g') ||
+                           strchr(to.keys[1], 'g') || strchr(to.raw, 'g'));
     if (g_u_nan) g_u_nan = memmem(f.p, f.n, "nan", 3) || memmem(f.p, f.n, "NAN", 3) ||
                            memmem(f.p, f.n, "Nan", 3) || memmem(f.p, f.n, "nAn", 3) ||
                            memmem(f.p, f.n, "naN", 3) || memmem(f.p, f.n, "NAn", 3) ||
                            memmem(f.p, f.n, "NaN", 3) || memmem(f.p, f.n, "nAN", 3);
-    if ((h & 64) && strchr(raw, 'g') && uniq) g_u_nan = 1;   /* a raw key: be generous */
     if (rc_g == 0 && !check && !g_u_nan) {
         size_t lg = 0, ls = 0;
         uint8_t *bg = slurp(out_g, &lg), *bs = slurp(out_s, &ls);

@@ -10,8 +10,7 @@
  * reflexive (cmp(a, a) == 0), antisymmetric (sign(cmp(a, b)) == -sign(cmp(b, a))) and
  * transitive (a <= b and b <= c give a <= c).
  */
-#include "fuzz.h"
-#include "text.h"
+#include "fuzz_text.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -19,19 +18,6 @@
 #define MAX_LINES 8
 
 static int sign(int c) { return (c > 0) - (c < 0); }
-
-typedef struct parse_call {
-    int argc;
-    char **argv;
-    tsort *t;
-    int rc;
-} parse_call;
-
-static void parse(void *arg)
-{
-    parse_call *p = (parse_call *)arg;
-    p->rc = text_parse_args(p->argc, p->argv, p->t);
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -65,15 +51,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     FILE *saved = stdout;   /* --help and --version print; keep the fuzzer's output readable */
     tsort t;
-    memset(&t, 0, sizeof t);
-    parse_call pc = {argc, argv, &t, -1};
+    int rc;
     stdout = fopen("/dev/null", "w");
-    int code = fuzz_cli_run(parse, &pc);
+    int code = fz_text_parse(argc, argv, &t, &rc);
     fclose(stdout);
     stdout = saved;
     FUZZ_ASSERT(code == -1 || code == 2);   /* refusals exit 2 */
 
-    if (code == -1 && pc.rc < 0) {
+    if (code == -1 && rc < 0) {
         FUZZ_ASSERT(t.nkeys >= 0);
         FUZZ_ASSERT(t.o.nfiles >= 1);
         for (int i = 0; i < nl; i++) FUZZ_ASSERT(text_line_cmp(&t, lp[i], ll[i], lp[i], ll[i]) == 0);
@@ -87,9 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     if (c[i][j] <= 0 && c[j][k] <= 0) FUZZ_ASSERT(c[i][k] <= 0);
             }
     }
-    free(t.keys);
-    free(t.o.files);
-    free(t.o.tmpdirs);
+    fz_text_free(&t);
     free(store);
     return 0;
 }

@@ -4,74 +4,38 @@
  * (text_key_images, the fast path) and the packed text keys of -d/-f/-i, the library sort of
  * the first key, and the tie resolution with the full comparison.
  *
- * Input: byte 0 = global options (bits: -b -d -f -g -i -n -r -s), byte 1 = -u -z and -t
- * (bit 2: -t with byte 2 as the separator), byte 3 = number of -k keys (0-2), each from 3 bytes
- * (start field, end field, modifiers); the rest is the data, split into lines.
+ * Input: the options (fz_text_options of fuzz_text.h, with -u -z -t), then the data, split
+ * into lines.
  * Properties: the result is a permutation of the lines; neighbours are in order under
  * text_line_cmp (GNU sort's compare(), which the fast paths must agree with); equal neighbours
  * keep their input order (stable; with -u the first of an equal run is the one written).
  */
-#include "fuzz.h"
-#include "text.h"
+#include "fuzz_text.h"
 #include "util.h"
 
 static gpusort_ctx *ctx;
-
-typedef struct parse_call {
-    int argc;
-    char **argv;
-    tsort *t;
-    int rc;
-} parse_call;
-
-static void parse(void *arg)
-{
-    parse_call *p = (parse_call *)arg;
-    p->rc = text_parse_args(p->argc, p->argv, p->t);
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     setenv("LC_ALL", "C", 1);
     if (!ctx && gpusort_ctx_create(&ctx, GPUSORT_BACKEND_CPU, -1) != GPUSORT_STATUS_SUCCESS) abort();
     fz f = {data, size};
-    unsigned g = fz_u8(&f), h = fz_u8(&f), tab = fz_u8(&f), nk = fz_u8(&f) % 3;
-    char opts[16] = "-", tabopt[4] = "-t", keys[2][40], kopt[2][3] = {"-k", "-k"};
-    char *argv[12];
+    fz_text_opts to;
+    fz_text_options(&f, FZ_U | FZ_Z | FZ_T, &to);
+    char *argv[20];
     int argc = 0;
     argv[argc++] = (char *)"gpusort";
-    static const char gl[] = "bdfginrs";
-    int n = 1;
-    for (int i = 0; i < 8; i++)
-        if (g & (1u << i)) opts[n++] = gl[i];
-    if (h & 1) opts[n++] = 'u';
-    if (h & 2) opts[n++] = 'z';
-    opts[n] = 0;
-    if (n > 1) argv[argc++] = opts;
-    if ((h & 4) && tab != 0) {
-        tabopt[2] = (char)tab;
-        tabopt[3] = 0;
-        argv[argc++] = tabopt;
-    }
-    for (unsigned k = 0; k < nk; k++) {
-        fz_key_spec(&f, keys[k], sizeof keys[k]);
-        argv[argc++] = kopt[k];
-        argv[argc++] = keys[k];
-    }
+    for (int i = 0; i < to.nargs; i++) argv[argc++] = to.args[i];
     argv[argc] = NULL;
 
     tsort t;
-    memset(&t, 0, sizeof t);
-    parse_call pc = {argc, argv, &t, 0};
-    int code = fuzz_cli_run(parse, &pc);
+    int rc, code = fz_text_parse(argc, argv, &t, &rc);
     if (code != -1) {   /* -g with -n and the like: a refusal is fine, as GNU sort's "incompatible" */
         FUZZ_ASSERT(code == 2);
-        free(t.keys);
-        free(t.o.files);
-        free(t.o.tmpdirs);
+        fz_text_free(&t);
         return 0;
     }
-    FUZZ_ASSERT(pc.rc == -1);
+    FUZZ_ASSERT(rc == -1);
     cli_exit_hook = NULL;    /* from here on a cli_fail is a defect: let it exit */
     t.ctx = ctx;
     t.threads = 1;
@@ -112,8 +76,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     free(start);
     free(orig);
     free(buf);
-    free(t.keys);
-    free(t.o.files);
-    free(t.o.tmpdirs);
+    fz_text_free(&t);
     return 0;
 }
