@@ -17,6 +17,7 @@
  * permutation of the input), not by another run of the library.
  * Exits 0, 1 on a failure, 77 when the backend has no device here.
  */
+#include "datagen.h"
 #include "gpusort.h"
 #include "internal.h"
 
@@ -36,14 +37,8 @@ static int failures;
         }                                                                        \
     } while (0)
 
-static uint64_t rng;
-static uint64_t next_rand(void)   /* splitmix64 */
-{
-    uint64_t z = (rng += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
+static datagen_rng rng;
+static uint64_t next_rand(void) { return datagen_rng_next(&rng); }
 
 /* One call under test: run it on fresh copies of the inputs and judge the outputs. */
 typedef struct call {
@@ -271,18 +266,19 @@ static void sweep(gpusort_ctx *ctx, const char *backend, call c, uintptr_t alg)
 int main(int argc, char **argv)
 {
     gpusort_backend backend = GPUSORT_BACKEND_CPU;
-    rng = 20261124;
+    uint64_t seed = 20261124;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc) {
             if (gpusort_backend_parse(argv[++i], &backend) != GPUSORT_STATUS_SUCCESS) return 2;
         } else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
-            rng = strtoull(argv[++i], NULL, 0);
+            seed = strtoull(argv[++i], NULL, 0);
         } else {
             fprintf(stderr, "usage: %s [--backend cpu|opencl] [--seed S]\n", argv[0]);
             return 2;
         }
     }
-    printf("seed %llu\n", (unsigned long long)rng);
+    printf("seed %llu\n", (unsigned long long)seed);
+    datagen_rng_seed(&rng, seed);
     const char *bname = gpusort_backend_name(backend);
     int count = 0;
     if (gpusort_device_get_count(backend, &count) != GPUSORT_STATUS_SUCCESS || count == 0) {

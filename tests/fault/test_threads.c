@@ -17,6 +17,7 @@
  * any library call), each with its own contexts on the same device: several processes sharing
  * one GPU. Exits 0, 1 on a failure, 77 when the backend has no device here.
  */
+#include "datagen.h"
 #include "gpusort.h"
 
 #include <pthread.h>
@@ -46,23 +47,15 @@ static atomic_long checks;
         }                                                                                  \
     } while (0)
 
-static uint64_t next_rand(uint64_t *s)   /* splitmix64: one state per thread */
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 /* One round of every kind of call on ctx, with n keys. */
-static void one_round(gpusort_ctx *ctx, int id, size_t n, uint64_t *rng)
+static void one_round(gpusort_ctx *ctx, int id, size_t n, datagen_rng *rng)
 {
     uint32_t *k = (uint32_t *)malloc(n * 4 + 4), *ko = (uint32_t *)malloc(n * 4 + 4);
     uint64_t *idx = (uint64_t *)malloc(n * 8 + 8), *vals = (uint64_t *)malloc(n * 8 + 8);
     uint64_t *vo = (uint64_t *)malloc(n * 8 + 8);
     uint64_t sum = 0;
     for (size_t i = 0; i < n; i++) {
-        k[i] = (uint32_t)(next_rand(rng) % (n / 2 + 1));   /* many ties */
+        k[i] = (uint32_t)(datagen_rng_next(rng) % (n / 2 + 1));   /* many ties */
         vals[i] = ((uint64_t)k[i] << 32) | i;               /* a value that names its key */
         sum += k[i];
     }
@@ -132,7 +125,8 @@ static void one_round(gpusort_ctx *ctx, int id, size_t n, uint64_t *rng)
 static void *worker(void *arg)
 {
     int id = (int)(intptr_t)arg;
-    uint64_t rng = seed0 * 1000003u + (uint64_t)id;
+    datagen_rng rng;
+    datagen_rng_seed(&rng, datagen_mix64(seed0 + (uint64_t)id));
     static const size_t sizes[] = {1, 2, 100, 4097, 65537, 300001};
     for (int life = 0; life < 2; life++) {   /* a context created, used, freed, created again */
         gpusort_ctx *ctx = NULL;

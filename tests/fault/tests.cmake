@@ -5,7 +5,7 @@
 #                          RLIMIT_FSIZE and SIGKILL during `-o INPUT` (cli_fault.sh)
 #   threads_<backend>      many threads, one context each, and the thread-safe queries at once
 #                          (test_threads.c); the TSan build (GPUSORT_TSAN=ON) is where they count
-gpusort_add_test_program(test_fault_alloc ${CMAKE_CURRENT_LIST_DIR}/test_fault_alloc.c)
+gpusort_add_core_test_program(test_fault_alloc ${CMAKE_CURRENT_LIST_DIR}/test_fault_alloc.c)
 foreach(b cpu opencl)
   add_test(NAME fault_alloc_${b} COMMAND test_fault_alloc --backend ${b})
   set_tests_properties(fault_alloc_${b} PROPERTIES TIMEOUT 600 LABELS fault)
@@ -15,7 +15,7 @@ if(TARGET gpusort_cli)
   add_test(NAME fault_cli COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cli_fault.sh $<TARGET_FILE:gpusort_cli>)
   set_tests_properties(fault_cli PROPERTIES TIMEOUT 600 LABELS fault)
 endif()
-gpusort_add_test_program(test_threads ${CMAKE_CURRENT_LIST_DIR}/test_threads.c)
+gpusort_add_core_test_program(test_threads ${CMAKE_CURRENT_LIST_DIR}/test_threads.c)
 foreach(b cpu opencl cuda)
   add_test(NAME threads_${b} COMMAND test_threads --backend ${b})
   # use_sigaltstack=0: PoCL's LLVM gives a thread that first touches OpenCL an alternate signal

@@ -13,6 +13,7 @@
  * of the corpus files: a few bytes changed, cut or repeated, as libFuzzer would, without its
  * coverage guidance. As zstd's tests/fuzz/regression_driver.c does for its targets.
  */
+#include "datagen.h"
 #include "fuzz.h"
 
 #include <dirent.h>
@@ -91,14 +92,8 @@ static int read_path(const char *path)
     return rc;
 }
 
-static uint64_t rng;
-static uint64_t next_rand(void)   /* splitmix64 */
-{
-    uint64_t z = (rng += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
+static datagen_rng rng;
+static uint64_t next_rand(void) { return datagen_rng_next(&rng); }
 
 /* A mutation of a corpus input: bytes flipped, a piece cut out, or a piece repeated. */
 static size_t mutate(const blob *src, uint8_t *out, size_t cap)
@@ -150,7 +145,7 @@ int main(int argc, char **argv)
     printf("replayed %zu corpus inputs\n", ninputs);
     fflush(stdout);
 
-    rng = seed;
+    datagen_rng_seed(&rng, seed);
     enum { CAP = 1 << 16 };
     uint8_t *buf = (uint8_t *)malloc(CAP);
     printf("random mutations: %ld, seed %llu (replay with --seed %llu)\n", random_runs,
