@@ -9,7 +9,8 @@
  * out.sort` as a child.
  * Properties: the same exit code; on success the same output bytes; and gpusort leaves no
  * temporary file in the output's folder, whatever happened.
- * Accepted differences (not compared): the text of error messages and of -c's disorder report
+ * Accepted differences (not compared): a raw key spec with the modifiers h, M, R or V, which
+ * gpusort refuses (exit 2 required); the text of error messages and of -c's disorder report
  * (stderr); and the output of -g with -u when the input holds a NaN: coreutils 9.1 (Debian 12,
  * this CI's) compares two NaNs by the 16 bytes of an x86 long double, 6 of them uninitialised
  * padding, so equal NaNs ("nan" twice) differ and -u keeps both; newer coreutils compare their
@@ -161,6 +162,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sv[sc++] = in_path;
     if (!check) { sv[sc++] = (char *)"-o"; sv[sc++] = out_s; }
     sv[sc] = NULL;
+    /* Orderings gpusort refuses on purpose (text_options.c): -h, -M, -R, -V as key modifiers
+     * in a raw spec. Exit 2 is the answer; GNU sort's output is not compared. When -h and -V
+     * land, take them off this list. */
+    if (strpbrk(to.raw, "hMRV")) {
+        FUZZ_ASSERT(rc_g == 2);
+        return 0;
+    }
     int rc_s = run_sort(sv);
     if (rc_g != rc_s) {
         fprintf(stderr, "fuzz_diff: exit codes differ: gpusort %d, sort %d; arguments:", rc_g, rc_s);
