@@ -31,7 +31,7 @@ trap 'rm -f "$log"' EXIT
 passed=0 failed=0 skipped=0 rc=0
 
 run_suite() {  # name build-dir [--target T --label L] cmake-args...
-  local name=$1 dir=$2 target=() label=(); shift 2
+  local name=$1 dir=$2 target=() label=() t0=$SECONDS; shift 2
   if [ "${1:-}" = --target ]; then target=(--target "$2"); label=(-L "$4"); shift 4; fi
   echo "== [$name] configure and build ($dir)"
   if ! cmake -S . -B "$dir" -G Ninja "$@" >"$log" 2>&1; then cat "$log"; echo "[$name] configure failed"; failed=$((failed+1)); rc=1; return; fi
@@ -46,6 +46,7 @@ run_suite() {  # name build-dir [--target T --label L] cmake-args...
   if [ "$ct_total" = 0 ] && [ "$st" != 0 ]; then ct_failed=1; fi
   passed=$((passed + ct_passed)); failed=$((failed + ct_failed)); skipped=$((skipped + ct_skipped))
   ctest_skip_reasons "$log" "$dir"
+  echo "== [$name] done in $((SECONDS - t0)) s"
 }
 
 run_suite release build -DCMAKE_BUILD_TYPE=Release
@@ -62,8 +63,10 @@ if [ -z "${GPUSORT_TEST_NO_TSAN:-}" ]; then
 fi
 if [ -z "${GPUSORT_TEST_NO_FUZZ:-}" ]; then
   echo "== [fuzz] ${GPUSORT_FUZZ_SECONDS:-60} s per target"
+  t0=$SECONDS
   bash scripts/fuzz.sh --time "${GPUSORT_FUZZ_SECONDS:-60}" --jobs 2 --build build-fuzz
   st=$?
+  echo "== [fuzz] done in $((SECONDS - t0)) s"
   if [ "$st" = 0 ]; then passed=$((passed + 1))
   elif [ "$st" = 77 ]; then skipped=$((skipped + 1)); echo "skipped: fuzz run (no clang)"
   else failed=$((failed + 1)); rc=1; fi
