@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # setup.sh -- install what gpusort needs to build and test, if it is missing (Debian/Ubuntu).
 # Sourced by demo.sh and test.sh; safe to run again (installs nothing when all is present).
-# Needs: a C/C++ compiler, cmake, ninja; optional: the OpenCL headers + ICD loader + PoCL (for the
-# OpenCL backend on the CPU), Open MPI (openmpi-bin, libopenmpi-dev: libgpusort_mpi and its
-# tests), nvcc (the CUDA toolkit, for the CUDA backend; not installed here).
+# Needs: a C/C++ compiler, cmake, ninja; optional: clang (GPUSORT_SETUP_FUZZ=1: the fuzz run),
+# the OpenCL headers + ICD loader + PoCL (for the OpenCL backend on the CPU), Open MPI
+# (openmpi-bin, libopenmpi-dev: libgpusort_mpi and its tests), nvcc (the CUDA toolkit, for
+# the CUDA backend; not installed here).
 set -euo pipefail
 
 need=()
@@ -18,6 +19,9 @@ command -v clinfo >/dev/null 2>&1 || need+=(clinfo)
 # MPI, for libgpusort_mpi and its tests (mpirun with several ranks on one machine).
 command -v mpirun >/dev/null 2>&1 || need+=(openmpi-bin)
 { [ -e /usr/include/x86_64-linux-gnu/mpi/mpi.h ] || ls /usr/lib/*/openmpi/include/mpi.h >/dev/null 2>&1 || command -v mpicc >/dev/null 2>&1; } || need+=(libopenmpi-dev)
+# test.sh's fuzz run (scripts/fuzz.sh) needs clang with libFuzzer (Debian's clang package has it);
+# GNU sort (coreutils) is fuzz_diff's reference and is always there on Debian.
+if [ -n "${GPUSORT_SETUP_FUZZ:-}" ]; then command -v clang >/dev/null 2>&1 || need+=(clang); fi
 
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

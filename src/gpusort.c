@@ -10,6 +10,7 @@
  * for the backends.
  */
 #include "backend.h"
+#include "internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -146,7 +147,7 @@ static gpusort_status ctx_try(gpusort_ctx **out, gpusort_backend backend, int de
     if (count == 0) return GPUSORT_STATUS_NO_DEVICE;
     if (device < 0) device = 0;
     if (device >= count) return GPUSORT_STATUS_INVALID_ARGUMENT;
-    gpusort_ctx *ctx = (gpusort_ctx *)calloc(1, sizeof *ctx);
+    gpusort_ctx *ctx = (gpusort_ctx *)gpusort__calloc(1, sizeof *ctx);
     if (!ctx) return GPUSORT_STATUS_OUT_OF_HOST_MEMORY;
     ctx->ops = ops;
     ctx->device = device;
@@ -610,7 +611,7 @@ static uint64_t *perm_begin(gpusort_ctx *ctx, gpusort_type index_type, void *ind
                             size_t n)
 {
     if (indices_out && index_type == GPUSORT_TYPE_U64) return (uint64_t *)indices_out;
-    uint64_t *perm = (uint64_t *)malloc(n * sizeof *perm);
+    uint64_t *perm = (uint64_t *)gpusort__malloc(n * sizeof *perm);
     if (!perm)
         gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY,
                            "%zu bytes for the permutation", n * sizeof *perm);

@@ -11,6 +11,8 @@
  *                                          order of a number as one unsigned compare (NaN last,
  *                                          -0.0 == +0.0, descending = complement)
  *   gpusort__cpu_parallel_for              the CPU backend's fork-join helper (src/cpu/parallel.c)
+ *   gpusort__malloc and the others of      the host allocations of the library and of tools/,
+ *     src/alloc.c                          with the test-only hook that fails the k-th one
  *   gpusort__cl_context, gpusort__cl_kernel the OpenCL backend's cl_context and its kernels by
  *     and gpusort__cl_program_id           program (src/opencl/backend.c), for bench_opencl's
  *                                          own queue and its per-kernel timings; declared
@@ -39,6 +41,20 @@ extern "C" {
  * cannot be created the remaining tasks run on the calling thread: every task runs once. */
 gpusort_status gpusort__cpu_parallel_for(int threads, size_t count,
                                          void (*fn)(void *arg, size_t i), void *arg);
+
+/* Host allocations (src/alloc.c). Release with free(). Each counts as one allocation for the
+ * test hook: gpusort__alloc_fail_at(k) makes the k-th allocation from now fail (NULL), and every
+ * later one, until gpusort__alloc_fail_at(0); gpusort__alloc_count() counts them since arming.
+ * gpusort__alloc_fails() counts one allocation made by other means (mmap, posix_memalign) and
+ * returns 1 when it must fail. Disarmed (the default) nothing fails. */
+void *gpusort__malloc(size_t bytes);
+void *gpusort__calloc(size_t count, size_t size);
+void *gpusort__realloc(void *p, size_t bytes);
+void *gpusort__aligned_alloc(size_t alignment, size_t bytes);
+char *gpusort__strdup(const char *s);
+int gpusort__alloc_fails(void);
+void gpusort__alloc_fail_at(long k);
+long gpusort__alloc_count(void);
 
 #if defined(CL_VERSION_1_0) /* the includer has <CL/cl.h> */
 /* The programs the backend builds, each once per context, on first use. A radix program is

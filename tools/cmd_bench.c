@@ -66,8 +66,8 @@ int gpusort_cli_bench(int argc, char **argv)
         cli_fail("bench: unknown distribution '%s' (see gpusort gen --help)", o.dist);
     size_t size = gpusort_type_size(type);
     if (o.n > SIZE_MAX / size / 2) cli_fail("bench: --n is too large");
-    void *orig = malloc(n ? n * size : 1), *work = malloc(n ? n * size : 1);
-    double *times = (double *)malloc(sizeof(double) * (size_t)runs);
+    void *orig = gpusort__malloc(n ? n * size : 1), *work = gpusort__malloc(n ? n * size : 1);
+    double *times = (double *)gpusort__malloc(sizeof(double) * (size_t)runs);
     if (!orig || !work || !times)
         cli_fail("bench: out of memory: %zu %s keys need 2 x %zu bytes", n,
                  gpusort_type_name(type), n * size);

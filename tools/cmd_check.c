@@ -80,7 +80,7 @@ int gpusort_cli_check(int argc, char **argv)
     struct stat st;
     uint64_t total = (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode)) ? (uint64_t)st.st_size : 0;
 
-    unsigned char *buf = (unsigned char *)malloc(BIN_IO_CHUNK + 8);
+    unsigned char *buf = (unsigned char *)gpusort__malloc(BIN_IO_CHUNK + 8);
     if (!buf) cli_fail("check: out of memory");
     /* buf[0..8) holds the previous element (once there is one); a piece is read after it. */
     unsigned char *data = buf + 8;

@@ -63,7 +63,7 @@ int gpusort_cli_gen(int argc, char **argv)
 
     cli_out fo;
     cli_out_open(&fo, out);
-    void *buf = malloc(n ? n * size : 1);
+    void *buf = gpusort__malloc(n ? n * size : 1);
     if (!buf)
         cli_fail("gen: out of memory: %zu %s elements need %zu bytes", n,
                  gpusort_type_name(o.type), n * size);

@@ -78,7 +78,7 @@ int gpusort_cli_reduce(int argc, char **argv)
     if (chunk < 8) chunk = 8;
     if (chunk > REDUCE_CHUNK) chunk = REDUCE_CHUNK;
     size_t cap = (size_t)(total && total < chunk ? total : chunk);
-    void *data = malloc(cap ? cap : 1);
+    void *data = gpusort__malloc(cap ? cap : 1);
     if (!data) cli_fail("reduce: out of memory: cannot hold %zu bytes of %s", cap, name);
     char field = gpusort_value_field(o.type);
     gpusort_value v;

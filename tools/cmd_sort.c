@@ -177,7 +177,7 @@ static void sort_keys(sort_job *j, const char *in, cli_out *out, uint64_t budget
     /* A known size needs one exact buffer; a stream grows one up to the chunk size. */
     size_t cap = (size_t)(known ? (size < chunk ? size : chunk)
                                 : (chunk < BIN_IO_CHUNK ? chunk : BIN_IO_CHUNK));
-    uint8_t *buf = (uint8_t *)malloc(cap ? cap : 1);
+    uint8_t *buf = (uint8_t *)gpusort__malloc(cap ? cap : 1);
     if (!buf)
         cli_fail("sort: out of memory: cannot hold %zu bytes of %s (use -S to sort in smaller "
                  "pieces)", cap, name);
@@ -202,7 +202,7 @@ static void sort_keys(sort_job *j, const char *in, cli_out *out, uint64_t budget
             if (cap >= chunk) break;
             /* A stream filled the buffer: grow it (up to the chunk size) and go on. */
             size_t ncap = (uint64_t)cap * 2 < chunk ? cap * 2 : (size_t)chunk;
-            uint8_t *nb = (uint8_t *)realloc(buf, ncap);
+            uint8_t *nb = (uint8_t *)gpusort__realloc(buf, ncap);
             if (!nb)
                 cli_fail("sort: out of memory reading %s (%zu bytes so far; use -S to sort in "
                          "smaller pieces)", name, len);

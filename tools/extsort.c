@@ -175,7 +175,7 @@ void ext_out_reserve(ext_out_buf *out, size_t more)
 {
     if (out->len + more <= out->cap) return;
     size_t cap = (out->len + more) * 2;
-    uint8_t *p = (uint8_t *)realloc(out->p, cap);
+    uint8_t *p = (uint8_t *)gpusort__realloc(out->p, cap);
     if (!p) cli_fail("out of memory for the output buffer (%zu bytes)", cap);
     out->p = p;
     out->cap = cap;
@@ -188,7 +188,7 @@ void ext_reader_open(ext_reader *r, const char *path, size_t bufsize, size_t rec
 {
     memset(r, 0, sizeof *r);
     int is_stdin = strcmp(path, "-") == 0;
-    r->name = strdup(is_stdin ? "-" : path);
+    r->name = gpusort__strdup(is_stdin ? "-" : path);
     if (!r->name) cli_fail("out of memory");
     r->fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
     if (r->fd < 0) cli_fail("cannot read: %s: %s", path, strerror(errno));
@@ -214,7 +214,7 @@ static int reader_fill(ext_reader *r)
     }
     if (r->end == r->cap) {                  /* a line longer than the buffer: grow it */
         size_t ncap = r->cap * 2;
-        uint8_t *nb = (uint8_t *)realloc(r->buf, ncap);
+        uint8_t *nb = (uint8_t *)gpusort__realloc(r->buf, ncap);
         if (!nb) cli_fail("out of memory: a line of more than %zu bytes in %s", r->cap, r->name);
         r->buf = nb;
         r->cap = ncap;
@@ -314,7 +314,7 @@ void *ext_big_alloc(size_t n)
     if (n < 4 * HUGE_ALIGN) return cli_alloc(n);
     void *p = NULL;
     size_t rounded = (n + HUGE_ALIGN - 1) & ~(HUGE_ALIGN - 1);
-    if (posix_memalign(&p, HUGE_ALIGN, rounded) != 0) cli_fail("out of memory (%zu bytes)", n);
+    if (gpusort__alloc_fails() || posix_memalign(&p, HUGE_ALIGN, rounded) != 0) cli_fail("out of memory (%zu bytes)", n);
 #ifdef MADV_HUGEPAGE
     (void)madvise(p, rounded, MADV_HUGEPAGE);
 #endif
@@ -386,7 +386,7 @@ static void run_add(extsort *x, char *path)
 {
     if (x->nruns == x->cap) {
         x->cap = x->cap ? 2 * x->cap : 16;
-        char **nr = (char **)realloc(x->runs, x->cap * sizeof *nr);
+        char **nr = (char **)gpusort__realloc(x->runs, x->cap * sizeof *nr);
         if (!nr) cli_fail("out of memory");
         x->runs = nr;
     }

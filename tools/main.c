@@ -84,7 +84,7 @@ static int has_option(int argc, char **argv, const char *name)
 static int run_text(int argc, char **argv, int first, const char *extra)
 {
     int n = argc - first;
-    char **v = (char **)malloc(sizeof *v * (size_t)(n + 3));
+    char **v = (char **)gpusort__malloc(sizeof *v * (size_t)(n + 3));
     if (!v) cli_fail("out of memory");
     int k = 0;
     v[k++] = argv[0];
@@ -118,6 +118,10 @@ static const command *find_command(const char *name)
 
 int main(int argc, char **argv)
 {
+    /* Test-only (tests/fault/): GPUSORT_TEST_FAIL_ALLOC=k makes the k-th host allocation of
+     * this run fail, and every later one (src/alloc.c). */
+    const char *fail_at = getenv("GPUSORT_TEST_FAIL_ALLOC");
+    if (fail_at && *fail_at) gpusort__alloc_fail_at(strtol(fail_at, NULL, 10));
     cli_signals_install();
     if (argc < 2) return run_text(argc, argv, 1, NULL);   /* like sort: stdin to stdout */
 

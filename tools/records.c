@@ -69,7 +69,7 @@ static int records_check(const text_opts *o, rec_cmp_arg *ra)
 {
     ext_reader r;
     ext_reader_open(&r, o->files[0], (size_t)4 << 20, o->record_size, 0);
-    uint8_t *prev = (uint8_t *)malloc(o->record_size);
+    uint8_t *prev = (uint8_t *)gpusort__malloc(o->record_size);
     if (!prev) cli_fail("out of memory");
     const uint8_t *p;
     size_t len;
@@ -192,7 +192,7 @@ static void sort_chunk(const text_opts *o, rec_cmp_arg *ra, gpusort_ctx **ctxp,
     if (ks == 0) {
         for (size_t i = 0; i < n; i++) perm[i] = i;
     } else {
-        j.keys = (uint8_t *)malloc(n * ks);
+        j.keys = (uint8_t *)gpusort__malloc(n * ks);
         if (!j.keys) cli_fail("out of memory: %zu bytes of keys", n * ks);
         pack_task_all(&j);
         gpusort_order order = o->reverse ? GPUSORT_ORDER_DESC : GPUSORT_ORDER_ASC;
@@ -385,7 +385,7 @@ int gpusort_cli_records_gen(int argc, char **argv)
     cli_out out;
     cli_out_open(&out, outp);
     size_t per = ((size_t)4 << 20) / rs + 1;
-    uint8_t *buf = (uint8_t *)malloc(per * rs);
+    uint8_t *buf = (uint8_t *)gpusort__malloc(per * rs);
     if (!buf) cli_fail("out of memory");
     uint64_t st = seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull;
     static const char hex[] = "0123456789ABCDEF";

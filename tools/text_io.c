@@ -61,7 +61,7 @@ void text_input_fill(text_input *in, size_t want)
     tsort *t = in->t;
     if (in->cap < want + 1 + TEXT_BUF_SLACK) {
         size_t ncap = want + 1 + TEXT_BUF_SLACK;
-        uint8_t *nb = (uint8_t *)realloc(in->buf, ncap);
+        uint8_t *nb = (uint8_t *)gpusort__realloc(in->buf, ncap);
         if (!nb) cli_fail("out of memory: %zu bytes for the input", ncap);
         in->buf = nb;
         in->cap = ncap;

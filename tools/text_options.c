@@ -87,11 +87,15 @@ static void badfieldspec(const char *spec, const char *msg)
     cli_fail("%s: invalid field specification '%s'", msg, spec);
 }
 
-/* Parse a decimal count; on overflow saturate at SIZE_MAX as GNU does. */
+/* Parse a decimal count; on overflow saturate at SIZE_MAX as GNU does. Leading white space and
+ * a '+' are skipped, as GNU's xstrtoumax (strtoumax) does: `sort -k ' 2,+1'` is -k 2,1. */
 static const char *parse_count(const char *s, size_t *v, const char *spec, const char *msg)
 {
+    const char *start = s;
+    while (isspace((unsigned char)*s)) s++;
+    if (*s == '+') s++;
     if (!isdigit((unsigned char)*s))
-        cli_fail("%s: invalid count at start of '%s'", msg, s);
+        cli_fail("%s: invalid count at start of '%s'", msg, start);
     size_t x = 0;
     int over = 0;
     while (isdigit((unsigned char)*s)) {
@@ -304,7 +308,7 @@ int text_parse_args(int argc, char **argv, tsort *t)
             if (a[0] == '+') {
                 if (t->nkeys == cap_keys) {
                     cap_keys *= 2;
-                    tkey *nk = (tkey *)realloc(t->keys, (size_t)cap_keys * sizeof *nk);
+                    tkey *nk = (tkey *)gpusort__realloc(t->keys, (size_t)cap_keys * sizeof *nk);
                     if (!nk) cli_fail("out of memory");
                     t->keys = nk;
                 }
@@ -387,7 +391,7 @@ int text_parse_args(int argc, char **argv, tsort *t)
             case 'k':
                 if (t->nkeys == cap_keys) {
                     cap_keys *= 2;
-                    tkey *nk = (tkey *)realloc(t->keys, (size_t)cap_keys * sizeof *nk);
+                    tkey *nk = (tkey *)gpusort__realloc(t->keys, (size_t)cap_keys * sizeof *nk);
                     if (!nk) cli_fail("out of memory");
                     t->keys = nk;
                 }

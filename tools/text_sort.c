@@ -96,7 +96,7 @@ static void resolve_ties(tsort *t, lineset *L, uint64_t *perm, uint64_t *tmp, in
         if (e - i > 1) {
             if (nr == cap) {
                 cap *= 2;
-                uint64_t *nrn = (uint64_t *)realloc(runs, cap * 2 * sizeof *runs);
+                uint64_t *nrn = (uint64_t *)gpusort__realloc(runs, cap * 2 * sizeof *runs);
                 if (!nrn) cli_fail("out of memory");
                 runs = nrn;
             }

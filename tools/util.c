@@ -40,6 +40,7 @@
 #endif
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -100,7 +101,7 @@ static void restore_signals(const sigset_t *old)
 void cli_temp_register(const char *path)
 {
     size_t len = strlen(path);
-    temp_node *node = (temp_node *)malloc(sizeof *node + len + 1);
+    temp_node *node = (temp_node *)gpusort__malloc(sizeof *node + len + 1);
     if (!node) {
         /* Cannot track it: remove it now rather than risk leaving it behind. */
         unlink(path);
@@ -249,6 +250,8 @@ static void verror(const char *fmt, va_list ap)
     fflush(stderr);
 }
 
+void (*cli_exit_hook)(int code) = NULL;
+
 void cli_fail(const char *fmt, ...)
 {
     va_list ap;
@@ -256,12 +259,13 @@ void cli_fail(const char *fmt, ...)
     verror(fmt, ap);
     va_end(ap);
     temp_cleanup_at_exit();
+    if (cli_exit_hook) cli_exit_hook(2);
     exit(2);
 }
 
 void *cli_alloc(size_t n)
 {
-    void *p = malloc(n ? n : 1);
+    void *p = gpusort__malloc(n ? n : 1);
     if (!p) cli_fail("out of memory (%zu bytes)", n);
     return p;
 }
@@ -405,7 +409,7 @@ void *cli_read_file(const char *path, size_t *size)
     size_t cap = known ? (size_t)st.st_size : READ_CHUNK;
     if (known && (uint64_t)st.st_size > (uint64_t)SIZE_MAX / 2)
         cli_fail("%s: too large for this machine's address space", name);
-    unsigned char *buf = (unsigned char *)malloc(cap ? cap : 1);
+    unsigned char *buf = (unsigned char *)gpusort__malloc(cap ? cap : 1);
     if (!buf)
         cli_fail("out of memory: cannot hold %s (%zu bytes)", name, cap);
     size_t len = 0;
@@ -423,7 +427,7 @@ void *cli_read_file(const char *path, size_t *size)
                 }
                 known = 0;
                 size_t ncap = cap + READ_CHUNK;
-                unsigned char *nb = (unsigned char *)realloc(buf, ncap);
+                unsigned char *nb = (unsigned char *)gpusort__realloc(buf, ncap);
                 if (!nb) cli_fail("out of memory reading %s", name);
                 buf = nb;
                 cap = ncap;
@@ -432,7 +436,7 @@ void *cli_read_file(const char *path, size_t *size)
             }
             size_t ncap = cap + cap / 2;
             if (ncap < cap) cli_fail("out of memory reading %s", name);
-            unsigned char *nb = (unsigned char *)realloc(buf, ncap);
+            unsigned char *nb = (unsigned char *)gpusort__realloc(buf, ncap);
             if (!nb) cli_fail("out of memory reading %s (%zu bytes so far)", name, len);
             buf = nb;
             cap = ncap;
@@ -456,6 +460,32 @@ void *cli_read_file(const char *path, size_t *size)
 
 /* ---- atomic output ---- */
 
+/* Temporaries that another run left beside the destination: a run killed by SIGKILL (or a
+ * power cut) cannot remove its ".<name>.gpusort-XXXXXX". Whether its owner is still alive
+ * cannot be told from the file, so a later run does not delete it: it names it and says how. */
+static void note_stale_temps(const char *tmp, size_t dirlen)
+{
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%.*s", dirlen ? (int)dirlen : 1, dirlen ? tmp : ".");
+    const char *own = tmp + dirlen;
+    size_t plen = strlen(own) - 6;            /* ".<name>.gpusort-" without the XXXXXX */
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    int found = 0;
+    while ((e = readdir(d)))
+        if (strlen(e->d_name) == plen + 6 && strncmp(e->d_name, own, plen) == 0 &&
+            strcmp(e->d_name, own) != 0)
+            found++;
+    closedir(d);
+    const char *where = dirlen ? dir : "./";
+    if (found)
+        cli_error("note: %d temporary file%s %s%.*s?????? left by an interrupted gpusort; if no "
+                  "other gpusort is writing this output now, remove %s: rm -f '%s%.*s'??????",
+                  found, found > 1 ? "s" : "", where, (int)plen, own, found > 1 ? "them" : "it",
+                  where, (int)plen, own);
+}
+
 void cli_out_open(cli_out *o, const char *path)
 {
     memset(o, 0, sizeof *o);
@@ -468,7 +498,7 @@ void cli_out_open(cli_out *o, const char *path)
     struct stat lst, st;
     int exists = stat(path, &st) == 0;
     if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) && exists) dest = realpath(path, NULL);
-    if (!dest) dest = strdup(path);
+    if (!dest) dest = gpusort__strdup(path);
     if (!dest) cli_fail("out of memory");
     o->path = dest;
 
@@ -489,7 +519,7 @@ void cli_out_open(cli_out *o, const char *path)
     /* ".<name>.gpusort-XXXXXX", or ".gpusort-XXXXXX" where that would pass NAME_MAX (255). */
     if (strlen(base) > 200) base = "";
     size_t tlen = dirlen + 2 + strlen(base) + sizeof "gpusort-XXXXXX";
-    char *tmp = (char *)malloc(tlen);
+    char *tmp = (char *)gpusort__malloc(tlen);
     if (!tmp) cli_fail("out of memory");
     snprintf(tmp, tlen, "%.*s.%s%sgpusort-XXXXXX", (int)dirlen, dest, base, *base ? "." : "");
 
@@ -500,6 +530,7 @@ void cli_out_open(cli_out *o, const char *path)
         snprintf(dir, sizeof dir, "%.*s", dirlen ? (int)dirlen : 1, dirlen ? dest : ".");
         cli_fail("cannot create a temporary file in %s for %s: %s", dir, path, strerror(err));
     }
+    note_stale_temps(tmp, dirlen);
     mode_t mode;
     if (exists) {
         mode = st.st_mode & 07777;

@@ -10,12 +10,18 @@
 #ifndef GPUSORT_CLI_UTIL_H
 #define GPUSORT_CLI_UTIL_H
 
+#include "internal.h"   /* gpusort__malloc & co. (src/alloc.c): every allocation of tools/ */
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
 /* Print "gpusort: <fmt>" and a newline on stderr, remove pending temporary outputs, exit(2). */
 void cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* When set, cli_fail calls it instead of exit(2) after its cleanup. Only the fuzz targets
+ * (tests/fuzz/) set it, to a function that longjmps back into their harness, so that a refused
+ * input ends one run of the target instead of the fuzzer. NULL in the program. */
+extern void (*cli_exit_hook)(int code);
 /* Same, without exiting: prints and returns 2. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

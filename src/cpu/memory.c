@@ -68,7 +68,9 @@ void *gpusort__cpu_big_alloc(gpusort_ctx *ctx, size_t bytes)
             }
         }
         size_t len = bytes + HUGE_PAGE + 4096;     /* room to align the start to 2 MiB */
-        void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        void *m = gpusort__alloc_fails()   /* the test hook of src/alloc.c */
+                      ? MAP_FAILED
+                      : mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (m == MAP_FAILED) {
             /* out of address space or memory: give back what we keep and try once more */
             int kept = 0;
@@ -86,7 +88,7 @@ void *gpusort__cpu_big_alloc(gpusort_ctx *ctx, size_t bytes)
     }
 #endif
     (void)ctx;
-    return malloc(bytes);
+    return gpusort__malloc(bytes);
 }
 
 void gpusort__cpu_big_free(gpusort_ctx *ctx, void *p, size_t bytes)

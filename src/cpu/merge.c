@@ -166,9 +166,9 @@ static void merge_rounds(mplan *p, const void *src_k, const void *src_v)
 static int alloc_tasks(mplan *p)
 {
     size_t cap = (size_t)p->threads + p->nruns + 1;
-    p->task_pair = (size_t *)malloc(cap * sizeof(size_t));
-    p->task_piece = (size_t *)malloc(cap * sizeof(size_t));
-    p->task_pieces = (size_t *)malloc(cap * sizeof(size_t));
+    p->task_pair = (size_t *)gpusort__malloc(cap * sizeof(size_t));
+    p->task_piece = (size_t *)gpusort__malloc(cap * sizeof(size_t));
+    p->task_pieces = (size_t *)gpusort__malloc(cap * sizeof(size_t));
     return p->task_pair && p->task_piece && p->task_pieces;
 }
 
@@ -205,7 +205,7 @@ gpusort_status gpusort__cpu_merge_job(gpusort_ctx *ctx, const gpusort__cpu_job *
     if (!p.ak) p.ak = own_k = gpusort__cpu_big_alloc(ctx, n * ks);
     p.av = vs ? job->values_out : NULL;
     scratch = gpusort__cpu_big_alloc(ctx, ALIGN64(n * ks) + n * vs);
-    p.runs = (size_t *)malloc((chunks + 1) * sizeof(size_t));
+    p.runs = (size_t *)gpusort__malloc((chunks + 1) * sizeof(size_t));
     if (!p.ak || !scratch || !p.runs || !alloc_tasks(&p)) {
         st = gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY,
                                 "merge sort: %zu bytes of scratch for %zu keys",
@@ -269,7 +269,7 @@ gpusort_status gpusort__cpu_merge_runs(gpusort_ctx *ctx, const gpusort__sort_arg
     p.av = vs ? (char *)d->values_out + lo * vs : NULL;
     if (vs && !in_v) in_v = own_v = gpusort__cpu_big_alloc(ctx, n * vs);   /* no values given: positions */
     scratch = num_runs > 2 ? gpusort__cpu_big_alloc(ctx, ALIGN64(n * ks) + n * vs) : NULL;
-    p.runs = (size_t *)malloc((num_runs + 1) * sizeof(size_t));
+    p.runs = (size_t *)gpusort__malloc((num_runs + 1) * sizeof(size_t));
     if (!p.ak || (vs && !in_v) || (num_runs > 2 && !scratch) || !p.runs || !alloc_tasks(&p)) {
         st = gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY,
                                 "merge of %zu runs: %zu bytes of scratch", num_runs,

@@ -51,7 +51,8 @@ gpusort_status gpusort__cpu_parallel_for(int threads, size_t count,
     if (nt == 1) { worker(&p); return GPUSORT_STATUS_SUCCESS; }
 
     pthread_t stack_ids[16];
-    pthread_t *ids = nt - 1 <= 16 ? stack_ids : (pthread_t *)malloc((nt - 1) * sizeof *ids);
+    pthread_t *ids =
+        nt - 1 <= 16 ? stack_ids : (pthread_t *)gpusort__malloc((nt - 1) * sizeof *ids);
     size_t started = 0;
     if (ids)
         for (; started < nt - 1; started++)

@@ -358,7 +358,7 @@ gpusort_status gpusort__cpu_radix_job(gpusort_ctx *ctx, const gpusort__cpu_job *
     const rkernels *kr = kernels_for(job);
     if (n <= INSERTION_MAX) return sort_tiny(job, kr);
 
-    rplan *p = (rplan *)calloc(1, sizeof *p);
+    rplan *p = (rplan *)gpusort__calloc(1, sizeof *p);
     if (!p) return gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY, "radix sort plan");
     gpusort_status st = GPUSORT_STATUS_SUCCESS;
     void *scr_k = NULL, *scr_v = NULL, *own_out_k = NULL;
@@ -379,8 +379,8 @@ gpusort_status gpusort__cpu_radix_job(gpusort_ctx *ctx, const gpusort__cpu_job *
     p->bits = n >= LARGE_N ? LARGE_DIGIT_BITS : SMALL_DIGIT_BITS;
     p->radix = (size_t)1 << p->bits;
     p->ndigits = (job->key_bytes * 8 + p->bits - 1) / p->bits;
-    p->hist = (size_t *)malloc(C * (size_t)p->ndigits * p->radix * sizeof(size_t));
-    p->offs = (size_t *)malloc(C * p->radix * sizeof(size_t));
+    p->hist = (size_t *)gpusort__malloc(C * (size_t)p->ndigits * p->radix * sizeof(size_t));
+    p->offs = (size_t *)gpusort__malloc(C * p->radix * sizeof(size_t));
     if (!p->hist || !p->offs) {
         st = gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY,
                                 "radix sort: %zu bytes of histograms",
@@ -443,8 +443,8 @@ gpusort_status gpusort__cpu_radix_job(gpusort_ctx *ctx, const gpusort__cpu_job *
         goto done;
     }
     if (n >= WC_MIN_N) {           /* write-combining buffers; plain scatter if none */
-        p->wc = (unsigned char *)aligned_alloc(64, C * p->radix * 128);
-        p->wc_start = (size_t *)malloc(C * p->radix * sizeof(size_t));
+        p->wc = (unsigned char *)gpusort__aligned_alloc(64, C * p->radix * 128);
+        p->wc_start = (size_t *)gpusort__malloc(C * p->radix * sizeof(size_t));
         if (!p->wc || !p->wc_start) {
             free(p->wc);
             p->wc = NULL;
@@ -483,7 +483,7 @@ gpusort_status gpusort__cpu_radix_job(gpusort_ctx *ctx, const gpusort__cpu_job *
         p->big = largest;          /* room for the largest small bucket only */
         p->tmp_stride = ALIGN64(8 * 2048 * sizeof(uint32_t) +
                                 2 * (ALIGN64(largest * ks) + ALIGN64(largest * vs)));
-        p->tmp = (unsigned char *)malloc(T * p->tmp_stride);
+        p->tmp = (unsigned char *)gpusort__malloc(T * p->tmp_stride);
         if (!p->tmp) {
             st = gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY,
                                     "radix sort: %zu bytes of bucket buffers", T * p->tmp_stride);

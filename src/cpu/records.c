@@ -101,8 +101,8 @@ gpusort_status gpusort__cpu_sort_records(gpusort_ctx *ctx, const void *records_i
             return gpusort__set_error(ctx, GPUSORT_STATUS_INVALID_ARGUMENT, "n * key_size overflows");
         /* Records that are all key (record_size == key_size) are already packed. */
         int packed = key_offset == 0 && key_size == record_size;
-        j.keys = packed ? NULL : (uint8_t *)malloc(n * key_size);
-        j.off = (uint64_t *)malloc((n + 1) * sizeof(uint64_t));
+        j.keys = packed ? NULL : (uint8_t *)gpusort__malloc(n * key_size);
+        j.off = (uint64_t *)gpusort__malloc((n + 1) * sizeof(uint64_t));
         if ((!packed && !j.keys) || !j.off) {
             st = gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY,
                                     "%zu bytes for the packed keys", n * key_size + 8 * (n + 1));
@@ -126,14 +126,14 @@ gpusort_status gpusort__cpu_sort_records(gpusort_ctx *ctx, const void *records_i
     if (records_in != records_out) {
         gpusort__cpu_parallel_for(j.parts, (size_t)j.parts, gather_task, &j);
     } else {
-        uint8_t *copy = (uint8_t *)malloc(n * record_size);
+        uint8_t *copy = (uint8_t *)gpusort__malloc(n * record_size);
         if (copy) {
             j.out = copy;
             gpusort__cpu_parallel_for(j.parts, (size_t)j.parts, gather_task, &j);
             memcpy(records_out, copy, n * record_size);
             free(copy);
         } else {
-            uint8_t *tmp = (uint8_t *)malloc(record_size);
+            uint8_t *tmp = (uint8_t *)gpusort__malloc(record_size);
             if (!tmp) {
                 st = gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY,
                                         "%zu bytes for one record", record_size);

@@ -187,8 +187,8 @@ gpusort_status gpusort__cpu_reduce(gpusort_ctx *ctx, gpusort_type type, const vo
     unsigned char one_nan;
     rtask r = {type, op, data, n, &one, &one_nan};
     if (ns > 1) {
-        r.part = (gpusort_value *)malloc(ns * sizeof *r.part);
-        r.part_nan = (unsigned char *)malloc(ns);
+        r.part = (gpusort_value *)gpusort__malloc(ns * sizeof *r.part);
+        r.part_nan = (unsigned char *)gpusort__malloc(ns);
         if (!r.part || !r.part_nan) {
             free(r.part);
             free(r.part_nan);

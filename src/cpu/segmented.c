@@ -127,7 +127,7 @@ static gpusort_status run_segments(gpusort_ctx *ctx, segplan *p)
     /* groups of consecutive segments holding about GROUP_ELEMS elements */
     size_t cap = total / GROUP_ELEMS + p->num_segments / 4096 + 2;
     if (cap > p->num_segments + 1) cap = p->num_segments + 1;
-    p->group_start = (size_t *)malloc((cap + 1) * sizeof(size_t));
+    p->group_start = (size_t *)gpusort__malloc((cap + 1) * sizeof(size_t));
     if (!p->group_start)
         return gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY, "segmented sort plan");
     size_t g = 0, acc = 0, per_group_segs = p->num_segments / (cap > 1 ? cap - 1 : 1) + 1;

@@ -283,8 +283,8 @@ static gpusort_status sort_level_parallel(sctx *s, size_t lo, size_t hi, uint64_
     j.depth = d;
     j.parts = parts;
     j.rekey = rekey;
-    j.and_k = (uint64_t *)malloc(2 * (size_t)parts * sizeof(uint64_t));
-    j.cnt = (size_t(*)[256])malloc((size_t)parts * sizeof *j.cnt);
+    j.and_k = (uint64_t *)gpusort__malloc(2 * (size_t)parts * sizeof(uint64_t));
+    j.cnt = (size_t(*)[256])gpusort__malloc((size_t)parts * sizeof *j.cnt);
     if (!j.and_k || !j.cnt) {
         free(j.and_k);
         free(j.cnt);
@@ -340,7 +340,7 @@ static int run_push(run_list *l, size_t lo, size_t hi, uint64_t depth)
 {
     if (l->n == l->cap) {
         size_t cap = l->cap ? 2 * l->cap : 64;
-        run *r = (run *)realloc(l->r, cap * sizeof *r);
+        run *r = (run *)gpusort__realloc(l->r, cap * sizeof *r);
         if (!r) return -1;
         l->r = r;
         l->cap = cap;
@@ -467,9 +467,9 @@ static gpusort_status msd_top(sctx *s, size_t n, run_list *big, int *swapped)
     j.hi = n;
     j.parts = parts;
     j.rekey = 1;
-    j.and_k = (uint64_t *)malloc(2 * (size_t)parts * sizeof(uint64_t));
-    j.cnt = (size_t(*)[256])malloc((size_t)parts * sizeof *j.cnt);
-    size_t *start = (size_t *)malloc(257 * sizeof *start);
+    j.and_k = (uint64_t *)gpusort__malloc(2 * (size_t)parts * sizeof(uint64_t));
+    j.cnt = (size_t(*)[256])gpusort__malloc((size_t)parts * sizeof *j.cnt);
+    size_t *start = (size_t *)gpusort__malloc(257 * sizeof *start);
     gpusort_status st = GPUSORT_STATUS_SUCCESS;
     if (!j.and_k || !j.cnt || !start) { st = GPUSORT_STATUS_OUT_OF_HOST_MEMORY; goto done; }
     j.or_k = j.and_k + parts;
@@ -542,9 +542,9 @@ gpusort_status gpusort__cpu_sort_strings(gpusort_ctx *ctx, const uint8_t *bytes,
     s.idx = perm_out;
     s.threads = gpusort__threads(ctx);
     if (n < 2 * BIG_RUN) s.threads = 1;          /* too small to pay for threads */
-    s.key = (uint64_t *)malloc(n * sizeof(uint64_t));
-    s.key2 = (uint64_t *)malloc(n * sizeof(uint64_t));
-    s.idx2 = (uint64_t *)malloc(n * sizeof(uint64_t));
+    s.key = (uint64_t *)gpusort__malloc(n * sizeof(uint64_t));
+    s.key2 = (uint64_t *)gpusort__malloc(n * sizeof(uint64_t));
+    s.idx2 = (uint64_t *)gpusort__malloc(n * sizeof(uint64_t));
     uint64_t *idx_scratch = s.idx2;      /* the levels swap idx and idx2: free this one */
     int swapped = 0;
     run_list big = {0}, small = {0};

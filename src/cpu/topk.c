@@ -196,7 +196,7 @@ static int row_setup(topk_row *r, topk_mem *m, const gpusort__topk_args *a, int 
     int own_idx = !(a->indices_out && a->index_type == GPUSORT_TYPE_U64);
     size_t counts = (size_t)nt * (sizeof r->hist[0] + 4 * sizeof(size_t));
     size_t bytes = counts + (own_keys ? k * (size_t)r->kb : 0) + (own_idx ? k * 8 : 0);
-    m->block = malloc(bytes ? bytes : 1);
+    m->block = gpusort__malloc(bytes ? bytes : 1);
     if (!m->block) return -1;
     char *p = (char *)m->block;
     r->hist = (size_t (*)[BUCKETS])p;

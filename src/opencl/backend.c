@@ -51,6 +51,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -149,10 +150,37 @@ static int device_rank(cl_device_id d)
     return 2;
 }
 
+/* The first enumeration of the process runs once, alone: the ICD loader and PoCL 3.1 set
+ * their platforms up on the first clGetPlatformIDs / clGetDeviceIDs, and two threads doing that
+ * at once crash inside PoCL (strlen in clGetDeviceInfo; tests/fault/test_threads.c, whose query
+ * threads are the first OpenCL callers of their process, found it). Later calls only read. */
+static pthread_once_t first_enumeration = PTHREAD_ONCE_INIT;
+
+static void enumerate_first(void)
+{
+    cl_uint np = 0;
+    cl_platform_id plats[16];
+    if (clGetPlatformIDs(0, NULL, &np) != CL_SUCCESS || np == 0) return;
+    if (np > 16) np = 16;
+    if (clGetPlatformIDs(np, plats, NULL) != CL_SUCCESS) return;
+    for (cl_uint p = 0; p < np; p++) {
+        cl_device_id devs[MAX_DEVICES];
+        cl_uint nd = 0;
+        char name[256];
+        if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, MAX_DEVICES, devs, &nd) != CL_SUCCESS)
+            continue;
+        if (nd > MAX_DEVICES) nd = MAX_DEVICES;
+        for (cl_uint d = 0; d < nd; d++)
+            clGetDeviceInfo(devs[d], CL_DEVICE_NAME, sizeof name, name, NULL);
+    }
+}
+
 /* Fill refs (up to MAX_DEVICES) in the flat order; *count = 0 when there is no platform.
- * No static state: enumeration is cheap and this keeps the queries thread-safe. */
+ * No static state beyond the one-time first enumeration: enumeration is cheap and this keeps
+ * the queries thread-safe. */
 static cl_int enumerate(device_ref *refs, int *count)
 {
+    pthread_once(&first_enumeration, enumerate_first);
     *count = 0;
     cl_uint np = 0;
     cl_int err = clGetPlatformIDs(0, NULL, &np);
@@ -207,7 +235,7 @@ static int device_has_fp64(cl_device_id d)
     if (clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, sizeof ext - 1, ext, &got) != CL_SUCCESS) {
         /* The list is longer than our buffer: ask for it whole. */
         if (clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, 0, NULL, &got) != CL_SUCCESS) return 0;
-        char *big = (char *)malloc(got + 1);
+        char *big = (char *)gpusort__malloc(got + 1);
         if (!big) return 0;
         int has = clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, got, big, NULL) == CL_SUCCESS &&
                   (big[got] = 0, strstr(big, "cl_khr_fp64") != NULL);
@@ -302,7 +330,7 @@ static gpusort_status ocl_init(gpusort_ctx *ctx, int device)
     device_ref ref;
     gpusort_status s = find_device(device, &ref);
     if (s) return gpusort__set_error(ctx, s, "OpenCL device %d not found", device);
-    cl_state *st = (cl_state *)calloc(1, sizeof *st);
+    cl_state *st = (cl_state *)gpusort__calloc(1, sizeof *st);
     if (!st)
         return gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY, "OpenCL context state");
     ctx->impl = st;
@@ -438,7 +466,7 @@ static gpusort_status build_program(gpusort_ctx *ctx, int id)
          * the head of it through a larger buffer. */
         if (clGetProgramBuildInfo(prog, st->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &got) ==
                 CL_SUCCESS && got > 0) {
-            char *full = (char *)malloc(got + 1);
+            char *full = (char *)gpusort__malloc(got + 1);
             if (full && clGetProgramBuildInfo(prog, st->device, CL_PROGRAM_BUILD_LOG, got, full,
                                               NULL) == CL_SUCCESS) {
                 full[got] = 0;
@@ -536,7 +564,7 @@ static gpusort_status scratch_get(gpusort_ctx *ctx, int slot, size_t bytes, cl_m
                                   "(CL_DEVICE_MAX_MEM_ALLOC_SIZE = %llu bytes)",
                                   bytes, (unsigned long long)st->max_alloc);
     cl_int err = CL_SUCCESS;
-    void *zeros = zero ? calloc(1, bytes) : NULL;
+    void *zeros = zero ? gpusort__calloc(1, bytes) : NULL;
     if (zero && !zeros)
         return gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY,
                                   "%zu bytes of zeros for a scratch buffer", bytes);
@@ -693,9 +721,9 @@ static gpusort_status sort_host_runs(gpusort_ctx *ctx, const gpusort__sort_args 
     size_t ks = gpusort_type_size(d->key_type);
     size_t vs = d->value_type == GPUSORT_TYPE_NONE ? 0 : gpusort_type_size(d->value_type);
     size_t runs = (d->n + run - 1) / run;
-    char *tk = (char *)malloc(d->n * ks);
-    char *tv = vs ? (char *)malloc(d->n * vs) : NULL;
-    uint64_t *offs = (uint64_t *)malloc((runs + 1) * sizeof *offs);
+    char *tk = (char *)gpusort__malloc(d->n * ks);
+    char *tv = vs ? (char *)gpusort__malloc(d->n * vs) : NULL;
+    uint64_t *offs = (uint64_t *)gpusort__malloc((runs + 1) * sizeof *offs);
     gpusort_status s = GPUSORT_STATUS_SUCCESS;
     if (!tk || (vs && !tv) || !offs) {
         s = gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY,

