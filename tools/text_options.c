@@ -35,7 +35,7 @@
 static int key_default(const tkey *k)
 {
     return !(k->ignore || k->translate || k->skipsblanks || k->skipeblanks || k->numeric ||
-             k->general);
+             k->general || k->human || k->month || k->version || k->random);
 }
 
 static const char usage_text[] =
@@ -120,10 +120,10 @@ static const char *set_ordering(const char *s, tkey *k, enum blanktype bt)
         case 'i': if (!k->ignore) k->ignore = text_nonprint; break;
         case 'n': k->numeric = 1; break;
         case 'r': k->reverse = 1; break;
-        case 'h': case 'M': case 'R': case 'V':
-            cli_fail("ordering '%c' (%s) is not supported by gpusort", *s,
-                     *s == 'h' ? "human-numeric" : *s == 'M' ? "month" : *s == 'R' ? "random"
-                                                                               : "version");
+        case 'h': k->human = 1; break;
+        case 'M': k->month = 1; break;
+        case 'R': k->random = 1; break;
+        case 'V': k->version = 1; break;
         default: return s;
         }
     }
@@ -223,20 +223,6 @@ static int parse_buffer_size(const char *s, uint64_t *out)
     return 0;
 }
 
-/* The collation locale the user asked for; NULL when byte order. */
-static const char *foreign_locale(void)
-{
-    const char *names[] = {"LC_ALL", "LC_COLLATE", "LANG"};
-    for (int i = 0; i < 3; i++) {
-        const char *v = getenv(names[i]);
-        if (!v || !*v) continue;
-        if (strcmp(v, "C") == 0 || strcmp(v, "POSIX") == 0 || strncmp(v, "C.", 2) == 0)
-            return NULL;
-        return v;
-    }
-    return NULL;
-}
-
 typedef struct longopt {
     const char *name;
     int has_arg;     /* 0 none, 1 required, 2 optional */
@@ -245,7 +231,7 @@ typedef struct longopt {
 
 enum {
     OPT_PARALLEL = 256, OPT_BATCH, OPT_BACKEND, OPT_DEVICE, OPT_RECSIZE, OPT_KEYSIZE,
-    OPT_KEYOFF, OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_CHECK, OPT_REFUSE
+    OPT_KEYOFF, OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_CHECK, OPT_REFUSE, OPT_SORT, OPT_RANDSRC
 };
 
 static const longopt longopts[] = {
@@ -258,9 +244,9 @@ static const longopt longopts[] = {
     {"backend", 1, OPT_BACKEND}, {"device", 1, OPT_DEVICE}, {"record-size", 1, OPT_RECSIZE},
     {"key-size", 1, OPT_KEYSIZE}, {"key-offset", 1, OPT_KEYOFF}, {"quiet", 0, OPT_QUIET},
     {"help", 0, OPT_HELP}, {"version", 0, OPT_VERSION},
-    {"human-numeric-sort", 0, OPT_REFUSE}, {"month-sort", 0, OPT_REFUSE},
-    {"random-sort", 0, OPT_REFUSE}, {"version-sort", 0, OPT_REFUSE}, {"sort", 1, OPT_REFUSE},
-    {"random-source", 1, OPT_REFUSE}, {"debug", 0, OPT_REFUSE}, {"files0-from", 1, OPT_REFUSE},
+    {"human-numeric-sort", 0, 'h'}, {"month-sort", 0, 'M'},
+    {"random-sort", 0, 'R'}, {"version-sort", 0, 'V'}, {"sort", 1, OPT_SORT},
+    {"random-source", 1, OPT_RANDSRC}, {"debug", 0, OPT_REFUSE}, {"files0-from", 1, OPT_REFUSE},
     {"compress-program", 1, OPT_REFUSE},
 };
 #define NUM_LONGOPTS ((int)(sizeof longopts / sizeof longopts[0]))
@@ -274,7 +260,7 @@ static uint64_t parse_uint_opt(const char *name, const char *v)
 
 int text_parse_args(int argc, char **argv, tsort *t)
 {
-    text_tables_init();
+    text_locale_init();
     memset(t, 0, sizeof *t);
     t->tab = -1;
     t->delim = '\n';
@@ -293,6 +279,7 @@ int text_parse_args(int argc, char **argv, tsort *t)
     t->o.files = files;           /* the caller frees both, also after --help */
     t->o.tmpdirs = tmpdirs;
     int ntmp = 0, budget_set = 0, recs = 0;
+    const char *random_source = NULL;
 
     for (int i = 1; i < argc; i++) {
         char *a = argv[i];
@@ -345,6 +332,20 @@ int text_parse_args(int argc, char **argv, tsort *t)
                 val = argv[++i];
             }
             if (code == OPT_REFUSE) cli_fail("option '--%s' is not supported by gpusort", lo->name);
+            if (code == OPT_SORT) {   /* --sort=WORD: GNU's argmatch, unique prefixes */
+                static const char *const words[] = {"general-numeric", "human-numeric", "month",
+                                                    "numeric", "random", "version"};
+                static const char letters[] = "ghMnRV";
+                int hit = -1, hits = 0;
+                for (int w = 0; w < 6; w++) {
+                    if (strcmp(words[w], val) == 0) { hit = w; hits = 1; break; }
+                    if (*val && strncmp(words[w], val, strlen(val)) == 0) { hit = w; hits++; }
+                }
+                if (hits != 1)
+                    cli_fail("%s argument '%s' for '--sort'", hits ? "ambiguous" : "invalid", val);
+                code = (unsigned char)letters[hit];
+                val = NULL;
+            }
             if (code == OPT_CHECK) {
                 if (!val || strcmp(val, "diagnose-first") == 0) code = 'c';
                 else if (strcmp(val, "quiet") == 0 || strcmp(val, "silent") == 0) code = 'C';
@@ -362,11 +363,7 @@ int text_parse_args(int argc, char **argv, tsort *t)
                 else if (i + 1 < argc) val = argv[++i];
                 else cli_fail("option requires an argument -- '%c'", *p);
                 p += strlen(p) - 1;     /* the rest of the cluster was the argument */
-            } else if (!strchr("bcCdfgimnrsuz", *p)) {
-                if (strchr("hMRV", *p))
-                    cli_fail("option -%c (%s sort) is not supported by gpusort", *p,
-                             *p == 'h' ? "human-numeric" : *p == 'M' ? "month"
-                             : *p == 'R' ? "random" : "version");
+            } else if (!strchr("bcCdfghiMnRrsuVz", *p)) {
                 if (*p == 'y') {            /* obsolete, ignored by GNU (takes an argument) */
                     if (!p[1] && i + 1 < argc) i++;
                     break;
@@ -375,7 +372,8 @@ int text_parse_args(int argc, char **argv, tsort *t)
             }
         apply:
             switch (code) {
-            case 'b': case 'd': case 'f': case 'g': case 'i': case 'n': case 'r': {
+            case 'b': case 'd': case 'f': case 'g': case 'i': case 'n': case 'r':
+            case 'h': case 'M': case 'R': case 'V': {
                 char s[2] = {(char)code, 0};
                 set_ordering(s, &gkey, BL_BOTH);
                 break;
@@ -419,6 +417,11 @@ int text_parse_args(int argc, char **argv, tsort *t)
             }
             case 'T': tmpdirs[ntmp++] = val; break;
             case 'u': t->o.unique = 1; break;
+            case OPT_RANDSRC:
+                if (random_source && strcmp(random_source, val) != 0)
+                    cli_fail("multiple random sources specified");
+                random_source = val;
+                break;
             case 'z': t->delim = 0; break;
             case OPT_PARALLEL: {
                 uint64_t v;
@@ -457,10 +460,6 @@ int text_parse_args(int argc, char **argv, tsort *t)
         }
     }
 
-    const char *loc = foreign_locale();
-    if (loc && !recs)
-        cli_fail("the locale '%s' is not supported: gpusort compares bytes as LC_ALL=C sort "
-                 "does; run it with LC_ALL=C", loc);
 
     /* GNU: keys without ordering options inherit the global ones; global options with no key
      * make a whole-line key. */
@@ -473,6 +472,10 @@ int text_parse_args(int argc, char **argv, tsort *t)
             key->skipeblanks = gkey.skipeblanks;
             key->numeric = gkey.numeric;
             key->general = gkey.general;
+            key->human = gkey.human;
+            key->month = gkey.month;
+            key->version = gkey.version;
+            key->random = gkey.random;
             key->reverse = gkey.reverse;
         }
     }
@@ -480,18 +483,27 @@ int text_parse_args(int argc, char **argv, tsort *t)
     t->o.reverse = gkey.reverse;
     for (int k = 0; k < t->nkeys; k++) {
         tkey *key = &t->keys[k];
-        if (key->numeric + key->general + !!key->ignore > 1) {
-            char opts[8], *q = opts;
+        /* GNU check_ordering_compatibility: one of n, g, h, M and (V, R or an ignore table). */
+        if (key->numeric + key->general + key->human + key->month +
+                (key->version | key->random | !!key->ignore) > 1) {
+            char opts[16], *q = opts;
             if (key->ignore == text_nondict) *q++ = 'd';
             if (key->translate) *q++ = 'f';
             if (key->general) *q++ = 'g';
+            if (key->human) *q++ = 'h';
             if (key->ignore == text_nonprint) *q++ = 'i';
+            if (key->month) *q++ = 'M';
             if (key->numeric) *q++ = 'n';
+            if (key->random) *q++ = 'R';
+            if (key->version) *q++ = 'V';
             *q = 0;
             cli_fail("options '-%s' are incompatible", opts);
         }
     }
 
+    int random = 0;
+    for (int k = 0; k < t->nkeys; k++) random |= t->keys[k].random;
+    if (random) text_random_init(random_source);
     if (nfiles == 0) files[nfiles++] = "-";
     t->o.files = files;
     t->o.nfiles = nfiles;
