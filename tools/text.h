@@ -120,6 +120,10 @@ int text_coll_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen);
  * strxfrm of each NUL-separated piece, joined by NUL bytes (gnulib memxfrm), so that byte
  * order of the results is text_coll_cmp's order. Returns the key's length. */
 size_t text_xfrm(const uint8_t *s, size_t len, uint8_t **buf, size_t *len_out, size_t *cap);
+/* Append a projection of text_coll_cmp's order to *buf (as text_xfrm): the first three
+ * levels of the collation key of the first NUL-terminated piece. Keys that differ order as
+ * text_coll_cmp does; equal ones need text_coll_cmp. */
+size_t text_coll_key(const uint8_t *s, size_t len, uint8_t **buf, size_t *len_out, size_t *cap);
 /* -M: 1..12 for the month name at the start of s[0, len) (after blanks), 0 for none. */
 int text_month(const uint8_t *s, size_t len);
 

@@ -722,8 +722,9 @@ static void grow(uint8_t **buf, size_t *cap, size_t need)
 }
 
 /* Transformed keys, one pass per slice into the slice's own buffer: in a collating locale
- * 0x01 + the collation key (text_xfrm) for a non-empty key and nothing for an empty one (GNU
- * puts an empty key first whatever the collation says); with -R the 16-byte digest. */
+ * 0x01 + the collation key projection (text_coll_key) for a non-empty key and nothing for an
+ * empty one (GNU puts an empty key first whatever the collation says); with -R the 16-byte
+ * digest. Neither is exact: equal ones are finished with text_line_cmp. */
 static void xpack_task(void *arg, size_t i)
 {
     pack_job *j = (pack_job *)arg;
@@ -752,7 +753,7 @@ static void xpack_task(void *arg, size_t i)
         } else if (n) {
             grow(&buf, &cap, len + 1);
             buf[len++] = 1;
-            text_xfrm(p, n, &buf, &len, &cap);
+            text_coll_key(p, n, &buf, &len, &cap);
         }
     }
     free(tmp);

@@ -363,7 +363,7 @@ int text_parse_args(int argc, char **argv, tsort *t)
                 else if (i + 1 < argc) val = argv[++i];
                 else cli_fail("option requires an argument -- '%c'", *p);
                 p += strlen(p) - 1;     /* the rest of the cluster was the argument */
-            } else if (!strchr("bcCdfghiMnRrsuVz", *p)) {
+            } else if (!strchr("bcCdfghiMmnRrsuVz", *p)) {
                 if (*p == 'y') {            /* obsolete, ignored by GNU (takes an argument) */
                     if (!p[1] && i + 1 < argc) i++;
                     break;

@@ -285,14 +285,15 @@ again_keys:
     if (s && lib_fallback(t, s)) goto again_keys;
     if (s) lib_fail(t, "key sort", s);
     text_phase("sort");
-    /* Equal collation keys of whole lines are equal lines for GNU (the stable order stays);
-     * otherwise ties go on from the second key (from the first after -R: equal digests). */
-    int need = k0 && (t->nkeys > 1 || (!t->o.stable && !t->o.unique));
-    if (need && t->nkeys == 1 && text_key_is_line(k0)) need = 0;
+    /* Ties: packed bytes are exact for their key, so they go on from the second key; a
+     * collation projection or a -R digest is not, so from the first (with no -k: the last
+     * resort, which the projection of the whole line approximates). */
+    int exact = !text_collate && !(k0 && k0->random);
+    int need = !exact || t->nkeys > 1 || (!t->o.stable && !t->o.unique);
     if (need) {
         eq_str q = {kb, ko, perm};
         uint64_t *tmp = (uint64_t *)cli_alloc(n * sizeof *tmp);
-        resolve_ties(t, L, perm, tmp, k0->random ? 0 : 1, eq_packed, &q);
+        resolve_ties(t, L, perm, tmp, exact ? 1 : 0, eq_packed, &q);
         text_phase("ties");
         free(tmp);
     }

@@ -1,6 +1,6 @@
 /*
  * text_version.c -- -V: GNU sort's version order, gnulib's filenvercmp (text_version_cmp,
- * text.h), as coreutils 9.x has it.
+ * text.h), as coreutils 9.1 has it (see prefix_len for what 9.2+ changed).
  *
  * Two names compare in this order of rules:
  *   1. the empty name first; then ".", then "..", then other names starting with '.', then
@@ -22,16 +22,16 @@
 static inline int is_digit(uint8_t c) { return c >= '0' && c <= '9'; }
 static inline int is_alpha(uint8_t c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; }
 
-/* Length of s without its file suffix (rule 2). */
+/* Length of s without its file suffix (rule 2). As in coreutils 9.1 (gnulib of February
+ * 2022), a name that is all suffix (".x0", ".tar.gz") has an empty prefix; gnulib of June 2022
+ * (coreutils 9.2 and later) keeps its first byte, so such names order differently there. */
 static size_t prefix_len(const uint8_t *s, size_t n)
 {
-    size_t prefix = 0;
-    for (size_t i = 0;;) {
-        if (i == n) return prefix;
-        i++;
-        prefix = i;
+    for (size_t i = 0;; i++) {
+        size_t prefix = i;
         while (i + 1 < n && s[i] == '.' && (is_alpha(s[i + 1]) || s[i + 1] == '~'))
             for (i += 2; i < n && (is_alpha(s[i]) || is_digit(s[i]) || s[i] == '~'); i++) {}
+        if (i == n) return prefix;
     }
 }
 
