@@ -721,10 +721,11 @@ static void grow(uint8_t **buf, size_t *cap, size_t need)
     *cap = c;
 }
 
-/* Transformed keys, one pass per slice into the slice's own buffer: in a collating locale
- * 0x01 + the collation key projection (text_coll_key) for a non-empty key and nothing for an
- * empty one (GNU puts an empty key first whatever the collation says); with -R the 16-byte
- * digest. Neither is exact: equal ones are finished with text_line_cmp. */
+/* Transformed keys, one pass per slice into the slice's own buffer: in a collating locale the
+ * collation key projection (text_coll_key; an empty key's is empty, and a key of ignorable
+ * characters may have an empty one too: they tie, and the tie is finished with GNU's rule,
+ * empty first); with -R the 16-byte digest. Neither is exact: equal ones are finished with
+ * text_line_cmp. */
 static void xpack_task(void *arg, size_t i)
 {
     pack_job *j = (pack_job *)arg;
@@ -751,8 +752,6 @@ static void xpack_task(void *arg, size_t i)
             text_random_digest(hin, hn, buf + len);
             len += 16;
         } else if (n) {
-            grow(&buf, &cap, len + 1);
-            buf[len++] = 1;
             text_coll_key(p, n, &buf, &len, &cap);
         }
     }
