@@ -124,6 +124,28 @@ size_t text_xfrm(const uint8_t *s, size_t len, uint8_t **buf, size_t *len_out, s
  * levels of the collation key of the first NUL-terminated piece. Keys that differ order as
  * text_coll_cmp does; equal ones need text_coll_cmp. */
 size_t text_coll_key(const uint8_t *s, size_t len, uint8_t **buf, size_t *len_out, size_t *cap);
+/* Compact collation keys (text_locale.c): the weight sequences of first-level keys, collected
+ * per slice (text_coll_syms_add returns the key's length in sequences), then, when at most
+ * 256 distinct ones occur, each replaced by its rank in one byte: same order, same ties. */
+typedef struct text_coll_syms {
+    uint8_t one[256];          /* 1-byte sequences seen */
+    uint64_t two[1024];        /* 2-byte sequences seen (bitmap) */
+    uint64_t many[1024];       /* longer ones (hash set, 0 = empty) */
+    int nmany;
+    int bad;                   /* not compressible (malformed, or more than 256) */
+} text_coll_syms;
+typedef struct text_coll_code {
+    uint8_t one[256];
+    uint8_t *two;              /* 65536 entries */
+    uint64_t many[1024];
+    uint8_t many_code[1024];
+} text_coll_code;
+size_t text_coll_syms_add(text_coll_syms *s, const uint8_t *k, size_t n);
+/* 1 and the code when the slices' sequences allow it, else 0. */
+int text_coll_code_init(text_coll_code *c, const text_coll_syms *parts, int nparts);
+void text_coll_code_free(text_coll_code *c);
+/* Encode key k (n bytes) into out (at most n bytes); returns the new length. */
+size_t text_coll_encode(const text_coll_code *c, const uint8_t *k, size_t n, uint8_t *out);
 /* -M: 1..12 for the month name at the start of s[0, len) (after blanks), 0 for none. */
 int text_month(const uint8_t *s, size_t len);
 

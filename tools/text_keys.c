@@ -512,6 +512,10 @@ typedef struct pack_job {
     size_t *total;
     const tkey *key;           /* the first key, or the whole line (collation, no -k) */
     uint8_t **bufs;            /* transformed keys: each slice's own buffer */
+    size_t *old_total;         /* bytes in each slice's buffer */
+    text_coll_syms *syms;      /* collation keys: weight sequences per slice */
+    size_t *nsyms;             /* and how many */
+    const text_coll_code *code;   /* the compact code, or NULL */
 } pack_job;
 
 /* The whole line as a key, for the last-resort collation of a sort with no keys. */
@@ -733,7 +737,7 @@ static void xpack_task(void *arg, size_t i)
     size_t a, b;
     text_slice(j->L->n, j->parts, i, &a, &b);
     uint8_t *buf = NULL, *tmp = NULL, *hin = NULL;
-    size_t len = 0, cap = 0, tcap = 0, hcap = 0;
+    size_t len = 0, cap = 0, tcap = 0, hcap = 0, nsyms = 0;
     grow(&buf, &cap, (size_t)(j->L->off[b] - j->L->off[a]) * 4 + 64);
     for (size_t x = a; x < b; x++) {
         const uint8_t *kb, *ke;
@@ -752,42 +756,70 @@ static void xpack_task(void *arg, size_t i)
             text_random_digest(hin, hn, buf + len);
             len += 16;
         } else if (n) {
+            size_t at = len;
             text_coll_key(p, n, &buf, &len, &cap);
+            nsyms += text_coll_syms_add(&j->syms[i], buf + at, len - at);
         }
     }
     free(tmp);
     free(hin);
     j->bufs[i] = buf;
-    j->total[i] = len;
+    j->old_total[i] = len;
+    j->nsyms[i] = nsyms;
 }
 
+/* Slice i's keys into the packed buffer at their global offsets (j->total: each slice's
+ * start), encoded with the compact code when there is one. */
 static void xpack_copy_task(void *arg, size_t i)
 {
     pack_job *j = (pack_job *)arg;
     size_t a, b;
     text_slice(j->L->n, j->parts, i, &a, &b);
-    uint64_t start = j->total[i];
-    size_t len = (size_t)((i + 1 < (size_t)j->parts ? j->total[i + 1] : j->ko[j->L->n]) - start);
-    if (len) memcpy(j->kb + start, j->bufs[i], len);
+    uint64_t w = j->total[i];
+    const uint8_t *src = j->bufs[i];
+    if (!j->code) {
+        if (j->old_total[i]) memcpy(j->kb + w, src, j->old_total[i]);
+        for (size_t x = a; x < b; x++) j->ko[x] += w;
+    } else {
+        for (size_t x = a; x < b; x++) {
+            uint64_t s0 = j->ko[x], s1 = x + 1 < b ? j->ko[x + 1] : j->old_total[i];
+            j->ko[x] = w;
+            w += text_coll_encode(j->code, src + s0, (size_t)(s1 - s0), j->kb + w);
+        }
+    }
     free(j->bufs[i]);
-    for (size_t x = a; x < b; x++) j->ko[x] += start;
 }
 
 void text_pack_keys(tsort *t, lineset *L, uint8_t **kb, uint64_t **ko)
 {
     size_t n = L->n;
-    pack_job j = {t, L, text_parts_for(t, n), NULL, NULL, NULL, NULL, NULL};
+    pack_job j;
+    memset(&j, 0, sizeof j);
+    j.t = t;
+    j.L = L;
+    j.parts = text_parts_for(t, n);
     j.key = t->nkeys ? &t->keys[0] : &whole_line;
     j.ko = (uint64_t *)cli_alloc((n + 1) * sizeof *j.ko);
     j.total = (size_t *)cli_alloc((size_t)j.parts * sizeof *j.total);
     if (text_collate || j.key->random) {
         j.bufs = (uint8_t **)cli_alloc((size_t)j.parts * sizeof *j.bufs);
+        j.old_total = (size_t *)cli_alloc((size_t)j.parts * sizeof *j.old_total);
+        j.nsyms = (size_t *)cli_alloc((size_t)j.parts * sizeof *j.nsyms);
+        j.syms = (text_coll_syms *)calloc((size_t)j.parts, sizeof *j.syms);
+        if (!j.syms) cli_fail("out of memory");
         gpusort__cpu_parallel_for(j.parts, (size_t)j.parts, xpack_task, &j);
+        text_coll_code code;
+        if (!j.key->random && text_coll_code_init(&code, j.syms, j.parts)) j.code = &code;
+        for (int p = 0; p < j.parts; p++) j.total[p] = j.code ? j.nsyms[p] : j.old_total[p];
         size_t sum = text_slice_starts(j.total, j.parts);
         j.ko[n] = sum;
         j.kb = (uint8_t *)cli_alloc(sum);
         gpusort__cpu_parallel_for(j.parts, (size_t)j.parts, xpack_copy_task, &j);
+        if (j.code) text_coll_code_free(&code);
         free(j.bufs);
+        free(j.old_total);
+        free(j.nsyms);
+        free(j.syms);
     } else {
         gpusort__cpu_parallel_for(j.parts, (size_t)j.parts, pack_size_task, &j);
         size_t sum = text_slice_starts(j.total, j.parts);

@@ -193,3 +193,127 @@ size_t text_xfrm(const uint8_t *s, size_t len, uint8_t **buf, size_t *len_out, s
     *len_out = at;
     return at - start;
 }
+
+/* ---- compact collation keys ----
+ * A first-level key is a string of glibc weights, each written as a UTF-8-like sequence (lead
+ * byte: its length; 1 to 6 bytes); Latin letters take 2 bytes, so the library's string sort,
+ * which sorts on 7 bytes at a time, sees 3 letters per pass and long runs of ties. When the
+ * weights that occur are at most 256 distinct sequences (a few dozen in Latin text), each is
+ * replaced by its rank in one byte. The sequences are prefix-free (the lead byte gives the
+ * length) and ranked in byte order, so the order of two keys, and their equality, stay the
+ * same. Example: 'h' 'e' 'l' = c2 aa | 7e | c3 90, ranks in a text of those three letters
+ * 7e -> 0, c2 aa -> 1, c3 90 -> 2: "hel" -> 01 00 02. */
+
+static inline int sym_len(uint8_t c)
+{
+    return c < 0x80 ? 1 : c < 0xC0 ? 0 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : c < 0xF8 ? 4
+         : c < 0xFC ? 5 : c < 0xFE ? 6 : 0;
+}
+
+/* The sequence at p (len bytes) as a number whose order is the bytes' order. */
+static inline uint64_t sym_value(const uint8_t *p, int len)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < len; i++) v |= (uint64_t)p[i] << (56 - 8 * i);
+    return v;
+}
+
+#define SYM_HASH 1024   /* slots for sequences of 3+ bytes; at most 256 are kept */
+
+static inline size_t sym_slot(uint64_t v) { return (size_t)((v * 0x9E3779B97F4A7C15ull) >> 54); }
+
+/* Insert v into a set of 3+-byte sequences; 0 when the set is full (more than 256). */
+static int many_add(uint64_t *set, int *n, uint64_t v)
+{
+    for (size_t h = sym_slot(v);; h = (h + 1) % SYM_HASH) {
+        if (set[h] == v) return 1;
+        if (!set[h]) {
+            if (*n == 256) return 0;
+            set[h] = v;
+            ++*n;
+            return 1;
+        }
+    }
+}
+
+size_t text_coll_syms_add(text_coll_syms *s, const uint8_t *k, size_t n)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < n && !s->bad; count++) {
+        int l = sym_len(k[i]);
+        if (l == 0 || i + (size_t)l > n) { s->bad = 1; break; }
+        if (l == 1) s->one[k[i]] = 1;
+        else if (l == 2) s->two[((size_t)k[i] << 8 | k[i + 1]) >> 6] |=
+                             1ull << (((size_t)k[i] << 8 | k[i + 1]) & 63);
+        else if (!many_add(s->many, &s->nmany, sym_value(k + i, l))) s->bad = 1;
+        i += (size_t)l;
+    }
+    return count;
+}
+
+static int u64_order(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+int text_coll_code_init(text_coll_code *c, const text_coll_syms *parts, int nparts)
+{
+    memset(c, 0, sizeof *c);
+    /* every sequence seen, merged and sorted */
+    uint64_t *all = (uint64_t *)cli_alloc(65536 * sizeof *all);
+    size_t n = 0;
+    text_coll_syms *u = (text_coll_syms *)calloc(1, sizeof *u);
+    if (!u) cli_fail("out of memory");
+    for (int p = 0; p < nparts; p++) {
+        if (parts[p].bad) { free(all); free(u); return 0; }
+        for (int b = 0; b < 256; b++) u->one[b] |= parts[p].one[b];
+        for (int w = 0; w < 1024; w++) u->two[w] |= parts[p].two[w];
+        for (int h = 0; h < SYM_HASH; h++)
+            if (parts[p].many[h] && !many_add(u->many, &u->nmany, parts[p].many[h])) {
+                free(all); free(u); return 0;
+            }
+    }
+    for (int b = 0; b < 256 && n <= 256; b++) if (u->one[b]) all[n++] = (uint64_t)b << 56;
+    for (int v = 0; v < 65536 && n <= 256; v++)
+        if (u->two[v >> 6] >> (v & 63) & 1) all[n++] = (uint64_t)v << 48;
+    for (int h = 0; h < SYM_HASH && n <= 256; h++) if (u->many[h]) all[n++] = u->many[h];
+    free(u);
+    if (n > 256) { free(all); return 0; }
+    qsort(all, n, sizeof *all, u64_order);
+    c->two = (uint8_t *)cli_alloc(65536);
+    for (size_t r = 0; r < n; r++) {
+        uint64_t v = all[r];
+        int l = sym_len((uint8_t)(v >> 56));
+        if (l == 1) c->one[v >> 56] = (uint8_t)r;
+        else if (l == 2) c->two[v >> 48] = (uint8_t)r;
+        else {
+            size_t h = sym_slot(v);
+            while (c->many[h]) h = (h + 1) % SYM_HASH;
+            c->many[h] = v;
+            c->many_code[h] = (uint8_t)r;
+        }
+    }
+    free(all);
+    return 1;
+}
+
+void text_coll_code_free(text_coll_code *c) { free(c->two); }
+
+size_t text_coll_encode(const text_coll_code *c, const uint8_t *k, size_t n, uint8_t *out)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n;) {
+        int l = sym_len(k[i]);
+        if (l == 1) out[m++] = c->one[k[i]];
+        else if (l == 2) out[m++] = c->two[(size_t)k[i] << 8 | k[i + 1]];
+        else {
+            uint64_t v = sym_value(k + i, l);
+            size_t h = sym_slot(v);
+            while (c->many[h] != v) h = (h + 1) % SYM_HASH;
+            out[m++] = c->many_code[h];
+        }
+        i += (size_t)l;
+    }
+    return m;
+}

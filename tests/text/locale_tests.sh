@@ -94,6 +94,12 @@ BEGIN {
       else if (r == 7) print rnd(10) "." u[1 + rnd(13)]
       else if (r == 8) print rnd(5) " " u[1 + rnd(13)]
       else print rnd(100000) (rnd(3) ? u[1 + rnd(13)] : "")
+    } else if (kind == "wide") {
+      # CJK ideographs U+4E00..U+51FF (E4 B8 80 ..): more than 256 distinct first-level
+      # weights, so the collation keys stay uncompressed (text_coll_code_init says no)
+      m = 1 + rnd(4); l = ""
+      for (j = 0; j < m; j++) { c = rnd(1024); l = l sprintf("%c%c%c", 228 + int(c / 4096), 184 + int(c / 64) % 4, 128 + c % 64) }
+      print l (rnd(3) ? "" : " " w[1 + rnd(nw)])
     } else if (kind == "versions") {
       split("a b rc alpha beta ~ ~rc - _ . .tar.gz .deb .fc9 .tar .rpm ~~ .a1 +", s, " ")
       r = rnd(10)
@@ -111,6 +117,7 @@ gen fields 2000 > fields
 gen nums 2000 > nums
 gen human 2000 > human
 gen versions 2000 > versions
+gen wide 3000 > wide
 : > empty
 printf 'a\0b\nb\0a\na\0a\n\0\n\303\251\0x\n' > nul
 head -c 64 /dev/zero | tr '\0' 'x' > randsrc
@@ -167,6 +174,7 @@ for loc in $LOCALES; do
            "-t, -k2,2 -s" "-t, -k2,2 -u" "-t, -k2,2d -k1,1" "-t, -k3n -k1,1f" "-t, -k2b,2"; do
     diffcase "$loc" "$o" fields
   done
+  for o in "" "-r" "-u" "-f" "-k2,2" "-s -k1,1"; do diffcase "$loc" "$o" wide; done
   for o in "-n" "-nr" "-nu" "-ns" "-g" "-gu" "-h" "-hr" "-k1,1n" "-n -k1.2" "-c -n"; do
     diffcase "$loc" "$o" nums
   done
