@@ -149,8 +149,10 @@ size_t text_coll_encode(const text_coll_code *c, const uint8_t *k, size_t n, uin
 /* -M: 1..12 for the month name at the start of s[0, len) (after blanks), 0 for none. */
 int text_month(const uint8_t *s, size_t len);
 
-/* -V (text_version.c): GNU filenvercmp. */
+/* -V (text_version.c): GNU filenvercmp, and a byte string of at most 4n + 8 bytes whose
+ * order is filenvercmp's (equal strings: compare with text_version_cmp). */
 int text_version_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen);
+size_t text_version_key(const uint8_t *s, size_t n, uint8_t *out);
 
 /* -R (text_random.c): the salt from --random-source FILE (its first 16 bytes) or, with NULL,
  * from getrandom; then the 16-byte MD5 digest of salt + key. */
@@ -255,8 +257,9 @@ uint64_t *text_sort_lines(tsort *t, lineset *L);
 /* The first key of every line as an unsigned image whose order is the key's (ties: compare
  * fully): exact integer values less the minimum when every -n key is an integer of at most 18
  * digits, in 32 bits when the range fits (returns 1: img holds n uint32_t), else 64-bit
- * images (returns 0). img has n uint64_t. */
-int text_key_images(tsort *t, lineset *L, uint64_t *img);
+ * images (returns 0). img has n uint64_t. *exact = 1 when equal images are equal keys (then
+ * ties need only the keys after the first). */
+int text_key_images(tsort *t, lineset *L, uint64_t *img, int *exact);
 
 /* Pack the first key's bytes (after -b/-d/-i/-f) of every line: key i is
  * (*kb)[(*ko)[i], (*ko)[i+1]); both malloc'd. */

@@ -238,8 +238,10 @@ static int human_cmp(const uint8_t *a, const uint8_t *alim, const uint8_t *b, co
 
 #define NUM_ZERO ((uint64_t)1 << 63)
 
-/* The 64-bit image of -n (see the top of the file: PROJECTIONS). */
-static uint64_t num_image(const uint8_t *p, const uint8_t *lim)
+/* The 64-bit image of -n (see the top of the file: PROJECTIONS). *sig gets the number of
+ * significant digits (the image is exact, equal only for equal numbers, up to 16 of them and
+ * an exponent within +-255; it says 99 when the exponent saturates). */
+static uint64_t num_image(const uint8_t *p, const uint8_t *lim, size_t *sig)
 {
     num x;
     num_parse(p, lim, &x);
@@ -251,11 +253,14 @@ static uint64_t num_image(const uint8_t *p, const uint8_t *lim)
     } else {
         size_t z = 0;
         while (z < x.flen && x.fp[z] == '0') z++;
+        *sig = 0;
         if (z == x.flen) return NUM_ZERO;
         e = -(int64_t)z;
         d += z;
         dl -= z;
     }
+    *sig = x.ilen ? x.ilen + x.flen : dl;
+    if (e > 255 || e < -255) *sig = 99;
     /* First 16 significant digits: the integer digits, then the fraction's. */
     uint64_t m = 0;
     int nd = 0;
@@ -327,12 +332,13 @@ static uint64_t gen_image(const uint8_t *p, const uint8_t *lim, const uint8_t *t
 }
 
 /* The 64-bit image of -h: the unit order (5 bits, offset by 8), then the -n image without
- * its 5 lowest bits (monotone: equal images compare fully). */
-static uint64_t human_image(const uint8_t *p, const uint8_t *lim)
+ * its 5 lowest bits (monotone; still exact up to 14 significant digits: two such mantissas
+ * differ by at least 100, more than the 32 the shift merges). */
+static uint64_t human_image(const uint8_t *p, const uint8_t *lim, size_t *sig)
 {
     while (p < lim && text_blanks[*p]) p++;
     uint64_t order = (uint64_t)(unit_order(p, lim) + 8);
-    return order << 59 | num_image(p, lim) >> 5;
+    return order << 59 | num_image(p, lim, sig) >> 5;
 }
 
 /* ---- comparison (GNU keycompare / compare) ---- */
@@ -595,6 +601,7 @@ static inline int digits8(const uint8_t *q, const uint8_t *lim, uint64_t *u)
 /* Per-slice result of the image pass. */
 typedef struct img_part {
     int all_int;               /* every -n key of the slice is an integer of <= 18 digits */
+    int inexact;               /* some image may equal another's of a different key */
     int64_t min, max;
 } img_part;
 
@@ -610,6 +617,7 @@ static void image_task(void *arg, size_t i)
     img_part *ip = (img_part *)p->b + i;
     int try_int = k->numeric && !p->c;
     ip->all_int = try_int;
+    ip->inexact = k->general;        /* doubles round, NaNs tie */
     ip->min = INT64_MAX;
     ip->max = INT64_MIN;
     size_t a, b;
@@ -648,10 +656,12 @@ static void image_task(void *arg, size_t i)
             ip->all_int = 0;
             return;                 /* the caller redoes everything as images */
         }
-        uint64_t v = k->numeric ? num_image(kb, ke)
+        size_t sig = 0;
+        uint64_t v = k->numeric ? num_image(kb, ke, &sig)
                      : k->general ? gen_image(kb, ke, k->translate)
-                     : k->human ? human_image(kb, ke)
+                     : k->human ? human_image(kb, ke, &sig)
                      : (uint64_t)text_month(kb, (size_t)(ke - kb));   /* -M: no -d/-i */
+        if (sig > (k->human ? 14u : 16u)) ip->inexact = 1;
         img[x] = k->reverse ? ~v : v;
     }
     ip->min = mn;
@@ -680,7 +690,7 @@ static void offset_task(void *arg, size_t i)
 }
 
 
-int text_key_images(tsort *t, lineset *L, uint64_t *img)
+int text_key_images(tsort *t, lineset *L, uint64_t *img, int *exact)
 {
     size_t n = L->n;
     const tkey *k0 = &t->keys[0];
@@ -697,9 +707,11 @@ int text_key_images(tsort *t, lineset *L, uint64_t *img)
         if (parts[i].max > mx) mx = parts[i].max;
     }
     int narrow = 0;
+    *exact = 1;
     if (!all_int) {
         p.c = img;                              /* force images */
         text_run_par(&p, image_task);
+        for (int i = 0; i < p.parts; i++) *exact &= !parts[i].inexact;
     } else {
         /* Within one slice the 32-bit narrowing writes slot x (4x bytes) after reading
          * slot x (8x bytes): never ahead of the reads. Across slices it would overwrite
@@ -728,8 +740,8 @@ static void grow(uint8_t **buf, size_t *cap, size_t need)
 /* Transformed keys, one pass per slice into the slice's own buffer: in a collating locale the
  * collation key projection (text_coll_key; an empty key's is empty, and a key of ignorable
  * characters may have an empty one too: they tie, and the tie is finished with GNU's rule,
- * empty first); with -R the 16-byte digest. Neither is exact: equal ones are finished with
- * text_line_cmp. */
+ * empty first); with -R the 16-byte digest; with -V text_version_key. None is exact: equal
+ * ones are finished with text_line_cmp. */
 static void xpack_task(void *arg, size_t i)
 {
     pack_job *j = (pack_job *)arg;
@@ -755,6 +767,9 @@ static void xpack_task(void *arg, size_t i)
             grow(&buf, &cap, len + 16);
             text_random_digest(hin, hn, buf + len);
             len += 16;
+        } else if (k->version) {
+            grow(&buf, &cap, len + 4 * n + 8);
+            len += text_version_key(p, n, buf + len);
         } else if (n) {
             size_t at = len;
             text_coll_key(p, n, &buf, &len, &cap);
@@ -801,7 +816,7 @@ void text_pack_keys(tsort *t, lineset *L, uint8_t **kb, uint64_t **ko)
     j.key = t->nkeys ? &t->keys[0] : &whole_line;
     j.ko = (uint64_t *)cli_alloc((n + 1) * sizeof *j.ko);
     j.total = (size_t *)cli_alloc((size_t)j.parts * sizeof *j.total);
-    if (text_collate || j.key->random) {
+    if (text_collate || j.key->random || j.key->version) {
         j.bufs = (uint8_t **)cli_alloc((size_t)j.parts * sizeof *j.bufs);
         j.old_total = (size_t *)cli_alloc((size_t)j.parts * sizeof *j.old_total);
         j.nsyms = (size_t *)cli_alloc((size_t)j.parts * sizeof *j.nsyms);
@@ -809,7 +824,8 @@ void text_pack_keys(tsort *t, lineset *L, uint8_t **kb, uint64_t **ko)
         if (!j.syms) cli_fail("out of memory");
         gpusort__cpu_parallel_for(j.parts, (size_t)j.parts, xpack_task, &j);
         text_coll_code code;
-        if (!j.key->random && text_coll_code_init(&code, j.syms, j.parts)) j.code = &code;
+        if (!j.key->random && !j.key->version && text_coll_code_init(&code, j.syms, j.parts))
+            j.code = &code;
         for (int p = 0; p < j.parts; p++) j.total[p] = j.code ? j.nsyms[p] : j.old_total[p];
         size_t sum = text_slice_starts(j.total, j.parts);
         j.ko[n] = sum;

@@ -111,57 +111,6 @@ static void resolve_ties(tsort *t, lineset *L, uint64_t *perm, uint64_t *tmp, in
     free(runs);
 }
 
-/* Sort all of perm with text_line_cmp when the first key has no projection (-V): slices
- * sorted by the threads, then merged pairwise, the merges of one round in parallel. */
-typedef struct merge_job {
-    tie_job *j;
-    uint64_t *src, *dst;
-    size_t n, width;
-} merge_job;
-
-static void merge_task(void *arg, size_t i)
-{
-    merge_job *m = (merge_job *)arg;
-    size_t lo = i * 2 * m->width;
-    if (lo >= m->n) return;
-    size_t mid = lo + m->width < m->n ? lo + m->width : m->n;
-    size_t hi = lo + 2 * m->width < m->n ? lo + 2 * m->width : m->n;
-    size_t a = lo, b = mid, k = lo;
-    while (a < mid && b < hi)
-        m->dst[k++] = tie_cmp(m->j, m->src[b], m->src[a]) < 0 ? m->src[b++] : m->src[a++];
-    while (a < mid) m->dst[k++] = m->src[a++];
-    while (b < hi) m->dst[k++] = m->src[b++];
-}
-
-static void sort_by_compare(tsort *t, lineset *L, uint64_t *perm)
-{
-    size_t n = L->n;
-    for (size_t i = 0; i < n; i++) perm[i] = i;
-    uint64_t *tmp = (uint64_t *)cli_alloc(n * sizeof *tmp);
-    int parts = text_parts_for(t, n);
-    size_t width = (n + (size_t)parts - 1) / (size_t)parts;
-    size_t nr = (n + width - 1) / width;
-    uint64_t *runs = (uint64_t *)cli_alloc(2 * nr * sizeof *runs);
-    for (size_t r = 0; r < nr; r++) {
-        runs[2 * r] = r * width;
-        runs[2 * r + 1] = (r + 1) * width < n ? (r + 1) * width : n;
-    }
-    tie_job j = {t, L, perm, tmp, runs, nr, (int)nr, 0};
-    gpusort__cpu_parallel_for(j.parts, (size_t)j.parts, tie_task, &j);
-    free(runs);
-    uint64_t *src = perm, *dst = tmp;
-    for (; width < n; width *= 2) {
-        merge_job m = {&j, src, dst, n, width};
-        size_t pairs = (n + 2 * width - 1) / (2 * width);
-        gpusort__cpu_parallel_for(t->threads, pairs, merge_task, &m);
-        uint64_t *x = src;
-        src = dst;
-        dst = x;
-    }
-    if (src != perm) memcpy(perm, src, n * sizeof *perm);
-    free(tmp);
-}
-
 typedef struct eq_img { const void *sorted; int narrow; } eq_img;
 static int eq_image(void *arg, size_t e)
 {
@@ -228,17 +177,11 @@ uint64_t *text_sort_lines(tsort *t, lineset *L)
         return perm;
     }
 
-    if (k0 && k0->version) {
-        /* No projection: a parallel merge sort with text_line_cmp. */
-        sort_by_compare(t, L, perm);
-        text_phase("sort");
-        return perm;
-    }
-
     if (k0 && (k0->numeric || k0->general || k0->human || k0->month)) {
         par p = {t, L, n, text_parts_for(t, n), NULL, NULL, NULL, NULL};
         uint64_t *img = (uint64_t *)cli_alloc(n * sizeof *img);
-        int narrow = text_key_images(t, L, img);
+        int exact;
+        int narrow = text_key_images(t, L, img, &exact);
         text_phase("keys");
         int idx32 = n <= UINT32_MAX;
         size_t ksz = narrow ? 4 : 8;
@@ -262,17 +205,21 @@ uint64_t *text_sort_lines(tsort *t, lineset *L)
         }
         text_phase("sort");
         free(img);
-        eq_img q = {sorted, narrow};
-        uint64_t *tmp = (uint64_t *)cli_alloc(n * sizeof *tmp);
-        resolve_ties(t, L, perm, tmp, 0, eq_image, &q);
-        text_phase("ties");
-        free(tmp);
+        /* Exact images: ties go on from the second key, and need nothing when there is none
+         * and no last resort (-s, -u). */
+        if (!exact || t->nkeys > 1 || (!t->o.stable && !t->o.unique)) {
+            eq_img q = {sorted, narrow};
+            uint64_t *tmp = (uint64_t *)cli_alloc(n * sizeof *tmp);
+            resolve_ties(t, L, perm, tmp, exact, eq_image, &q);
+            text_phase("ties");
+            free(tmp);
+        }
         free(sorted);
         return perm;
     }
 
     /* A text first key (or, in a collating locale, the whole line): pack its bytes, its
-     * collation key or its -R digest, and sort them as strings. */
+     * collation key, its -R digest or its -V projection, and sort them as strings. */
     uint8_t *kb;
     uint64_t *ko;
     text_pack_keys(t, L, &kb, &ko);
@@ -288,7 +235,7 @@ again_keys:
     /* Ties: packed bytes are exact for their key, so they go on from the second key; a
      * collation projection or a -R digest is not, so from the first (with no -k: the last
      * resort, which the projection of the whole line approximates). */
-    int exact = !text_collate && !(k0 && k0->random);
+    int exact = !text_collate && !(k0 && (k0->random || k0->version));
     int need = !exact || t->nkeys > 1 || (!t->o.stable && !t->o.unique);
     if (need) {
         eq_str q = {kb, ko, perm};

@@ -19,6 +19,8 @@
  */
 #include "text.h"
 
+#include <string.h>
+
 static inline int is_digit(uint8_t c) { return c >= '0' && c <= '9'; }
 static inline int is_alpha(uint8_t c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; }
 
@@ -90,4 +92,75 @@ int text_version_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
     int r = verrevcmp(a, ap, b, bp);
     if (r || (ap == alen && bp == blen)) return r;
     return verrevcmp(a, alen, b, blen);
+}
+
+/* ---- the sort projection ----
+ * text_version_key writes a byte string whose order is text_version_cmp's, so that -V keys
+ * sort with the library's string sort and only equal projections need text_version_cmp:
+ *   class byte (empty 0, "." 1, ".." 2, other names starting with '.' 3, the rest 4), then
+ *   enc(prefix), then enc(whole name) (rule 3: only reached when the prefixes tie).
+ * enc(x) follows verrevcmp's loop: each non-digit byte as its weight's rank (code_of), then
+ * at the end of the run (a digit or the end of x) B, then the digit run without leading zeros
+ * as its length (one byte) and its digits; after the last run E. Codes: '~' 1 < E 2 < B 3 <
+ * letters < other bytes, as verrevcmp weighs them ('~' -2, end -1, digit 0, letter c, other
+ * c + 256): the end of a run compares with a byte as verrevcmp's digit or end does; B
+ * directly before E never happens, nor E opposite B; a run of zeros is length 0, like no run.
+ * Example: "a1.10" -> a B 01 '1' . B 02 '1' '0' E.
+ * A digit run of 255 digits or more ends the projection (both sides tie there: full compare). */
+static uint8_t code_of[256];
+static int codes_ready;
+
+static void codes_init(void)
+{
+    int c = 4;
+    for (int x = 'A'; x <= 'Z'; x++) code_of[x] = (uint8_t)c++;
+    for (int x = 'a'; x <= 'z'; x++) code_of[x] = (uint8_t)c++;
+    for (int x = 0; x < 256; x++)
+        if (!is_alpha((uint8_t)x) && !is_digit((uint8_t)x) && x != '~') code_of[x] = (uint8_t)c++;
+    code_of['~'] = 1;
+    codes_ready = 1;
+}
+
+/* enc(s[0, n)) at out; returns its length, or (size_t)-1 after a saturated digit run (the
+ * projection ends there). */
+static size_t enc(const uint8_t *s, size_t n, uint8_t *out)
+{
+    size_t i = 0, m = 0;
+    for (;;) {
+        while (i < n && !is_digit(s[i])) out[m++] = code_of[s[i++]];
+        out[m++] = 3;                                   /* B */
+        while (i < n && s[i] == '0') i++;
+        size_t d = i;
+        while (i < n && is_digit(s[i])) i++;
+        if (i - d >= 255) {
+            out[m++] = 255;
+            return (size_t)-1 - m;
+        }
+        out[m++] = (uint8_t)(i - d);
+        memcpy(out + m, s + d, i - d);
+        m += i - d;
+        if (i == n) break;
+    }
+    out[m++] = 2;                                       /* E */
+    return m;
+}
+
+size_t text_version_key(const uint8_t *s, size_t n, uint8_t *out)
+{
+    if (!codes_ready) codes_init();
+    if (n == 0) {
+        out[0] = 0;
+        return 1;
+    }
+    size_t m = 1;
+    if (s[0] == '.') out[0] = n == 1 ? 1 : (s[1] == '.' && n == 2) ? 2 : 3;
+    else out[0] = 4;
+    if (out[0] == 1 || out[0] == 2) return 1;
+    size_t p = prefix_len(s, n);
+    size_t e = enc(s, p, out + m);
+    if (e > 4 * n + 8) return m + ((size_t)-1 - e);     /* saturated: stop here */
+    m += e;
+    e = enc(s, n, out + m);
+    if (e > 4 * n + 8) return m + ((size_t)-1 - e);
+    return m + e;
 }
