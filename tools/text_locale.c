@@ -92,45 +92,40 @@ int text_month(const uint8_t *s, size_t len)
     return 0;
 }
 
-/* Per-thread scratch for NUL-terminated copies (strcoll and strxfrm take C strings). */
-static __thread uint8_t *scratch;
-static __thread size_t scratch_cap;
+/* NUL-terminated copies (strcoll and strxfrm take C strings): on the stack when short. */
+#define COPY_STACK 1024
 
-static uint8_t *scratch_get(size_t n)
+static uint8_t *copy_buf(uint8_t *stack, size_t n)
 {
-    if (n > scratch_cap) {
-        size_t c = scratch_cap ? scratch_cap : 256;
-        while (c < n) c *= 2;
-        uint8_t *p = (uint8_t *)realloc(scratch, c);
-        if (!p) cli_fail("out of memory (%zu bytes)", c);
-        scratch = p;
-        scratch_cap = c;
-    }
-    return scratch;
+    return n <= COPY_STACK ? stack : (uint8_t *)cli_alloc(n);
 }
 
 int text_coll_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
 {
     if (alen == blen && memcmp(a, b, alen) == 0) return 0;
-    uint8_t *buf = scratch_get(alen + blen + 2);
+    uint8_t stack[COPY_STACK];
+    uint8_t *buf = copy_buf(stack, alen + blen + 2);
     memcpy(buf, a, alen);
     buf[alen] = 0;
     memcpy(buf + alen + 1, b, blen);
     buf[alen + 1 + blen] = 0;
     const char *s1 = (const char *)buf, *s2 = (const char *)buf + alen + 1;
     size_t n1 = alen + 1, n2 = blen + 1;    /* bytes left, each with its final NUL */
+    int d;
     for (;;) {
-        int d = strcoll(s1, s2);
-        if (d) return d;
+        d = strcoll(s1, s2);
+        if (d) break;
         /* Equal up to a NUL: go on with the pieces after it. */
         size_t l1 = strlen(s1) + 1, l2 = strlen(s2) + 1;
         s1 += l1;
         s2 += l2;
         n1 -= l1;
         n2 -= l2;
-        if (n1 == 0) return -(n2 != 0);
-        if (n2 == 0) return 1;
+        if (n1 == 0) { d = -(n2 != 0); break; }
+        if (n2 == 0) { d = 1; break; }
     }
+    if (buf != stack) free(buf);
+    return d;
 }
 
 /* How many levels of a glibc collation key text_coll_key keeps. glibc writes the weights of
@@ -160,7 +155,8 @@ size_t text_coll_key(const uint8_t *s, size_t len, uint8_t **buf, size_t *len_ou
 
 size_t text_xfrm(const uint8_t *s, size_t len, uint8_t **buf, size_t *len_out, size_t *cap)
 {
-    uint8_t *src = scratch_get(len + 1);
+    uint8_t stack[COPY_STACK];
+    uint8_t *src = copy_buf(stack, len + 1);
     memcpy(src, s, len);
     src[len] = 0;
     size_t start = *len_out, at = start;
@@ -191,6 +187,7 @@ size_t text_xfrm(const uint8_t *s, size_t len, uint8_t **buf, size_t *len_out, s
         (*buf)[at++] = 0;
     }
     *len_out = at;
+    if (src != stack) free(src);
     return at - start;
 }
 

@@ -1,16 +1,15 @@
 /*
  * text_options.c -- the text mode's command line: GNU sort's options, -k key specs and the
- * obsolete +POS1 -POS2 keys, -S sizes, and the locale check (text_parse_args, text.h).
+ * obsolete +POS1 -POS2 keys, -S sizes, the locale (text_locale_init) and the -R salt
+ * (text_parse_args, text.h).
  *
- * Supported: -b -d -f -g -i -n -r (global and as key modifiers), -k POS1[,POS2], -t SEP, -s, -u,
- * -z, -c, -C, --check[=quiet|silent|diagnose-first], -m, -o FILE (may be an input), -S SIZE,
- * -T DIR (repeatable), --parallel N, --batch-size N, several inputs and "-", plus gpusort's
- * --backend/--device/--quiet and --record-size/--key-size/--key-offset (records.c).
- * Refused with one line and exit 2: -h, -M, -R, -V (and those key modifiers), --sort=...,
- * --random-source, --files0-from, --compress-program, --debug, and any locale whose collation
- * is not byte order (LC_ALL / LC_COLLATE / LANG other than C, POSIX or C.UTF-8): gpusort
- * compares bytes as `LC_ALL=C sort` does and says so rather than sorting differently from the
- * `sort` the user would get in that locale.
+ * Supported: -b -d -f -g -h -i -M -n -R -r -V (global and as key modifiers), --sort=WORD,
+ * --random-source FILE, -k POS1[,POS2], -t SEP, -s, -u, -z, -c, -C,
+ * --check[=quiet|silent|diagnose-first], -m, -o FILE (may be an input), -S SIZE, -T DIR
+ * (repeatable), --parallel N, --batch-size N, several inputs and "-", plus gpusort's
+ * --backend/--device/--quiet and --record-size/--key-size/--key-offset (records.c). The locale
+ * is the user's (LC_ALL, LC_COLLATE, LANG ...), as for GNU sort.
+ * Refused with one line and exit 2: --files0-from, --compress-program, --debug.
  *
  * Parsing follows GNU getopt as sort uses it: operands and options mix (options may follow
  * file names), short options cluster (-nru, -k2,2, -t,), long options may be abbreviated to a
@@ -40,8 +39,8 @@ static int key_default(const tkey *k)
 
 static const char usage_text[] =
     "Usage: gpusort [OPTION]... [FILE]...\n"
-    "Sort lines of text like `LC_ALL=C sort` (GNU coreutils), with the same options and\n"
-    "byte-identical output, on a GPU when one is present (--backend), else on all CPU cores.\n"
+    "Sort lines of text like `sort` (GNU coreutils) in the same locale, with the same options\n"
+    "and byte-identical output, on a GPU when one is present (--backend), else on all CPU cores.\n"
     "With no FILE, or when FILE is -, read standard input.\n"
     "\n"
     "Ordering options (also as -k modifiers):\n"
@@ -49,9 +48,16 @@ static const char usage_text[] =
     "  -d, --dictionary-order       consider only blanks and alphanumeric characters\n"
     "  -f, --ignore-case            fold lower case to upper case characters\n"
     "  -g, --general-numeric-sort   compare according to general numerical value (strtold)\n"
+    "  -h, --human-numeric-sort     compare human readable numbers (e.g., 2K 1G)\n"
     "  -i, --ignore-nonprinting     consider only printable characters\n"
+    "  -M, --month-sort             compare (unknown) < 'JAN' < ... < 'DEC' (the locale's names)\n"
     "  -n, --numeric-sort           compare according to string numerical value\n"
+    "  -R, --random-sort            shuffle, but group identical keys (MD5 of a salt + key)\n"
     "  -r, --reverse                reverse the result of comparisons\n"
+    "  -V, --version-sort           natural sort of (version) numbers within text\n"
+    "      --sort=WORD              general-numeric -g, human-numeric -h, month -M,\n"
+    "                               numeric -n, random -R, version -V\n"
+    "      --random-source=FILE     the -R salt from FILE's first 16 bytes (GNU's order)\n"
     "Other options:\n"
     "  -c, --check, --check=diagnose-first  check for sorted input; do not sort\n"
     "  -C, --check=quiet, --check=silent    like -c, but do not report the first bad line\n"
@@ -77,9 +83,9 @@ static const char usage_text[] =
     "      --quiet                  no progress on stderr\n"
     "      --help                   this text\n"
     "\n"
-    "Not supported (refused, exit 2): -h, -M, -R, -V, --sort, --random-source, --debug,\n"
-    "--files0-from, --compress-program, and locales whose collation is not byte order:\n"
-    "gpusort always compares bytes, as LC_ALL=C sort does (C, POSIX and C.UTF-8 are accepted).\n"
+    "Not supported (refused, exit 2): --debug, --files0-from, --compress-program.\n"
+    "The locale (LC_ALL, LC_COLLATE, LANG, ...) sets the collation, -f/-d/-i, the -n decimal\n"
+    "point and thousands separator and the -M names, as for GNU sort; one not installed is C.\n"
     "Exit status: 0 success, 1 -c/-C found disorder, 2 error.\n";
 
 static void badfieldspec(const char *spec, const char *msg)

@@ -62,6 +62,7 @@ static void md5_block(uint32_t h[4], const uint8_t *p)
 
 static void md5_update(md5 *m, const uint8_t *p, size_t n)
 {
+    if (n == 0) return;                 /* an empty key may come as NULL */
     m->len += n;
     if (m->fill) {
         size_t k = 64 - m->fill < n ? 64 - m->fill : n;
@@ -74,7 +75,7 @@ static void md5_update(md5 *m, const uint8_t *p, size_t n)
         m->fill = 0;
     }
     for (; n >= 64; p += 64, n -= 64) md5_block(m->h, p);
-    memcpy(m->buf, p, n);
+    if (n) memcpy(m->buf, p, n);
     m->fill = n;
 }
 

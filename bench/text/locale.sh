@@ -69,7 +69,7 @@ median() {   # median N cmd...
     local n=$1; shift
     "$BENCH_EXEC" --runs "$n" --out out.tmp -- "$@"
 }
-ratio() { echo "scale=1; $1 / $2" | bc; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a / b }'; }
 same() {     # same FILE OPTS...: gpusort's output equals GNU sort's
     local f=$1; shift
     "$G" --backend "$BACKEND" "$@" "$f" > a.tmp; sort $PP "$@" "$f" > b.tmp
