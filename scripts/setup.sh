@@ -34,6 +34,34 @@ if [ ${#need[@]} -gt 0 ]; then
     case " ${need[*]} " in *" cmake "*|*" gcc "*|*" g++ "*|*" ninja-build "*) exit 2;; esac
   fi
 fi
+# Locales of the text mode's locale tests (tests/text/locale_tests.sh): Debian's `locales`,
+# their lines enabled in /etc/locale.gen, locale-gen (about 20 s, once). en_US and de_DE
+# (decimal comma, '.' thousands), sv_SE (other collation, å ä ö after z), tr_TR (dotted and
+# dotless i), fr_FR, and the ISO-8859-1 sv_SE whose thousands separator is one blank byte.
+# Without root or apt the tests skip the missing locales and say so.
+gpusort_locales="en_US.UTF-8:UTF-8 de_DE.UTF-8:UTF-8 sv_SE.UTF-8:UTF-8 tr_TR.UTF-8:UTF-8 fr_FR.UTF-8:UTF-8 sv_SE:ISO-8859-1"
+missing_locales=()
+for l in $gpusort_locales; do
+  name=${l%%:*}
+  norm=$(printf '%s' "$name" | sed 's/UTF-8$/utf8/')
+  locale -a 2>/dev/null | grep -qx -e "$name" -e "$norm" || missing_locales+=("$l")
+done
+if [ ${#missing_locales[@]} -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "setup: generating locales ${missing_locales[*]%%:*}"
+  export DEBIAN_FRONTEND=noninteractive
+  if ! command -v locale-gen >/dev/null 2>&1 || [ ! -f /etc/locale.gen ]; then
+    apt-get update -qq && apt-get install -y -qq --no-install-recommends locales >/dev/null
+  fi
+  if [ -f /etc/locale.gen ]; then
+    for l in "${missing_locales[@]}"; do
+      line="${l%%:*} ${l#*:}"
+      grep -qx "$line" /etc/locale.gen || sed -i "s/^# *\($line\)\$/\1/" /etc/locale.gen
+      grep -qx "$line" /etc/locale.gen || echo "$line" >> /etc/locale.gen
+    done
+    locale-gen >/dev/null || echo "setup: locale-gen failed; the locale tests will skip" >&2
+  fi
+fi
+
 # nvcc is found on PATH or at /usr/local/cuda/bin; without it the CUDA backend is left out.
 if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
   export PATH=/usr/local/cuda/bin:$PATH

@@ -6,9 +6,14 @@
  *                   written and merged by extsort.c), -m, -c/-C, phase timing, text_context
  *   text_options.c  GNU sort's command line: options, -k key specs, obsolete +POS keys, -S,
  *                   the locale check -> a tsort
- *   text_keys.c     key extraction and comparison: fields (-t, -k), -b/-d/-i/-f, -n and -g
+ *   text_keys.c     key extraction and comparison: fields (-t, -k), -b/-d/-i/-f, -n, -g and -h
  *                   numbers; line_cmp (GNU compare()); the first key of every line as numeric
  *                   images or packed bytes for the library's fast sorts
+ *   text_locale.c   the user's locale: setlocale, GNU's character tables, collation keys
+ *                   (strxfrm) and strcoll comparison, the decimal point and thousands
+ *                   separator of -n, the month names of -M
+ *   text_version.c  -V: GNU's version order (gnulib filenvercmp)
+ *   text_random.c   -R: MD5 of a salt and the key, the salt from --random-source
  *   text_sort.c     the in-memory sort of one chunk of lines: the library sort of the first
  *                   key's projection, then the ties finished with line_cmp
  *   text_io.c       input (reading files whole or in budget-sized steps), line splitting
@@ -71,6 +76,7 @@ typedef struct tkey {
     const uint8_t *ignore;      /* text_nondict / text_nonprint / NULL */
     const uint8_t *translate;   /* text_fold_upper / NULL */
     int numeric, general, reverse;
+    int human, month, version, random;   /* -h, -M, -V, -R */
 } tkey;
 
 /* A text sort: its options, keys and library context. */
@@ -96,7 +102,62 @@ extern uint8_t text_blanks[256];      /* isblank or '\n' (GNU's field_sep) */
 extern uint8_t text_nondict[256];     /* -d: ignore all but alphanumerics and blanks */
 extern uint8_t text_nonprint[256];    /* -i: ignore non-printing */
 extern uint8_t text_fold_upper[256];  /* -f: toupper */
+/* Fill them from the current locale (call after text_locale_init). */
 void text_tables_init(void);
+
+/* ---- the locale (text_locale.c) ---- */
+
+/* setlocale(LC_ALL, "") as GNU sort does (a locale that is not installed leaves C, silently),
+ * then the globals below and the tables above. */
+void text_locale_init(void);
+extern int text_collate;          /* 1: compare text with strcoll (byte order is not enough) */
+extern int text_hard_collate;     /* GNU's hard_LC_COLLATE: not C or POSIX (C.UTF-8 is) */
+extern int text_decimal_point;    /* -n/-h decimal point byte ('.' in C) */
+extern int text_thousands_sep;    /* -n/-h thousands separator byte, or -1 (none, C) */
+/* GNU memcoll0: strcoll of two byte strings that may hold NULs (compared piece by piece). */
+int text_coll_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen);
+/* Append the collation key of s[0, len) to *buf (size *len_out, capacity *cap; realloc'd):
+ * strxfrm of each NUL-separated piece, joined by NUL bytes (gnulib memxfrm), so that byte
+ * order of the results is text_coll_cmp's order. Returns the key's length. */
+size_t text_xfrm(const uint8_t *s, size_t len, uint8_t **buf, size_t *len_out, size_t *cap);
+/* Append a projection of text_coll_cmp's order to *buf (as text_xfrm): the first three
+ * levels of the collation key of the first NUL-terminated piece. Keys that differ order as
+ * text_coll_cmp does; equal ones need text_coll_cmp. */
+size_t text_coll_key(const uint8_t *s, size_t len, uint8_t **buf, size_t *len_out, size_t *cap);
+/* Compact collation keys (text_locale.c): the weight sequences of first-level keys, collected
+ * per slice (text_coll_syms_add returns the key's length in sequences), then, when at most
+ * 256 distinct ones occur, each replaced by its rank in one byte: same order, same ties. */
+typedef struct text_coll_syms {
+    uint8_t one[256];          /* 1-byte sequences seen */
+    uint64_t two[1024];        /* 2-byte sequences seen (bitmap) */
+    uint64_t many[1024];       /* longer ones (hash set, 0 = empty) */
+    int nmany;
+    int bad;                   /* not compressible (malformed, or more than 256) */
+} text_coll_syms;
+typedef struct text_coll_code {
+    uint8_t one[256];
+    uint8_t *two;              /* 65536 entries */
+    uint64_t many[1024];
+    uint8_t many_code[1024];
+} text_coll_code;
+size_t text_coll_syms_add(text_coll_syms *s, const uint8_t *k, size_t n);
+/* 1 and the code when the slices' sequences allow it, else 0. */
+int text_coll_code_init(text_coll_code *c, const text_coll_syms *parts, int nparts);
+void text_coll_code_free(text_coll_code *c);
+/* Encode key k (n bytes) into out (at most n bytes); returns the new length. */
+size_t text_coll_encode(const text_coll_code *c, const uint8_t *k, size_t n, uint8_t *out);
+/* -M: 1..12 for the month name at the start of s[0, len) (after blanks), 0 for none. */
+int text_month(const uint8_t *s, size_t len);
+
+/* -V (text_version.c): GNU filenvercmp, and a byte string of at most 4n + 8 bytes whose
+ * order is filenvercmp's (equal strings: compare with text_version_cmp). */
+int text_version_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen);
+size_t text_version_key(const uint8_t *s, size_t n, uint8_t *out);
+
+/* -R (text_random.c): the salt from --random-source FILE (its first 16 bytes) or, with NULL,
+ * from getrandom; then the 16-byte MD5 digest of salt + key. */
+void text_random_init(const char *source);
+void text_random_digest(const uint8_t *key, size_t len, uint8_t out[16]);
 
 /* GNU compare(): < 0, 0, > 0 for lines a and b (without their delimiters). arg is the tsort;
  * the signature is extsort_cmp_fn's. text_line_cmp_from skips keys before `first` (known
@@ -109,7 +170,8 @@ int text_line_cmp_from(const tsort *t, int first, const uint8_t *a, size_t alen,
 static inline int text_key_is_line(const tkey *k)
 {
     return k->sword == SIZE_MAX && k->eword == SIZE_MAX && !k->skipsblanks && !k->ignore &&
-           !k->translate && !k->numeric && !k->general;
+           !k->translate && !k->numeric && !k->general && !k->human && !k->month &&
+           !k->version && !k->random;
 }
 
 /* ---- lines (text_io.c) and the work split over threads ---- */
@@ -195,8 +257,9 @@ uint64_t *text_sort_lines(tsort *t, lineset *L);
 /* The first key of every line as an unsigned image whose order is the key's (ties: compare
  * fully): exact integer values less the minimum when every -n key is an integer of at most 18
  * digits, in 32 bits when the range fits (returns 1: img holds n uint32_t), else 64-bit
- * images (returns 0). img has n uint64_t. */
-int text_key_images(tsort *t, lineset *L, uint64_t *img);
+ * images (returns 0). img has n uint64_t. *exact = 1 when equal images are equal keys (then
+ * ties need only the keys after the first). */
+int text_key_images(tsort *t, lineset *L, uint64_t *img, int *exact);
 
 /* Pack the first key's bytes (after -b/-d/-i/-f) of every line: key i is
  * (*kb)[(*ko)[i], (*ko)[i+1]); both malloc'd. */

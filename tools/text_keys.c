@@ -120,32 +120,58 @@ static inline void key_span(const tsort *t, const tkey *k, const uint8_t *p, siz
 
 /* ---- numbers ---- */
 
-/* A number as -n reads it (GNU strnumcmp, C locale): blanks, optional '-', digits, optional
- * '.' and digits. Leading zeros and trailing fraction zeros removed. */
+/* A number as -n reads it (GNU strnumcmp with the locale's decimal point and thousands
+ * separator, text_locale.c): blanks, optional '-', an integer part of digits in which the
+ * thousands separator is skipped wherever it is (en_US "1,000" is 1000; C has none), then
+ * optionally the decimal point and fraction digits. Leading zeros and trailing fraction zeros
+ * removed. */
 typedef struct num {
     int neg;
-    const uint8_t *ip, *fp;     /* integer digits (no leading zeros), fraction digits */
-    size_t ilen, flen;          /* flen excludes trailing zeros */
+    const uint8_t *ip, *ie;     /* integer part from its first significant digit, [ip, ie) */
+    size_t ilen;                /* its digits (separators not counted) */
+    const uint8_t *fp;          /* fraction digits */
+    size_t flen;                /* flen excludes trailing zeros */
 } num;
+
+static inline int is_sep(uint8_t c) { return (int)c == text_thousands_sep; }
 
 static inline void num_parse(const uint8_t *p, const uint8_t *lim, num *x)
 {
     while (p < lim && text_blanks[*p]) p++;
     x->neg = 0;
     if (p < lim && *p == '-') { x->neg = 1; p++; }
-    while (p < lim && *p == '0') p++;
+    while (p < lim && (*p == '0' || is_sep(*p))) p++;
     x->ip = p;
-    while (p < lim && (unsigned)(*p - '0') < 10) p++;
-    x->ilen = (size_t)(p - x->ip);
+    size_t nd = 0;
+    for (; p < lim; p++) {
+        if ((unsigned)(*p - '0') < 10) nd++;
+        else if (!is_sep(*p)) break;
+    }
+    x->ie = p;
+    x->ilen = nd;
     x->fp = p;
     x->flen = 0;
-    if (p < lim && *p == '.') {
+    if (p < lim && *p == text_decimal_point) {
         x->fp = ++p;
         while (p < lim && (unsigned)(*p - '0') < 10) p++;
         x->flen = (size_t)(p - x->fp);
         while (x->flen && x->fp[x->flen - 1] == '0') x->flen--;
     }
     if (x->ilen == 0 && x->flen == 0) x->neg = 0;   /* -0 == 0 */
+}
+
+/* Integer parts of equal digit counts, digit by digit (separators skipped). */
+static int int_cmp(const num *x, const num *y)
+{
+    if (x->ie - x->ip == (ptrdiff_t)x->ilen && y->ie - y->ip == (ptrdiff_t)y->ilen)
+        return memcmp(x->ip, y->ip, x->ilen);
+    const uint8_t *a = x->ip, *b = y->ip;
+    for (size_t i = 0; i < x->ilen; i++, a++, b++) {
+        while (is_sep(*a)) a++;
+        while (is_sep(*b)) b++;
+        if (*a != *b) return (int)*a - (int)*b;
+    }
+    return 0;
 }
 
 static int num_cmp(const uint8_t *a, const uint8_t *alim, const uint8_t *b, const uint8_t *blim)
@@ -158,7 +184,7 @@ static int num_cmp(const uint8_t *a, const uint8_t *alim, const uint8_t *b, cons
     if (x.ilen != y.ilen) {
         c = x.ilen < y.ilen ? -1 : 1;
     } else {
-        c = memcmp(x.ip, y.ip, x.ilen);
+        c = int_cmp(&x, &y);
         if (!c) {
             size_t m = x.flen < y.flen ? x.flen : y.flen;
             c = memcmp(x.fp, y.fp, m);
@@ -168,30 +194,81 @@ static int num_cmp(const uint8_t *a, const uint8_t *alim, const uint8_t *b, cons
     return x.neg ? -c : c;
 }
 
+/* -h: GNU find_unit_order on a key without leading blanks: the unit letter after the number
+ * (K/k 1, M 2, G 3, T 4, P 5, E 6, Z 7, Y 8, as coreutils 9.1), negative for a negative
+ * number, 0 when there is no unit or every digit is 0. The scan: digits with at most one
+ * thousands separator between two of them, then the decimal point and digits. */
+static int unit_order(const uint8_t *p, const uint8_t *lim)
+{
+    static const char units[] = "KMGTPEZY";
+    int neg = p < lim && *p == '-';
+    p += neg;
+    uint8_t maxd = 0, c;
+    for (;;) {
+        c = p < lim ? *p : 0;
+        p++;
+        if ((unsigned)(c - '0') >= 10) break;
+        if (c > maxd) maxd = c;
+        /* GNU compares a char with the int -1 of "no separator": a 0xFF byte matches it. */
+        if (p < lim && (is_sep(*p) || (text_thousands_sep < 0 && *p == 0xFF))) {
+            p++;
+            if (!(p < lim && (unsigned)(*p - '0') < 10)) return 0;   /* "1," : no unit */
+        }
+    }
+    if (c == text_decimal_point && c)
+        for (;;) {
+            c = p < lim ? *p : 0;
+            p++;
+            if ((unsigned)(c - '0') >= 10) break;
+            if (c > maxd) maxd = c;
+        }
+    if (maxd <= '0' || !c) return 0;
+    const char *u = c == 'k' ? units : strchr(units, c);
+    int order = u ? (int)(u - units) + 1 : 0;
+    return neg ? -order : order;
+}
+
+static int human_cmp(const uint8_t *a, const uint8_t *alim, const uint8_t *b, const uint8_t *blim)
+{
+    while (a < alim && text_blanks[*a]) a++;
+    while (b < blim && text_blanks[*b]) b++;
+    int d = unit_order(a, alim) - unit_order(b, blim);
+    return d ? d : num_cmp(a, alim, b, blim);
+}
+
 #define NUM_ZERO ((uint64_t)1 << 63)
 
-/* The 64-bit image of -n (see the top of the file: PROJECTIONS). */
-static uint64_t num_image(const uint8_t *p, const uint8_t *lim)
+/* The 64-bit image of -n (see the top of the file: PROJECTIONS). *sig gets the number of
+ * significant digits (the image is exact, equal only for equal numbers, up to 16 of them and
+ * an exponent within +-255; it says 99 when the exponent saturates). */
+static uint64_t num_image(const uint8_t *p, const uint8_t *lim, size_t *sig)
 {
     num x;
     num_parse(p, lim, &x);
     const uint8_t *d = x.ilen ? x.ip : x.fp;
-    size_t dl = x.ilen ? x.ilen : x.flen;
+    size_t dl = x.ilen ? (size_t)(x.ie - x.ip) : x.flen;
     int64_t e;
     if (x.ilen) {
         e = (int64_t)x.ilen;
     } else {
         size_t z = 0;
         while (z < x.flen && x.fp[z] == '0') z++;
+        *sig = 0;
         if (z == x.flen) return NUM_ZERO;
         e = -(int64_t)z;
         d += z;
         dl -= z;
     }
+    *sig = x.ilen ? x.ilen + x.flen : dl;
+    if (e > 255 || e < -255) *sig = 99;
     /* First 16 significant digits: the integer digits, then the fraction's. */
     uint64_t m = 0;
     int nd = 0;
-    for (size_t i = 0; i < dl && nd < 16; i++, nd++) m = m * 10 + (uint64_t)(d[i] - '0');
+    for (size_t i = 0; i < dl && nd < 16; i++) {
+        if (x.ilen && is_sep(d[i])) continue;
+        m = m * 10 + (uint64_t)(d[i] - '0');
+        nd++;
+    }
     if (x.ilen)
         for (size_t i = 0; i < x.flen && nd < 16; i++, nd++) m = m * 10 + (uint64_t)(x.fp[i] - '0');
     for (; nd < 16; nd++) m *= 10;
@@ -254,7 +331,95 @@ static uint64_t gen_image(const uint8_t *p, const uint8_t *lim, const uint8_t *t
     return gpusort__radix_f64(bits);
 }
 
+/* The 64-bit image of -h: the unit order (5 bits, offset by 8), then the -n image without
+ * its 5 lowest bits (monotone; still exact up to 14 significant digits: two such mantissas
+ * differ by at least 100, more than the 32 the shift merges). */
+static uint64_t human_image(const uint8_t *p, const uint8_t *lim, size_t *sig)
+{
+    while (p < lim && text_blanks[*p]) p++;
+    uint64_t order = (uint64_t)(unit_order(p, lim) + 8);
+    return order << 59 | num_image(p, lim, sig) >> 5;
+}
+
 /* ---- comparison (GNU keycompare / compare) ---- */
+
+/* -R: what GNU hashes for a key: the key itself, or in a collating locale the strxfrm of
+ * each NUL-terminated piece with its NUL (a final NUL of the key starts no piece). */
+static size_t random_input(const uint8_t *k, size_t n, uint8_t **buf, size_t *cap)
+{
+    size_t len = 0;
+    if (!text_hard_collate) {
+        if (n > *cap) {
+            uint8_t *nb = (uint8_t *)realloc(*buf, n);
+            if (!nb) cli_fail("out of memory");
+            *buf = nb;
+            *cap = n;
+        }
+        if (n) memcpy(*buf, k, n);
+        return n;
+    }
+    if (n == 0) return 0;
+    text_xfrm(k, n - (k[n - 1] == 0), buf, &len, cap);
+    if (len == *cap) {
+        uint8_t *nb = (uint8_t *)realloc(*buf, *cap * 2 + 1);
+        if (!nb) cli_fail("out of memory");
+        *buf = nb;
+        *cap = *cap * 2 + 1;
+    }
+    (*buf)[len++] = 0;
+    return len;
+}
+
+/* GNU compare_random: the digests, then (a collision) the hashed bytes. */
+static int random_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+    uint8_t *ba = NULL, *bb = NULL;
+    size_t ca = 0, cb = 0;
+    size_t na = random_input(a, alen, &ba, &ca), nb = random_input(b, blen, &bb, &cb);
+    uint8_t da[16], db[16];
+    text_random_digest(ba, na, da);
+    text_random_digest(bb, nb, db);
+    int d = memcmp(da, db, 16);
+    if (!d) {
+        size_t m = na < nb ? na : nb;
+        d = m ? memcmp(ba, bb, m) : 0;  /* an empty key's buffer may be NULL */
+        if (!d) d = (na > nb) - (na < nb);
+    }
+    free(ba);
+    free(bb);
+    return d;
+}
+
+/* 1 when the key is compared by GNU's copy-then-compare branch (a locale, a number, a month,
+ * -R, -V), where -d/-i/-f apply to a copy of the key first. */
+static inline int key_special(const tkey *k)
+{
+    return text_collate || k->numeric || k->general || k->human || k->month || k->random ||
+           k->version;
+}
+
+/* Copy [p, lim) with the key's ignore and translate tables into out; returns the length. */
+static size_t key_copy(const tkey *k, const uint8_t *p, const uint8_t *lim, uint8_t *out)
+{
+    size_t n = 0;
+    for (; p < lim; p++)
+        if (!(k->ignore && k->ignore[*p])) out[n++] = k->translate ? k->translate[*p] : *p;
+    return n;
+}
+
+static int special_cmp(const tkey *k, const uint8_t *ta, size_t lena, const uint8_t *tb,
+                       size_t lenb)
+{
+    if (k->numeric) return num_cmp(ta, ta + lena, tb, tb + lenb);
+    if (k->general) return gen_cmp(ta, ta + lena, tb, tb + lenb, NULL);
+    if (k->human) return human_cmp(ta, ta + lena, tb, tb + lenb);
+    if (k->month) return text_month(ta, lena) - text_month(tb, lenb);
+    if (k->random) return random_cmp(ta, lena, tb, lenb);
+    if (k->version) return text_version_cmp(ta, lena, tb, lenb);
+    if (lena == 0) return -(lenb != 0);
+    if (lenb == 0) return 1;
+    return text_coll_cmp(ta, lena, tb, lenb);
+}
 
 static int key_cmp(const tsort *t, const tkey *k, const uint8_t *ta, const uint8_t *la,
                    const uint8_t *tb, const uint8_t *lb)
@@ -262,10 +427,19 @@ static int key_cmp(const tsort *t, const tkey *k, const uint8_t *ta, const uint8
     int diff;
     size_t lena = (size_t)(la - ta), lenb = (size_t)(lb - tb);
     const uint8_t *tr = k->translate, *ig = k->ignore;
-    if (k->numeric) {
-        diff = num_cmp(ta, la, tb, lb);   /* -f cannot change digits, signs or blanks */
-    } else if (k->general) {
-        diff = gen_cmp(ta, la, tb, lb, tr);
+    if (key_special(k)) {
+        /* GNU: -d/-i/-f make copies of the keys first (-n is not changed by -f). */
+        if ((ig || tr) && !k->numeric) {
+            uint8_t stack[512];
+            size_t need = lena + lenb;
+            uint8_t *ca = need <= sizeof stack ? stack : (uint8_t *)cli_alloc(need);
+            uint8_t *cb = ca + lena;
+            size_t na = key_copy(k, ta, la, ca), nb = key_copy(k, tb, lb, cb);
+            diff = special_cmp(k, ca, na, cb, nb);
+            if (ca != stack) free(ca);
+        } else {
+            diff = special_cmp(k, ta, lena, tb, lenb);
+        }
     } else if (ig) {
         for (;;) {
             while (ta < la && ig[*ta]) ++ta;
@@ -320,6 +494,7 @@ int text_line_cmp_from(const tsort *t, int first, const uint8_t *a, size_t alen,
     }
     if (alen == 0) diff = -(blen != 0);
     else if (blen == 0) diff = 1;
+    else if (text_collate) diff = text_coll_cmp(a, alen, b, blen);
     else {
         diff = memcmp(a, b, alen < blen ? alen : blen);
         if (!diff) diff = alen < blen ? -1 : alen != blen;
@@ -342,7 +517,16 @@ typedef struct pack_job {
     uint64_t *ko;
     uint8_t *kb;
     size_t *total;
+    const tkey *key;           /* the first key, or the whole line (collation, no -k) */
+    uint8_t **bufs;            /* transformed keys: each slice's own buffer */
+    size_t *old_total;         /* bytes in each slice's buffer */
+    text_coll_syms *syms;      /* collation keys: weight sequences per slice */
+    size_t *nsyms;             /* and how many */
+    const text_coll_code *code;   /* the compact code, or NULL */
 } pack_job;
+
+/* The whole line as a key, for the last-resort collation of a sort with no keys. */
+static const tkey whole_line = {SIZE_MAX, 0, SIZE_MAX, 0, 0, 0, NULL, NULL, 0, 0, 0, 0, 0, 0, 0};
 
 static size_t pack_one(const tsort *t, const tkey *k, const uint8_t *p, size_t len, uint8_t *out)
 {
@@ -367,7 +551,7 @@ static void pack_size_task(void *arg, size_t i)
     size_t a, b, s = 0;
     text_slice(j->L->n, j->parts, i, &a, &b);
     for (size_t x = a; x < b; x++) {
-        size_t len = pack_one(j->t, &j->t->keys[0], LP(j->L, x), LL(j->L, x), NULL);
+        size_t len = pack_one(j->t, j->key, LP(j->L, x), LL(j->L, x), NULL);
         j->ko[x] = len;
         s += len;
     }
@@ -383,7 +567,7 @@ static void pack_fill_task(void *arg, size_t i)
     for (size_t x = a; x < b; x++) {
         uint64_t len = j->ko[x];
         j->ko[x] = w;
-        pack_one(j->t, &j->t->keys[0], LP(j->L, x), LL(j->L, x), j->kb + w);
+        pack_one(j->t, j->key, LP(j->L, x), LL(j->L, x), j->kb + w);
         w += len;
     }
 }
@@ -418,6 +602,7 @@ static inline int digits8(const uint8_t *q, const uint8_t *lim, uint64_t *u)
 /* Per-slice result of the image pass. */
 typedef struct img_part {
     int all_int;               /* every -n key of the slice is an integer of <= 18 digits */
+    int inexact;               /* some image may equal another's of a different key */
     int64_t min, max;
 } img_part;
 
@@ -433,6 +618,7 @@ static void image_task(void *arg, size_t i)
     img_part *ip = (img_part *)p->b + i;
     int try_int = k->numeric && !p->c;
     ip->all_int = try_int;
+    ip->inexact = k->general;        /* doubles round, NaNs tie */
     ip->min = INT64_MAX;
     ip->max = INT64_MIN;
     size_t a, b;
@@ -448,7 +634,7 @@ static void image_task(void *arg, size_t i)
             while (q < ke && text_blanks[*q]) q++;
             int neg = q < ke && *q == '-';
             q += neg;
-            while (q < ke && *q == '0') q++;
+            while (q < ke && (*q == '0' || is_sep(*q))) q++;
             const uint8_t *ds = q;
             uint64_t u = 0;
             unsigned d;
@@ -457,8 +643,8 @@ static void image_task(void *arg, size_t i)
                 q += m;
                 if (m < 8) break;
             }
-            int ok = q - ds <= 18 && !(q < ke && (unsigned)(*q - '0') < 10);
-            if (ok && q < ke && *q == '.')
+            int ok = q - ds <= 18 && !(q < ke && ((unsigned)(*q - '0') < 10 || is_sep(*q)));
+            if (ok && q < ke && *q == text_decimal_point)
                 for (q++; q < ke && (d = (unsigned)(*q - '0')) < 10; q++)
                     if (d) { ok = 0; break; }
             if (ok) {
@@ -471,7 +657,12 @@ static void image_task(void *arg, size_t i)
             ip->all_int = 0;
             return;                 /* the caller redoes everything as images */
         }
-        uint64_t v = k->numeric ? num_image(kb, ke) : gen_image(kb, ke, k->translate);
+        size_t sig = 0;
+        uint64_t v = k->numeric ? num_image(kb, ke, &sig)
+                     : k->general ? gen_image(kb, ke, k->translate)
+                     : k->human ? human_image(kb, ke, &sig)
+                     : (uint64_t)text_month(kb, (size_t)(ke - kb));   /* -M: no -d/-i */
+        if (sig > (k->human ? 14u : 16u)) ip->inexact = 1;
         img[x] = k->reverse ? ~v : v;
     }
     ip->min = mn;
@@ -500,7 +691,7 @@ static void offset_task(void *arg, size_t i)
 }
 
 
-int text_key_images(tsort *t, lineset *L, uint64_t *img)
+int text_key_images(tsort *t, lineset *L, uint64_t *img, int *exact)
 {
     size_t n = L->n;
     const tkey *k0 = &t->keys[0];
@@ -517,9 +708,11 @@ int text_key_images(tsort *t, lineset *L, uint64_t *img)
         if (parts[i].max > mx) mx = parts[i].max;
     }
     int narrow = 0;
+    *exact = 1;
     if (!all_int) {
         p.c = img;                              /* force images */
         text_run_par(&p, image_task);
+        for (int i = 0; i < p.parts; i++) *exact &= !parts[i].inexact;
     } else {
         /* Within one slice the 32-bit narrowing writes slot x (4x bytes) after reading
          * slot x (8x bytes): never ahead of the reads. Across slices it would overwrite
@@ -534,17 +727,123 @@ int text_key_images(tsort *t, lineset *L, uint64_t *img)
     return narrow;
 }
 
+static void grow(uint8_t **buf, size_t *cap, size_t need)
+{
+    if (need <= *cap) return;
+    size_t c = *cap ? *cap : 4096;
+    while (c < need) c *= 2;
+    uint8_t *nb = (uint8_t *)realloc(*buf, c);
+    if (!nb) cli_fail("out of memory (%zu bytes)", c);
+    *buf = nb;
+    *cap = c;
+}
+
+/* Transformed keys, one pass per slice into the slice's own buffer: in a collating locale the
+ * collation key projection (text_coll_key; an empty key's is empty, and a key of ignorable
+ * characters may have an empty one too: they tie, and the tie is finished with GNU's rule,
+ * empty first); with -R the 16-byte digest; with -V text_version_key. None is exact: equal
+ * ones are finished with text_line_cmp. */
+static void xpack_task(void *arg, size_t i)
+{
+    pack_job *j = (pack_job *)arg;
+    const tkey *k = j->key;
+    size_t a, b;
+    text_slice(j->L->n, j->parts, i, &a, &b);
+    uint8_t *buf = NULL, *tmp = NULL, *hin = NULL;
+    size_t len = 0, cap = 0, tcap = 0, hcap = 0, nsyms = 0;
+    grow(&buf, &cap, (size_t)(j->L->off[b] - j->L->off[a]) * 4 + 64);
+    for (size_t x = a; x < b; x++) {
+        const uint8_t *kb, *ke;
+        key_span(j->t, k, LP(j->L, x), LL(j->L, x), &kb, &ke);
+        const uint8_t *p = kb;
+        size_t n = (size_t)(ke - kb);
+        if (k->ignore || k->translate) {
+            grow(&tmp, &tcap, n + 1);
+            n = key_copy(k, kb, ke, tmp);
+            p = tmp;
+        }
+        j->ko[x] = len;
+        if (k->random) {
+            size_t hn = random_input(p, n, &hin, &hcap);
+            grow(&buf, &cap, len + 16);
+            text_random_digest(hin, hn, buf + len);
+            len += 16;
+        } else if (k->version) {
+            grow(&buf, &cap, len + 4 * n + 8);
+            len += text_version_key(p, n, buf + len);
+        } else if (n) {
+            size_t at = len;
+            text_coll_key(p, n, &buf, &len, &cap);
+            nsyms += text_coll_syms_add(&j->syms[i], buf + at, len - at);
+        }
+    }
+    free(tmp);
+    free(hin);
+    j->bufs[i] = buf;
+    j->old_total[i] = len;
+    j->nsyms[i] = nsyms;
+}
+
+/* Slice i's keys into the packed buffer at their global offsets (j->total: each slice's
+ * start), encoded with the compact code when there is one. */
+static void xpack_copy_task(void *arg, size_t i)
+{
+    pack_job *j = (pack_job *)arg;
+    size_t a, b;
+    text_slice(j->L->n, j->parts, i, &a, &b);
+    uint64_t w = j->total[i];
+    const uint8_t *src = j->bufs[i];
+    if (!j->code) {
+        if (j->old_total[i]) memcpy(j->kb + w, src, j->old_total[i]);
+        for (size_t x = a; x < b; x++) j->ko[x] += w;
+    } else {
+        for (size_t x = a; x < b; x++) {
+            uint64_t s0 = j->ko[x], s1 = x + 1 < b ? j->ko[x + 1] : j->old_total[i];
+            j->ko[x] = w;
+            w += text_coll_encode(j->code, src + s0, (size_t)(s1 - s0), j->kb + w);
+        }
+    }
+    free(j->bufs[i]);
+}
+
 void text_pack_keys(tsort *t, lineset *L, uint8_t **kb, uint64_t **ko)
 {
     size_t n = L->n;
-    pack_job j = {t, L, text_parts_for(t, n), NULL, NULL, NULL};
+    pack_job j;
+    memset(&j, 0, sizeof j);
+    j.t = t;
+    j.L = L;
+    j.parts = text_parts_for(t, n);
+    j.key = t->nkeys ? &t->keys[0] : &whole_line;
     j.ko = (uint64_t *)cli_alloc((n + 1) * sizeof *j.ko);
     j.total = (size_t *)cli_alloc((size_t)j.parts * sizeof *j.total);
-    gpusort__cpu_parallel_for(j.parts, (size_t)j.parts, pack_size_task, &j);
-    size_t sum = text_slice_starts(j.total, j.parts);
-    j.kb = (uint8_t *)cli_alloc(sum);
-    gpusort__cpu_parallel_for(j.parts, (size_t)j.parts, pack_fill_task, &j);
-    j.ko[n] = sum;
+    if (text_collate || j.key->random || j.key->version) {
+        j.bufs = (uint8_t **)cli_alloc((size_t)j.parts * sizeof *j.bufs);
+        j.old_total = (size_t *)cli_alloc((size_t)j.parts * sizeof *j.old_total);
+        j.nsyms = (size_t *)cli_alloc((size_t)j.parts * sizeof *j.nsyms);
+        j.syms = (text_coll_syms *)calloc((size_t)j.parts, sizeof *j.syms);
+        if (!j.syms) cli_fail("out of memory");
+        gpusort__cpu_parallel_for(j.parts, (size_t)j.parts, xpack_task, &j);
+        text_coll_code code;
+        if (!j.key->random && !j.key->version && text_coll_code_init(&code, j.syms, j.parts))
+            j.code = &code;
+        for (int p = 0; p < j.parts; p++) j.total[p] = j.code ? j.nsyms[p] : j.old_total[p];
+        size_t sum = text_slice_starts(j.total, j.parts);
+        j.ko[n] = sum;
+        j.kb = (uint8_t *)cli_alloc(sum);
+        gpusort__cpu_parallel_for(j.parts, (size_t)j.parts, xpack_copy_task, &j);
+        if (j.code) text_coll_code_free(&code);
+        free(j.bufs);
+        free(j.old_total);
+        free(j.nsyms);
+        free(j.syms);
+    } else {
+        gpusort__cpu_parallel_for(j.parts, (size_t)j.parts, pack_size_task, &j);
+        size_t sum = text_slice_starts(j.total, j.parts);
+        j.kb = (uint8_t *)cli_alloc(sum);
+        gpusort__cpu_parallel_for(j.parts, (size_t)j.parts, pack_fill_task, &j);
+        j.ko[n] = sum;
+    }
     free(j.total);
     *kb = j.kb;
     *ko = j.ko;

@@ -2,9 +2,9 @@
  * text_main.c -- the gpusort program's text mode: GNU sort compatible sorting of lines, the
  * driver (gpusort_cli_text_main, cli.h; text_context, text_check_readable, text_phase, text.h).
  *
- * For every supported option set (text_options.c) the output is byte-identical to
- * `LC_ALL=C sort` with the same options; exit codes are GNU's (0, 1 for -c/-C on unsorted
- * input, 2 for errors).
+ * For every supported option set (text_options.c) the output is byte-identical to GNU sort
+ * with the same options in the same locale (text_locale.c); exit codes are GNU's (0, 1 for
+ * -c/-C on unsorted input, 2 for errors).
  *
  * ORDER OF WORK
  *   parse options (text_parse_args) -> load the input (sort_text: whole, or in chunks;
@@ -90,9 +90,13 @@ gpusort_ctx *text_context(const text_opts *o)
  * second copy of the data). */
 static uint64_t mem_needed(const tsort *t, uint64_t bytes, uint64_t lines)
 {
-    int packed = t->nkeys && !text_key_is_line(&t->keys[0]) && !t->keys[0].numeric &&
-                 !t->keys[0].general;
-    return bytes * (packed ? 2 : 1) + lines * BYTES_PER_LINE;
+    const tkey *k = t->nkeys ? &t->keys[0] : NULL;
+    int image = k && (k->numeric || k->general || k->human || k->month);
+    int packed = !image && ((k && !text_key_is_line(k)) || text_collate);
+    /* A collation key's first level is about the size of its text (2 bytes per Latin letter
+     * before the one-byte ranks; the slice buffers and the packed copy coexist briefly). */
+    int factor = packed ? (text_collate ? 3 : 2) : 1;
+    return bytes * (uint64_t)factor + lines * BYTES_PER_LINE;
 }
 
 static size_t count_delims(const uint8_t *p, size_t n, int delim)

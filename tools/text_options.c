@@ -1,16 +1,15 @@
 /*
  * text_options.c -- the text mode's command line: GNU sort's options, -k key specs and the
- * obsolete +POS1 -POS2 keys, -S sizes, and the locale check (text_parse_args, text.h).
+ * obsolete +POS1 -POS2 keys, -S sizes, the locale (text_locale_init) and the -R salt
+ * (text_parse_args, text.h).
  *
- * Supported: -b -d -f -g -i -n -r (global and as key modifiers), -k POS1[,POS2], -t SEP, -s, -u,
- * -z, -c, -C, --check[=quiet|silent|diagnose-first], -m, -o FILE (may be an input), -S SIZE,
- * -T DIR (repeatable), --parallel N, --batch-size N, several inputs and "-", plus gpusort's
- * --backend/--device/--quiet and --record-size/--key-size/--key-offset (records.c).
- * Refused with one line and exit 2: -h, -M, -R, -V (and those key modifiers), --sort=...,
- * --random-source, --files0-from, --compress-program, --debug, and any locale whose collation
- * is not byte order (LC_ALL / LC_COLLATE / LANG other than C, POSIX or C.UTF-8): gpusort
- * compares bytes as `LC_ALL=C sort` does and says so rather than sorting differently from the
- * `sort` the user would get in that locale.
+ * Supported: -b -d -f -g -h -i -M -n -R -r -V (global and as key modifiers), --sort=WORD,
+ * --random-source FILE, -k POS1[,POS2], -t SEP, -s, -u, -z, -c, -C,
+ * --check[=quiet|silent|diagnose-first], -m, -o FILE (may be an input), -S SIZE, -T DIR
+ * (repeatable), --parallel N, --batch-size N, several inputs and "-", plus gpusort's
+ * --backend/--device/--quiet and --record-size/--key-size/--key-offset (records.c). The locale
+ * is the user's (LC_ALL, LC_COLLATE, LANG ...), as for GNU sort.
+ * Refused with one line and exit 2: --files0-from, --compress-program, --debug.
  *
  * Parsing follows GNU getopt as sort uses it: operands and options mix (options may follow
  * file names), short options cluster (-nru, -k2,2, -t,), long options may be abbreviated to a
@@ -35,13 +34,13 @@
 static int key_default(const tkey *k)
 {
     return !(k->ignore || k->translate || k->skipsblanks || k->skipeblanks || k->numeric ||
-             k->general);
+             k->general || k->human || k->month || k->version || k->random);
 }
 
 static const char usage_text[] =
     "Usage: gpusort [OPTION]... [FILE]...\n"
-    "Sort lines of text like `LC_ALL=C sort` (GNU coreutils), with the same options and\n"
-    "byte-identical output, on a GPU when one is present (--backend), else on all CPU cores.\n"
+    "Sort lines of text like `sort` (GNU coreutils) in the same locale, with the same options\n"
+    "and byte-identical output, on a GPU when one is present (--backend), else on all CPU cores.\n"
     "With no FILE, or when FILE is -, read standard input.\n"
     "\n"
     "Ordering options (also as -k modifiers):\n"
@@ -49,9 +48,16 @@ static const char usage_text[] =
     "  -d, --dictionary-order       consider only blanks and alphanumeric characters\n"
     "  -f, --ignore-case            fold lower case to upper case characters\n"
     "  -g, --general-numeric-sort   compare according to general numerical value (strtold)\n"
+    "  -h, --human-numeric-sort     compare human readable numbers (e.g., 2K 1G)\n"
     "  -i, --ignore-nonprinting     consider only printable characters\n"
+    "  -M, --month-sort             compare (unknown) < 'JAN' < ... < 'DEC' (the locale's names)\n"
     "  -n, --numeric-sort           compare according to string numerical value\n"
+    "  -R, --random-sort            shuffle, but group identical keys (MD5 of a salt + key)\n"
     "  -r, --reverse                reverse the result of comparisons\n"
+    "  -V, --version-sort           natural sort of (version) numbers within text\n"
+    "      --sort=WORD              general-numeric -g, human-numeric -h, month -M,\n"
+    "                               numeric -n, random -R, version -V\n"
+    "      --random-source=FILE     the -R salt from FILE's first 16 bytes (GNU's order)\n"
     "Other options:\n"
     "  -c, --check, --check=diagnose-first  check for sorted input; do not sort\n"
     "  -C, --check=quiet, --check=silent    like -c, but do not report the first bad line\n"
@@ -77,9 +83,9 @@ static const char usage_text[] =
     "      --quiet                  no progress on stderr\n"
     "      --help                   this text\n"
     "\n"
-    "Not supported (refused, exit 2): -h, -M, -R, -V, --sort, --random-source, --debug,\n"
-    "--files0-from, --compress-program, and locales whose collation is not byte order:\n"
-    "gpusort always compares bytes, as LC_ALL=C sort does (C, POSIX and C.UTF-8 are accepted).\n"
+    "Not supported (refused, exit 2): --debug, --files0-from, --compress-program.\n"
+    "The locale (LC_ALL, LC_COLLATE, LANG, ...) sets the collation, -f/-d/-i, the -n decimal\n"
+    "point and thousands separator and the -M names, as for GNU sort; one not installed is C.\n"
     "Exit status: 0 success, 1 -c/-C found disorder, 2 error.\n";
 
 static void badfieldspec(const char *spec, const char *msg)
@@ -124,10 +130,10 @@ static const char *set_ordering(const char *s, tkey *k, enum blanktype bt)
         case 'i': if (!k->ignore) k->ignore = text_nonprint; break;
         case 'n': k->numeric = 1; break;
         case 'r': k->reverse = 1; break;
-        case 'h': case 'M': case 'R': case 'V':
-            cli_fail("ordering '%c' (%s) is not supported by gpusort", *s,
-                     *s == 'h' ? "human-numeric" : *s == 'M' ? "month" : *s == 'R' ? "random"
-                                                                               : "version");
+        case 'h': k->human = 1; break;
+        case 'M': k->month = 1; break;
+        case 'R': k->random = 1; break;
+        case 'V': k->version = 1; break;
         default: return s;
         }
     }
@@ -227,20 +233,6 @@ static int parse_buffer_size(const char *s, uint64_t *out)
     return 0;
 }
 
-/* The collation locale the user asked for; NULL when byte order. */
-static const char *foreign_locale(void)
-{
-    const char *names[] = {"LC_ALL", "LC_COLLATE", "LANG"};
-    for (int i = 0; i < 3; i++) {
-        const char *v = getenv(names[i]);
-        if (!v || !*v) continue;
-        if (strcmp(v, "C") == 0 || strcmp(v, "POSIX") == 0 || strncmp(v, "C.", 2) == 0)
-            return NULL;
-        return v;
-    }
-    return NULL;
-}
-
 typedef struct longopt {
     const char *name;
     int has_arg;     /* 0 none, 1 required, 2 optional */
@@ -249,7 +241,7 @@ typedef struct longopt {
 
 enum {
     OPT_PARALLEL = 256, OPT_BATCH, OPT_BACKEND, OPT_DEVICE, OPT_RECSIZE, OPT_KEYSIZE,
-    OPT_KEYOFF, OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_CHECK, OPT_REFUSE
+    OPT_KEYOFF, OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_CHECK, OPT_REFUSE, OPT_SORT, OPT_RANDSRC
 };
 
 static const longopt longopts[] = {
@@ -262,9 +254,9 @@ static const longopt longopts[] = {
     {"backend", 1, OPT_BACKEND}, {"device", 1, OPT_DEVICE}, {"record-size", 1, OPT_RECSIZE},
     {"key-size", 1, OPT_KEYSIZE}, {"key-offset", 1, OPT_KEYOFF}, {"quiet", 0, OPT_QUIET},
     {"help", 0, OPT_HELP}, {"version", 0, OPT_VERSION},
-    {"human-numeric-sort", 0, OPT_REFUSE}, {"month-sort", 0, OPT_REFUSE},
-    {"random-sort", 0, OPT_REFUSE}, {"version-sort", 0, OPT_REFUSE}, {"sort", 1, OPT_REFUSE},
-    {"random-source", 1, OPT_REFUSE}, {"debug", 0, OPT_REFUSE}, {"files0-from", 1, OPT_REFUSE},
+    {"human-numeric-sort", 0, 'h'}, {"month-sort", 0, 'M'},
+    {"random-sort", 0, 'R'}, {"version-sort", 0, 'V'}, {"sort", 1, OPT_SORT},
+    {"random-source", 1, OPT_RANDSRC}, {"debug", 0, OPT_REFUSE}, {"files0-from", 1, OPT_REFUSE},
     {"compress-program", 1, OPT_REFUSE},
 };
 #define NUM_LONGOPTS ((int)(sizeof longopts / sizeof longopts[0]))
@@ -278,7 +270,7 @@ static uint64_t parse_uint_opt(const char *name, const char *v)
 
 int text_parse_args(int argc, char **argv, tsort *t)
 {
-    text_tables_init();
+    text_locale_init();
     memset(t, 0, sizeof *t);
     t->tab = -1;
     t->delim = '\n';
@@ -297,6 +289,7 @@ int text_parse_args(int argc, char **argv, tsort *t)
     t->o.files = files;           /* the caller frees both, also after --help */
     t->o.tmpdirs = tmpdirs;
     int ntmp = 0, budget_set = 0, recs = 0;
+    const char *random_source = NULL;
 
     for (int i = 1; i < argc; i++) {
         char *a = argv[i];
@@ -349,6 +342,20 @@ int text_parse_args(int argc, char **argv, tsort *t)
                 val = argv[++i];
             }
             if (code == OPT_REFUSE) cli_fail("option '--%s' is not supported by gpusort", lo->name);
+            if (code == OPT_SORT) {   /* --sort=WORD: GNU's argmatch, unique prefixes */
+                static const char *const words[] = {"general-numeric", "human-numeric", "month",
+                                                    "numeric", "random", "version"};
+                static const char letters[] = "ghMnRV";
+                int hit = -1, hits = 0;
+                for (int w = 0; w < 6; w++) {
+                    if (strcmp(words[w], val) == 0) { hit = w; hits = 1; break; }
+                    if (*val && strncmp(words[w], val, strlen(val)) == 0) { hit = w; hits++; }
+                }
+                if (hits != 1)
+                    cli_fail("%s argument '%s' for '--sort'", hits ? "ambiguous" : "invalid", val);
+                code = (unsigned char)letters[hit];
+                val = NULL;
+            }
             if (code == OPT_CHECK) {
                 if (!val || strcmp(val, "diagnose-first") == 0) code = 'c';
                 else if (strcmp(val, "quiet") == 0 || strcmp(val, "silent") == 0) code = 'C';
@@ -366,11 +373,7 @@ int text_parse_args(int argc, char **argv, tsort *t)
                 else if (i + 1 < argc) val = argv[++i];
                 else cli_fail("option requires an argument -- '%c'", *p);
                 p += strlen(p) - 1;     /* the rest of the cluster was the argument */
-            } else if (!strchr("bcCdfgimnrsuz", *p)) {
-                if (strchr("hMRV", *p))
-                    cli_fail("option -%c (%s sort) is not supported by gpusort", *p,
-                             *p == 'h' ? "human-numeric" : *p == 'M' ? "month"
-                             : *p == 'R' ? "random" : "version");
+            } else if (!strchr("bcCdfghiMmnRrsuVz", *p)) {
                 if (*p == 'y') {            /* obsolete, ignored by GNU (takes an argument) */
                     if (!p[1] && i + 1 < argc) i++;
                     break;
@@ -379,7 +382,8 @@ int text_parse_args(int argc, char **argv, tsort *t)
             }
         apply:
             switch (code) {
-            case 'b': case 'd': case 'f': case 'g': case 'i': case 'n': case 'r': {
+            case 'b': case 'd': case 'f': case 'g': case 'i': case 'n': case 'r':
+            case 'h': case 'M': case 'R': case 'V': {
                 char s[2] = {(char)code, 0};
                 set_ordering(s, &gkey, BL_BOTH);
                 break;
@@ -423,6 +427,11 @@ int text_parse_args(int argc, char **argv, tsort *t)
             }
             case 'T': tmpdirs[ntmp++] = val; break;
             case 'u': t->o.unique = 1; break;
+            case OPT_RANDSRC:
+                if (random_source && strcmp(random_source, val) != 0)
+                    cli_fail("multiple random sources specified");
+                random_source = val;
+                break;
             case 'z': t->delim = 0; break;
             case OPT_PARALLEL: {
                 uint64_t v;
@@ -461,10 +470,6 @@ int text_parse_args(int argc, char **argv, tsort *t)
         }
     }
 
-    const char *loc = foreign_locale();
-    if (loc && !recs)
-        cli_fail("the locale '%s' is not supported: gpusort compares bytes as LC_ALL=C sort "
-                 "does; run it with LC_ALL=C", loc);
 
     /* GNU: keys without ordering options inherit the global ones; global options with no key
      * make a whole-line key. */
@@ -477,6 +482,10 @@ int text_parse_args(int argc, char **argv, tsort *t)
             key->skipeblanks = gkey.skipeblanks;
             key->numeric = gkey.numeric;
             key->general = gkey.general;
+            key->human = gkey.human;
+            key->month = gkey.month;
+            key->version = gkey.version;
+            key->random = gkey.random;
             key->reverse = gkey.reverse;
         }
     }
@@ -484,18 +493,27 @@ int text_parse_args(int argc, char **argv, tsort *t)
     t->o.reverse = gkey.reverse;
     for (int k = 0; k < t->nkeys; k++) {
         tkey *key = &t->keys[k];
-        if (key->numeric + key->general + !!key->ignore > 1) {
-            char opts[8], *q = opts;
+        /* GNU check_ordering_compatibility: one of n, g, h, M and (V, R or an ignore table). */
+        if (key->numeric + key->general + key->human + key->month +
+                (key->version | key->random | !!key->ignore) > 1) {
+            char opts[16], *q = opts;
             if (key->ignore == text_nondict) *q++ = 'd';
             if (key->translate) *q++ = 'f';
             if (key->general) *q++ = 'g';
+            if (key->human) *q++ = 'h';
             if (key->ignore == text_nonprint) *q++ = 'i';
+            if (key->month) *q++ = 'M';
             if (key->numeric) *q++ = 'n';
+            if (key->random) *q++ = 'R';
+            if (key->version) *q++ = 'V';
             *q = 0;
             cli_fail("options '-%s' are incompatible", opts);
         }
     }
 
+    int random = 0;
+    for (int k = 0; k < t->nkeys; k++) random |= t->keys[k].random;
+    if (random) text_random_init(random_source);
     if (nfiles == 0) files[nfiles++] = "-";
     t->o.files = files;
     t->o.nfiles = nfiles;

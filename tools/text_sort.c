@@ -161,7 +161,7 @@ uint64_t *text_sort_lines(tsort *t, lineset *L)
     const tkey *k0 = t->nkeys ? &t->keys[0] : NULL;
     gpusort_status s;
 
-    if (!k0 || text_key_is_line(k0)) {
+    if ((!k0 || text_key_is_line(k0)) && !text_collate) {
         /* Byte order of whole lines: compact and sort the strings. */
         text_compact_lines(t, L);
         text_phase("compact");
@@ -177,10 +177,11 @@ uint64_t *text_sort_lines(tsort *t, lineset *L)
         return perm;
     }
 
-    if (k0->numeric || k0->general) {
+    if (k0 && (k0->numeric || k0->general || k0->human || k0->month)) {
         par p = {t, L, n, text_parts_for(t, n), NULL, NULL, NULL, NULL};
         uint64_t *img = (uint64_t *)cli_alloc(n * sizeof *img);
-        int narrow = text_key_images(t, L, img);
+        int exact;
+        int narrow = text_key_images(t, L, img, &exact);
         text_phase("keys");
         int idx32 = n <= UINT32_MAX;
         size_t ksz = narrow ? 4 : 8;
@@ -204,32 +205,42 @@ uint64_t *text_sort_lines(tsort *t, lineset *L)
         }
         text_phase("sort");
         free(img);
-        eq_img q = {sorted, narrow};
-        uint64_t *tmp = (uint64_t *)cli_alloc(n * sizeof *tmp);
-        resolve_ties(t, L, perm, tmp, 0, eq_image, &q);
-        text_phase("ties");
-        free(tmp);
+        /* Exact images: ties go on from the second key, and need nothing when there is none
+         * and no last resort (-s, -u). */
+        if (!exact || t->nkeys > 1 || (!t->o.stable && !t->o.unique)) {
+            eq_img q = {sorted, narrow};
+            uint64_t *tmp = (uint64_t *)cli_alloc(n * sizeof *tmp);
+            resolve_ties(t, L, perm, tmp, exact, eq_image, &q);
+            text_phase("ties");
+            free(tmp);
+        }
         free(sorted);
         return perm;
     }
 
-    /* A text first key: pack its bytes and sort them as strings. */
+    /* A text first key (or, in a collating locale, the whole line): pack its bytes, its
+     * collation key, its -R digest or its -V projection, and sort them as strings. */
     uint8_t *kb;
     uint64_t *ko;
     text_pack_keys(t, L, &kb, &ko);
     text_phase("keys");
+    int desc = k0 ? k0->reverse : t->o.reverse;
 again_keys:
     s = gpusort_sort_strings(t->ctx, GPUSORT_TYPE_U64, kb, ko,
                              n,
-                             perm, k0->reverse ? GPUSORT_ORDER_DESC : GPUSORT_ORDER_ASC, 0);
+                             perm, desc ? GPUSORT_ORDER_DESC : GPUSORT_ORDER_ASC, 0);
     if (s && lib_fallback(t, s)) goto again_keys;
     if (s) lib_fail(t, "key sort", s);
     text_phase("sort");
-    int need = t->nkeys > 1 || (!t->o.stable && !t->o.unique);
+    /* Ties: packed bytes are exact for their key, so they go on from the second key; a
+     * collation projection or a -R digest is not, so from the first (with no -k: the last
+     * resort, which the projection of the whole line approximates). */
+    int exact = !text_collate && !(k0 && (k0->random || k0->version));
+    int need = !exact || t->nkeys > 1 || (!t->o.stable && !t->o.unique);
     if (need) {
         eq_str q = {kb, ko, perm};
         uint64_t *tmp = (uint64_t *)cli_alloc(n * sizeof *tmp);
-        resolve_ties(t, L, perm, tmp, 1, eq_packed, &q);
+        resolve_ties(t, L, perm, tmp, exact ? 1 : 0, eq_packed, &q);
         text_phase("ties");
         free(tmp);
     }

@@ -166,19 +166,29 @@ awk -v seed="$SEED" 'BEGIN { srand(seed); for (i = 0; i < 300; i++) { n = int(ra
     else { w = ""; m = int(rand() * 4); for (j = 0; j < m; j++) w = w substr("aAbB. -_\t,x9", int(rand() * 12) + 1, 1) }
     l = l (f ? (rand() < .3 ? "  " : (rand() < .5 ? "," : " ")) : (rand() < .2 ? " " : "")) w }
   print l } }' > mixed
-mods=(n g r b f d i "" "" "")
+mods=(n g r b f d i h V M R "" "" "" "")
 for t in $(seq 150); do
   o=""
-  for g in b d f g i n r s u; do [ $((RANDOM % 6)) -eq 0 ] && o="$o -$g"; done
+  for g in b d f g i n r s u h V M R; do [ $((RANDOM % 8)) -eq 0 ] && o="$o -$g"; done
+  o="$o --random-source=randsrc"
   [ $((RANDOM % 3)) -eq 0 ] && o="$o -t,"
   for k in $(seq $((RANDOM % 3))); do
     s=$((RANDOM % 3 + 1)); e=$((s + RANDOM % 2)); spec="$s"
     [ $((RANDOM % 3)) -eq 0 ] && spec="$s.$((RANDOM % 3 + 1))"
-    spec="$spec${mods[$((RANDOM % 10))]}"
+    spec="$spec${mods[$((RANDOM % 15))]}"
     [ $((RANDOM % 2)) -eq 0 ] && spec="$spec,$e" && [ $((RANDOM % 3)) -eq 0 ] && spec="$spec.$((RANDOM % 3))"
-    o="$o -k$spec${mods[$((RANDOM % 10))]}"
+    o="$o -k$spec${mods[$((RANDOM % 15))]}"
   done
   diffcase "$o" mixed
+done
+
+# ---- -h, -V, -M, -R in the C locale (tests/text/locale_tests.sh runs them in other locales) ----
+head -c 64 /dev/zero | tr '\0' 'r' > randsrc
+for o in "-h" "-V" "-M" "-R --random-source=randsrc" "-k2,2h" "-k2,2V -k1,1" "-k1,1M -r" \
+         "--sort=human-numeric" "--sort=month -s" "--sort=ran --random-source=randsrc" \
+         "-Ru --random-source=randsrc" "-hu" "-Vu" "-Mu" "-h -t, -k2,2"; do
+  diffcase "$o" fields
+  diffcase "$o" nums
 done
 
 # ---- -m over sorted parts ----
@@ -238,19 +248,15 @@ errcase "-t ab" "$G" -t ab words -o err.out
 errcase "-t a -t b" "$G" -t a -t b words -o err.out
 errcase "-S x" "$G" -S x words -o err.out
 errcase "--parallel=0" "$G" --parallel=0 words -o err.out
-errcase "-M" "$G" -M words -o err.out
-errcase "-h" "$G" -h words -o err.out
-errcase "-R" "$G" -R words -o err.out
-errcase "-V" "$G" -V words -o err.out
-errcase "-k1,1M" "$G" -k1,1M words -o err.out
-errcase "--sort=random" "$G" --sort=random words -o err.out
+errcase "-hn" "$G" -hn words -o err.out
+errcase "-k1,1MV" "$G" -k1,1MV words -o err.out
+errcase "--sort=bogus" "$G" --sort=bogus words -o err.out
 errcase "--bogus" "$G" --bogus words -o err.out
 errcase "missing file" "$G" words no-such-file -o err.out
 errcase "directory" "$G" . -o err.out
 errcase "-nd" "$G" -nd words -o err.out
 errcase "-ng" "$G" -ng words -o err.out
 errcase "-co" "$G" -c words -o err.out
-errcase "locale" env LC_ALL=en_US.UTF-8 "$G" words -o err.out
 errcase "full disk" "$G" words -o /dev/full
 errcase "unwritable -T" "$G" -S 64K -T /nonexistent/dir big -o err.out
 
