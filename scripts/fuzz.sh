@@ -55,7 +55,8 @@ if [ "$coverage" = 1 ]; then
     llvm-profdata merge -o "$cdir/$t.profdata" "$cdir/$t.profraw"
     printf '%-11s %6s inputs  ' "$t" "$(ls "$corpus" | wc -l)"
     llvm-cov report "$cdir/tests/fuzz_$t" -instr-profile="$cdir/$t.profdata" \
-      "$PWD/src" "$PWD/tools" | awk '/^TOTAL/ {print "lines " $10 " of " $8 ", regions " $4 ", branches " $13 " (src/ and tools/ files it links)"}'
+      "$PWD/src" "$PWD/tools" |
+      awk '/^TOTAL/ {print "lines " $10 " of " $8 ", regions " $4 ", branches " $13}'
     objs+=(-object "$cdir/tests/fuzz_$t")
   done
   llvm-profdata merge -o "$cdir/all.profdata" "$cdir"/*.profraw
@@ -65,7 +66,8 @@ if [ "$coverage" = 1 ]; then
 fi
 echo "== [fuzz] configure and build ($dir)"
 CC=clang CXX=clang++ cmake -S . -B "$dir" -G Ninja -DGPUSORT_FUZZ=ON -DGPUSORT_CUDA=OFF \
-  -DGPUSORT_OPENCL=OFF -DGPUSORT_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null || exit 2
+  -DGPUSORT_OPENCL=OFF -DGPUSORT_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null \
+  || exit 2
 cmake --build "$dir" -j"$jobs" --target "${targets[@]/#/fuzz_}" >"$dir/fuzz-build.log" 2>&1 \
   || { tail -30 "$dir/fuzz-build.log"; exit 2; }
 
@@ -91,7 +93,9 @@ fuzz_one() {  # target
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "$s" "${runs:-0}" "${cov:-0}" \
     "${ft:-0}" "$status" >> "$work/fuzz-log.tsv"
   echo "[fuzz] $t: ${runs:-0} runs in $s s, cov ${cov:-?} ft ${ft:-?}: $status"
-  if [ "$st" != 0 ]; then grep -B2 -A25 "ERROR\|property failed\|deadly signal" "$log" | head -60; fi
+  if [ "$st" != 0 ]; then
+    grep -B2 -A25 "ERROR\|property failed\|deadly signal" "$log" | head -60
+  fi
   return "$st"
 }
 

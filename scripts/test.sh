@@ -62,8 +62,8 @@ fi
 if [ -z "${GPUSORT_TEST_NO_TSAN:-}" ]; then
   # Only the thread tests: ThreadSanitizer makes the rest 5-15x slower for nothing to find.
   TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1 second_deadlock_stack=1} \
-    run_suite tsan build-tsan --target test_threads --label threads -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-      -DGPUSORT_TSAN=ON -DGPUSORT_CUDA=OFF -DGPUSORT_BUILD_BENCH=OFF
+    run_suite tsan build-tsan --target test_threads --label threads \
+      -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUSORT_TSAN=ON -DGPUSORT_CUDA=OFF -DGPUSORT_BUILD_BENCH=OFF
 fi
 if [ -z "${GPUSORT_TEST_NO_FUZZ:-}" ]; then
   echo "== [fuzz] ${GPUSORT_FUZZ_SECONDS:-60} s per target"

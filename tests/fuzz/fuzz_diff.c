@@ -49,6 +49,14 @@ static void text_main(void *arg)
     p->rc = gpusort_cli_text_main(p->argc, p->argv);
 }
 
+static void cleanup(void)   /* at exit: the work folder goes */
+{
+    unlink(in_path);
+    unlink(out_g);
+    unlink(out_s);
+    rmdir(dir);
+}
+
 static void setup(void)
 {
     setenv("LC_ALL", "C", 1);
@@ -57,6 +65,7 @@ static void setup(void)
     snprintf(in_path, sizeof in_path, "%s/in", dir);
     snprintf(out_g, sizeof out_g, "%s/out.gpusort", dir);
     snprintf(out_s, sizeof out_s, "%s/out.sort", dir);
+    atexit(cleanup);
     have_sort = system("sort --version 2>/dev/null | grep -q 'GNU coreutils'") == 0;
     /* gpusort orders NaN keys of -g as coreutils 9.1 does; 9.4 orders them otherwise (README,
      * "Known limits"): elsewhere -g output on NaN input is not compared. */
