@@ -133,7 +133,14 @@ typedef struct num {
     size_t flen;                /* flen excludes trailing zeros */
 } num;
 
-static inline int is_sep(uint8_t c) { return (int)c == text_thousands_sep; }
+/* The separator as GNU's -n and -h read numbers (strnumcmp): a locale without one gets
+ * coreutils' NON_CHAR = CHAR_MAX + 1 = 128, which gnulib compares with unsigned bytes, so in
+ * the C locale byte 0x80 is skipped inside a number ("1\2001" is 11: LC_ALL=C sort -n,
+ * coreutils 9.1; found by tests/fuzz/fuzz_diff). */
+static inline int is_sep(uint8_t c)
+{
+    return text_thousands_sep < 0 ? c == 0x80 : (int)c == text_thousands_sep;
+}
 
 static inline void num_parse(const uint8_t *p, const uint8_t *lim, num *x)
 {
@@ -210,7 +217,7 @@ static int unit_order(const uint8_t *p, const uint8_t *lim)
         if ((unsigned)(c - '0') >= 10) break;
         if (c > maxd) maxd = c;
         /* GNU compares a char with the int -1 of "no separator": a 0xFF byte matches it. */
-        if (p < lim && (is_sep(*p) || (text_thousands_sep < 0 && *p == 0xFF))) {
+        if (p < lim && ((int)*p == text_thousands_sep || (text_thousands_sep < 0 && *p == 0xFF))) {
             p++;
             if (!(p < lim && (unsigned)(*p - '0') < 10)) return 0;   /* "1," : no unit */
         }

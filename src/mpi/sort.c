@@ -30,6 +30,7 @@
 #include "gpusort_mpi.h"
 
 #include "dist.h"
+#include "internal.h"
 #include "stage.h"
 
 #include <limits.h>
@@ -48,8 +49,9 @@ static _Thread_local gpusort_mpi_times last_times;
 const char *gpusort_mpi_get_last_error(void) { return last_error; }
 void gpusort_mpi_get_last_times(gpusort_mpi_times *t) { if (t) *t = last_times; }
 
-/* malloc of at least one byte (n may be 0 on a rank). */
-static void *host_alloc(size_t bytes) { return malloc(bytes ? bytes : 1); }
+/* malloc of at least one byte (n may be 0 on a rank), through the library's allocation hook
+ * (src/alloc.c: the fault tests fail the k-th allocation). */
+static void *host_alloc(size_t bytes) { return gpusort__malloc(bytes ? bytes : 1); }
 
 /* One call's state. */
 typedef struct mpi_job {
@@ -219,10 +221,17 @@ static gpusort_status run(mpi_job *j)
                         "value type", "order", "values (given or global indices)"}[i]);
 
     /* 2. Every rank's count: the output layout. */
-    size_t *counts = (size_t *)malloc((size_t)P * sizeof *counts);
-    uint64_t n64 = n, *c64 = (uint64_t *)malloc((size_t)P * sizeof *c64);
-    int ok = counts && c64 &&
-             MPI_Allgather(&n64, 1, MPI_UINT64_T, c64, 1, MPI_UINT64_T, j->comm) == MPI_SUCCESS;
+    size_t *counts = (size_t *)gpusort__malloc((size_t)P * sizeof *counts);
+    uint64_t n64 = n, *c64 = (uint64_t *)gpusort__malloc((size_t)P * sizeof *c64);
+    /* A rank without its tables must not skip the Allgather alone (the others would wait in it
+     * for ever): every rank learns first. */
+    if (!counts || !c64) fail(j, GPUSORT_STATUS_OUT_OF_HOST_MEMORY, "count tables for %d ranks", P);
+    if (agree(j, "count tables")) {
+        free(counts);
+        free(c64);
+        return j->st;
+    }
+    int ok = MPI_Allgather(&n64, 1, MPI_UINT64_T, c64, 1, MPI_UINT64_T, j->comm) == MPI_SUCCESS;
     uint64_t base = 0;              /* global index of this rank's first element */
     for (int p = 0; ok && p < P; p++) {
         counts[p] = (size_t)c64[p];
@@ -238,8 +247,8 @@ static gpusort_status run(mpi_job *j)
      * merge), rk/rv the received runs. Host data sorts straight into the outputs. */
     double t0 = MPI_Wtime();
     size_t tab = (size_t)P + 1;
-    uint64_t *pos = (uint64_t *)malloc((tab + GPUSORT_DIST_SELECT_WORK(tab)) * sizeof *pos);
-    size_t *sizes = (size_t *)malloc((tab + 4 * (size_t)P) * sizeof *sizes);
+    uint64_t *pos = (uint64_t *)gpusort__malloc((tab + GPUSORT_DIST_SELECT_WORK(tab)) * sizeof *pos);
+    size_t *sizes = (size_t *)gpusort__malloc((tab + 4 * (size_t)P) * sizeof *sizes);
     void *sk = NULL, *sv = NULL, *rk = NULL, *rv = NULL;
     void *dkeys = NULL;             /* device data, keys not wanted: their device scratch */
     int *ints = NULL;
@@ -333,8 +342,8 @@ static gpusort_status run(mpi_job *j)
     size_t nreq = exchange_requests(j, scnt, rcnt, ks, chunk);
     if (with_values && exchange_requests(j, scnt, rcnt, vs, chunk) > nreq)
         nreq = exchange_requests(j, scnt, rcnt, vs, chunk);
-    ints = (int *)malloc(4 * (size_t)P * sizeof *ints);
-    req = (MPI_Request *)malloc((nreq ? nreq : 1) * sizeof *req);
+    ints = (int *)gpusort__malloc(4 * (size_t)P * sizeof *ints);
+    req = (MPI_Request *)gpusort__malloc((nreq ? nreq : 1) * sizeof *req);
     if (!ints || !req) fail(j, GPUSORT_STATUS_OUT_OF_HOST_MEMORY, "exchange tables");
     if (agree(j, "exchange tables")) goto out;
 
@@ -369,7 +378,7 @@ static gpusort_status run(mpi_job *j)
         agree(j, "merge");
         goto out;
     }
-    gpusort__dist_run *runs = (gpusort__dist_run *)malloc((size_t)P * sizeof *runs);
+    gpusort__dist_run *runs = (gpusort__dist_run *)gpusort__malloc((size_t)P * sizeof *runs);
     if (!runs) {
         fail(j, GPUSORT_STATUS_OUT_OF_HOST_MEMORY, "merge tables");
     } else {
