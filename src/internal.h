@@ -56,6 +56,11 @@ int gpusort__alloc_fails(void);
 void gpusort__alloc_fail_at(long k);
 long gpusort__alloc_count(void);
 
+/* Why the CUDA backend found no device, in buf (one line): no driver, a driver older than the
+ * runtime the library was built with (the version numbers), or the driver's error. Only in a
+ * build with the CUDA backend (GPUSORT_HAVE_CUDA); for `gpusort devices` and the CLI's errors. */
+const char *gpusort__cuda_no_device_reason(char *buf, size_t size);
+
 #if defined(CL_VERSION_1_0) /* the includer has <CL/cl.h> */
 /* The programs the backend builds, each once per context, on first use. A radix program is
  * specialised for the key width and the value width (-DGS_KEY_BITS, -DGS_VAL_BYTES); a bitonic

@@ -5,6 +5,7 @@
  * passes it by), and the backend and device that --backend auto picks.
  */
 #include "cmd.h"
+#include "internal.h"
 #include "util.h"
 
 #include <errno.h>
@@ -42,6 +43,11 @@ int gpusort_cli_devices(int argc, char **argv)
         }
         if (count == 0) {
             printf("%s: built; no device found\n", bn);
+#if defined(GPUSORT_HAVE_CUDA)
+            char why[256];
+            if (be == GPUSORT_BACKEND_CUDA)
+                printf("  (%s)\n", gpusort__cuda_no_device_reason(why, sizeof why));
+#endif
             continue;
         }
         printf("%s: %d device%s\n", bn, count, count == 1 ? "" : "s");

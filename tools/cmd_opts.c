@@ -8,6 +8,7 @@
  * field of cmd_opts and refuses malformed values with the command's name and the valid range.
  */
 #include "cmd.h"
+#include "internal.h"
 #include "util.h"
 
 #include <errno.h>
@@ -246,8 +247,15 @@ gpusort_ctx *cmd_make_ctx(const char *cmd, const cmd_opts *o)
         if (s == GPUSORT_STATUS_BACKEND_NOT_BUILT)
             cli_fail("%s: the %s backend is not built into this gpusort (see gpusort devices)",
                      cmd, bn);
-        if (s == GPUSORT_STATUS_NO_DEVICE)
+        if (s == GPUSORT_STATUS_NO_DEVICE) {
+#if defined(GPUSORT_HAVE_CUDA)
+            char why[256];
+            if (o->backend == GPUSORT_BACKEND_CUDA)
+                cli_fail("%s: the cuda backend found no device: %s", cmd,
+                         gpusort__cuda_no_device_reason(why, sizeof why));
+#endif
             cli_fail("%s: the %s backend found no device (see gpusort devices)", cmd, bn);
+        }
         if (s == GPUSORT_STATUS_INVALID_ARGUMENT && o->device >= 0) {
             int count = 0;
             gpusort_device_get_count(o->backend, &count);

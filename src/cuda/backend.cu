@@ -58,16 +58,53 @@ extern "C" gpusort_status gpusort__cuda_check(gpusort_ctx *ctx, cudaError_t err,
 
 /* ---- devices ---- */
 
+/* The driver's CUDA version as cudaDriverGetVersion gives it (0: no driver), or the test
+ * knob GPUSORT_TEST_CUDA_DRIVER_VERSION (e.g. 12000: behave as under a CUDA 12.0 driver, too
+ * old for this runtime). */
+static int driver_version(void)
+{
+    const char *knob = getenv("GPUSORT_TEST_CUDA_DRIVER_VERSION");
+    if (knob && *knob) return atoi(knob);
+    int v = 0;
+    if (cudaDriverGetVersion(&v) != cudaSuccess) v = 0;
+    return v;
+}
+
 static gpusort_status cuda_device_count(int *count)
 {
     int c = 0;
-    cudaError_t e = cudaGetDeviceCount(&c);
-    if (e != cudaSuccess) { /* no driver, no device, driver too old: "no device", not an error */
+    cudaError_t e = driver_version() < CUDART_VERSION ? cudaErrorInsufficientDriver
+                                                      : cudaGetDeviceCount(&c);
+    if (e != cudaSuccess) { /* no driver, no device, driver too old: "no device", not an error;
+                               gpusort__cuda_no_device_reason says which */
         (void)cudaGetLastError();
         c = 0;
     }
     *count = c;
     return GPUSORT_STATUS_SUCCESS;
+}
+
+extern "C" const char *gpusort__cuda_no_device_reason(char *buf, size_t size)
+{
+    int v = driver_version(), c = 0;
+    if (v == 0)
+        snprintf(buf, size, "no CUDA driver is installed (libcuda.so.1 was not found)");
+    else if (v < CUDART_VERSION)
+        snprintf(buf, size, "the CUDA driver supports CUDA %d.%d; this gpusort was built with "
+                 "CUDA %d.%d and needs a driver at least that new (update the NVIDIA driver)",
+                 v / 1000, v % 1000 / 10, CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
+    else {
+        cudaError_t e = cudaGetDeviceCount(&c);
+        if (e != cudaSuccess) {
+            (void)cudaGetLastError();
+            snprintf(buf, size, "the CUDA driver (CUDA %d.%d) found no usable GPU: %s",
+                     v / 1000, v % 1000 / 10, cudaGetErrorString(e));
+        } else {
+            snprintf(buf, size, "the CUDA driver (CUDA %d.%d) reports %d GPU%s", v / 1000,
+                     v % 1000 / 10, c, c == 1 ? "" : "s");
+        }
+    }
+    return buf;
 }
 
 static gpusort_status cuda_device_info(int device, gpusort_device_info *info)
