@@ -63,6 +63,15 @@ typedef struct gpusort__scratch_query {
     size_t n;                        /* REDUCE */
 } gpusort__scratch_query;
 
+/* The query of a sort-like call (SORT, SEGMENTED, BATCH). */
+static inline gpusort__scratch_query gpusort__sort_query(gpusort__call call,
+                                                         const gpusort__sort_args *d,
+                                                         size_t num_segments, size_t row_length)
+{
+    gpusort__scratch_query q = {call, d, num_segments, row_length, GPUSORT_TYPE_NONE, NULL, 0};
+    return q;
+}
+
 #define GPUSORT_BACKEND_OPS_VERSION 2
 /* The arguments of gpusort_topk (one row: row_length == n) and gpusort_topk_batch, checked by
  * the core: 1 <= k <= row_length, n a multiple of row_length, at least one output, index_type

@@ -382,12 +382,7 @@ static gpusort_status check_ctx(gpusort_ctx *ctx)
 static gpusort_status sort_query(gpusort_ctx *ctx, gpusort__call call, const gpusort__sort_args *d,
                                  size_t num_segments, size_t row_length)
 {
-    gpusort__scratch_query q;
-    memset(&q, 0, sizeof q);
-    q.call = call;
-    q.sort = d;
-    q.num_segments = num_segments;
-    q.row_length = row_length;
+    gpusort__scratch_query q = gpusort__sort_query(call, d, num_segments, row_length);
     if (d->n == 0 && num_segments == 0) { ctx->scratch_query = 0; return GPUSORT_STATUS_SUCCESS; }
     return scratch_query(ctx, &q);
 }

@@ -357,23 +357,11 @@ static gpusort_status enter_sort(gpusort_ctx *ctx, const gpusort__sort_args *d, 
     return gpusort__cuda_workspace_enter(ctx, q, *k != MEM_DEVICE);
 }
 
-static gpusort__scratch_query sort_query(gpusort__call call, const gpusort__sort_args *d,
-                                         size_t num_segments, size_t row_length)
-{
-    gpusort__scratch_query q;
-    memset(&q, 0, sizeof q);
-    q.call = call;
-    q.sort = d;
-    q.num_segments = num_segments;
-    q.row_length = row_length;
-    return q;
-}
-
 static gpusort_status cuda_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
     int pinned[4];
     enum mem_kind k;
-    gpusort__scratch_query q = sort_query(GPUSORT__CALL_SORT, d, 0, 0);
+    gpusort__scratch_query q = gpusort__sort_query(GPUSORT__CALL_SORT, d, 0, 0);
     gpusort_status s = enter_sort(ctx, d, &k, pinned, &q);
     if (s) return s;
     if (k == MEM_DEVICE) return sort_device(ctx, d);
@@ -422,7 +410,7 @@ static gpusort_status segmented_common(gpusort_ctx *ctx, const gpusort__sort_arg
 {
     int pinned[4];
     enum mem_kind k;
-    gpusort__scratch_query q = sort_query(GPUSORT__CALL_SEGMENTED, d, num_segments, 0);
+    gpusort__scratch_query q = gpusort__sort_query(GPUSORT__CALL_SEGMENTED, d, num_segments, 0);
     gpusort_status s = enter_sort(ctx, d, &k, pinned, &q);
     if (s) return s;
     const uint64_t *doffs = offsets;
@@ -464,7 +452,7 @@ static gpusort_status cuda_batch_sort(gpusort_ctx *ctx, const gpusort__sort_args
     size_t rows = d->n / row_length;
     /* The rows' offsets take slot IO_OFFSETS before segmented_common enters the workspace
      * (with the same bounds: a segmented sort of `rows` segments). */
-    gpusort__scratch_query q = sort_query(GPUSORT__CALL_BATCH, d, 0, row_length);
+    gpusort__scratch_query q = gpusort__sort_query(GPUSORT__CALL_BATCH, d, 0, row_length);
     int pinned[4];
     const void *ptrs[4] = {d->keys_in, d->keys_out, d->values_in, d->values_out};
     if ((s = gpusort__cuda_workspace_enter(ctx, &q, common_kind(ptrs, 4, pinned) != MEM_DEVICE)))
