@@ -83,7 +83,9 @@ typedef struct gpusort_mpi_times {
     uint64_t sent_bytes;    /* keys and values sent to other ranks */
     int chunked;            /* 1: the exchange went point-to-point in pieces */
     int device_data;        /* 1: the data was in CUDA device memory */
-    int cuda_aware;         /* 1: the MPI library reported CUDA awareness (not yet used) */
+    int cuda_aware;         /* 1: device data went to MPI as device pointers (the MPI library
+                               reported CUDA awareness at run time; GPUSORT_MPI_CUDA_AWARE=0
+                               turns it off) */
 } gpusort_mpi_times;
 GPUSORT_API void gpusort_mpi_get_last_times(gpusort_mpi_times *times);
 

@@ -34,9 +34,11 @@ step build
 timeout 330 cmake --build $B -j"$(nproc)" --target test_mpi test_mpi_big bench_mpi gpusort_cli \
   >"$OUT/build.log" 2>&1 || { grep -E "error|FAILED" "$OUT/build.log" | head -20; tail -5 "$OUT/build.log"; exit 2; }
 
-step "tests: 2 ranks on the GPU (host data, device data), 4 CPU ranks chunked"
+step "tests: 2 ranks on the GPU (host data, device data, device data in 4 KiB staging chunks), 4 CPU ranks chunked"
 timeout 60 bash tests/mpi/run_mpi.sh 2 $B/tests/test_mpi --backend cuda 2>&1 | tail -3 | tee "$OUT/test_cuda_host.log"
 timeout 60 bash tests/mpi/run_mpi.sh 2 $B/tests/test_mpi --backend cuda --device-data 2>&1 | tail -3 | tee "$OUT/test_cuda_device.log"
+# The staged copies (src/mpi/stage.c) in 4 KiB chunks, so that the tests' sizes cross many.
+GPUSORT_MPI_STAGE_BYTES=4096 timeout 60 bash tests/mpi/run_mpi.sh 2 $B/tests/test_mpi --backend cuda --device-data 2>&1 | tail -3 | tee "$OUT/test_cuda_device_staged.log"
 GPUSORT_MPI_CHUNK_BYTES=1000 timeout 60 bash tests/mpi/run_mpi.sh 4 $B/tests/test_mpi --quick 2>&1 | tail -2 | tee "$OUT/test_cpu_chunked.log"
 
 csv=$OUT/bench_mpi.csv

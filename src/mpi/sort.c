@@ -65,6 +65,7 @@ typedef struct mpi_job {
     size_t n;
     gpusort_order order;
     int device;                 /* the data is in device memory */
+    int direct;                 /* device data exchanged as such (a CUDA-aware MPI) */
     gpusort_status st;          /* this rank's status so far */
 } mpi_job;
 
@@ -160,8 +161,13 @@ static int exchange(mpi_job *j, const void *send, const size_t *soff, const size
             bad = MPI_Isend(sb + o, (int)(len - o < chunk ? len - o : chunk), MPI_BYTE, p,
                             MPI_TAG_EXCHANGE, j->comm, &req[k++]) != MPI_SUCCESS;
     }
-    memcpy((char *)recv + roff[j->rank] * size, (const char *)send + soff[j->rank] * size,
-           scnt[j->rank] * size);
+    char err[256];
+    char *own_dst = (char *)recv + roff[j->rank] * size;
+    const char *own_src = (const char *)send + soff[j->rank] * size;
+    if (j->direct)      /* device to device */
+        bad |= gpusort__mpi_copy(own_dst, own_src, scnt[j->rank] * size, err, sizeof err) != 0;
+    else
+        memcpy(own_dst, own_src, scnt[j->rank] * size);
     if (MPI_Waitall((int)k, req, MPI_STATUSES_IGNORE) != MPI_SUCCESS) bad = 1;
     return bad ? -1 : 0;
 }
@@ -186,6 +192,17 @@ static int merge_by_sort(const gpusort_ctx *ctx)
     if (e && !strcmp(e, "sort")) return 1;
     if (e && !strcmp(e, "tree")) return 0;
     return gpusort_ctx_get_backend(ctx) != GPUSORT_BACKEND_CPU;
+}
+
+/* Whether device data goes to MPI as device pointers: when the MPI library says at run time
+ * that it takes them (gpusort__mpi_cuda_aware), unless GPUSORT_MPI_CUDA_AWARE=0; and only
+ * where the rest of the call needs no host copy of the data: the received runs are sorted
+ * on the GPU (merge_by_sort), and no global indices are made (they are added on the host). */
+static int exchange_direct(const mpi_job *j)
+{
+    const char *e = getenv("GPUSORT_MPI_CUDA_AWARE");
+    if (!j->device || (e && !strcmp(e, "0")) || !gpusort__mpi_cuda_aware()) return 0;
+    return merge_by_sort(j->ctx) && !(j->vtype != GPUSORT_TYPE_NONE && !j->values_in);
 }
 
 /* The context's stable sort of n keys (and values: vt NONE for keys only). */
@@ -244,7 +261,10 @@ static gpusort_status run(mpi_job *j)
     }
 
     /* 3. Scratch, then the local sort. Host views: sk/sv hold the sorted run (and receive the
-     * merge), rk/rv the received runs. Host data sorts straight into the outputs. */
+     * merge), rk/rv the received runs. Host data sorts straight into the outputs. Device data
+     * sorts on the GPU and is staged to sk/sv (pageable; gpusort__mpi_stage pipelines the
+     * copy through small pinned buffers); exchanged directly (j->direct), only its keys are
+     * staged, for the selection, and rk/rv are device memory. */
     double t0 = MPI_Wtime();
     size_t tab = (size_t)P + 1;
     uint64_t *pos = (uint64_t *)gpusort__malloc((tab + GPUSORT_DIST_SELECT_WORK(tab)) * sizeof *pos);
@@ -256,9 +276,10 @@ static gpusort_status run(mpi_job *j)
     int own_sk = 0, own_sv = 0;
     if (!pos || !sizes) fail(j, GPUSORT_STATUS_OUT_OF_HOST_MEMORY, "plan tables for %d ranks", P);
     if (!j->st) {
+        int host_values = with_values && !j->direct;
         if (j->device) {
-            sk = gpusort__mpi_host_alloc(n * ks);
-            sv = with_values ? gpusort__mpi_host_alloc(n * vs) : NULL;
+            sk = host_alloc(n * ks);
+            sv = host_values ? host_alloc(n * vs) : NULL;
             own_sk = own_sv = 1;
             /* Values only (argsort): the GPU sort still puts the keys somewhere. */
             if (!want_keys && !(dkeys = gpusort__mpi_device_alloc(n * ks)))
@@ -269,14 +290,22 @@ static gpusort_status run(mpi_job *j)
             own_sk = !want_keys;
             sv = j->values_out;
         }
-        rk = host_alloc(n * ks);
-        rv = with_values ? host_alloc(n * vs) : NULL;
-        if (!j->st && (!sk || (with_values && !sv) || !rk || (with_values && !rv)))
+        if (j->direct) {
+            rk = gpusort__mpi_device_alloc(n * ks);
+            rv = with_values ? gpusort__mpi_device_alloc(n * vs) : NULL;
+            if (!j->st && (!rk || (with_values && !rv)))
+                fail(j, GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY,
+                     "device buffers for the exchange: %zu bytes", n * (ks + vs));
+        } else {
+            rk = host_alloc(n * ks);
+            rv = with_values ? host_alloc(n * vs) : NULL;
+        }
+        if (!j->st && (!sk || (host_values && !sv) || !rk || (with_values && !rv)))
             fail(j, GPUSORT_STATUS_OUT_OF_HOST_MEMORY,
                  "scratch for the exchange: %zu bytes", 2 * n * (ks + vs));
     }
     if (!j->st && n) {
-        /* Device data sorts on the GPU into the outputs, then is copied to pinned host. */
+        /* Device data sorts on the GPU into the outputs, then is staged to host memory. */
         void *ko = j->device ? (want_keys ? j->keys_out : dkeys) : sk;
         void *vo = j->device ? j->values_out : sv;
         gpusort_status s;
@@ -290,8 +319,9 @@ static gpusort_status run(mpi_job *j)
             fail(j, s, "local sort of %zu keys: %s", n, gpusort_ctx_get_last_error(j->ctx));
         char err[256];
         if (!j->st && j->device &&
-            (gpusort__mpi_copy(sk, ko, n * ks, err, sizeof err) ||
-             (with_values && gpusort__mpi_copy(sv, vo, n * vs, err, sizeof err))))
+            (gpusort__mpi_stage(sk, ko, n * ks, 0, err, sizeof err) ||
+             (with_values && !j->direct &&
+              gpusort__mpi_stage(sv, vo, n * vs, 0, err, sizeof err))))
             fail(j, GPUSORT_STATUS_DEVICE_ERROR, "staging the sorted run: %s", err);
         if (!j->st && with_values && !j->values_in)      /* local indices -> global */
             for (size_t i = 0; i < n; i++) ((uint64_t *)sv)[i] += base;
@@ -347,9 +377,14 @@ static gpusort_status run(mpi_job *j)
     if (!ints || !req) fail(j, GPUSORT_STATUS_OUT_OF_HOST_MEMORY, "exchange tables");
     if (agree(j, "exchange tables")) goto out;
 
-    /* 6. Keys, then values. */
-    if (exchange(j, sk, soff, scnt, rk, roff, rcnt, ks, chunk, ints, req) ||
-        (with_values && exchange(j, sv, soff, scnt, rv, roff, rcnt, vs, chunk, ints, req))) {
+    /* 6. Keys, then values (direct: from the device run, where the local sort left it). */
+    const void *xk = sk, *xv = sv;
+    if (j->direct) {
+        xk = want_keys ? j->keys_out : dkeys;
+        xv = j->values_out;
+    }
+    if (exchange(j, xk, soff, scnt, rk, roff, rcnt, ks, chunk, ints, req) ||
+        (with_values && exchange(j, xv, soff, scnt, rv, roff, rcnt, vs, chunk, ints, req))) {
         fail(j, GPUSORT_STATUS_DEVICE_ERROR, "the exchange failed");
         goto out;
     }
@@ -363,11 +398,15 @@ static gpusort_status run(mpi_job *j)
     t0 = MPI_Wtime();
     if (merge_by_sort(j->ctx)) {
         gpusort_type vt = with_values ? j->vtype : GPUSORT_TYPE_NONE;
-        if (j->device) {    /* up to the device, sorted in place there */
+        if (j->direct) {    /* the runs arrived in device memory */
+            void *dk = want_keys ? j->keys_out : dkeys;
+            if (n && (s = sort_with(j, vt, rk, rv, dk, j->values_out)))
+                fail(j, s, "sorting the received runs: %s", gpusort_ctx_get_last_error(j->ctx));
+        } else if (j->device) {    /* up to the device, sorted in place there */
             void *dk = want_keys ? j->keys_out : dkeys;
             char e2[256];
-            if (gpusort__mpi_copy(dk, rk, n * ks, e2, sizeof e2) ||
-                (with_values && gpusort__mpi_copy(j->values_out, rv, n * vs, e2, sizeof e2)))
+            if (gpusort__mpi_stage(dk, rk, n * ks, 1, e2, sizeof e2) ||
+                (with_values && gpusort__mpi_stage(j->values_out, rv, n * vs, 1, e2, sizeof e2)))
                 fail(j, GPUSORT_STATUS_DEVICE_ERROR, "copying the received runs: %s", e2);
             else if (n && (s = sort_with(j, vt, dk, j->values_out, dk, j->values_out)))
                 fail(j, s, "sorting the received runs: %s", gpusort_ctx_get_last_error(j->ctx));
@@ -392,8 +431,8 @@ static gpusort_status run(mpi_job *j)
     }
     char err[256];
     if (!j->st && j->device &&
-        ((want_keys && gpusort__mpi_copy(j->keys_out, sk, n * ks, err, sizeof err)) ||
-         (with_values && gpusort__mpi_copy(j->values_out, sv, n * vs, err, sizeof err))))
+        ((want_keys && gpusort__mpi_stage(j->keys_out, sk, n * ks, 1, err, sizeof err)) ||
+         (with_values && gpusort__mpi_stage(j->values_out, sv, n * vs, 1, err, sizeof err))))
         fail(j, GPUSORT_STATUS_DEVICE_ERROR, "copying the result to the device: %s", err);
     times.merge_s = MPI_Wtime() - t0;
     agree(j, "merge");
@@ -401,20 +440,20 @@ out:
     gpusort__mpi_device_free(dkeys);
     free(ints);
     free(req);
-    if (j->device) {
-        gpusort__mpi_host_free(sk);
-        gpusort__mpi_host_free(sv);
+    if (own_sk) free(sk);
+    if (own_sv) free(sv);
+    if (j->direct) {
+        gpusort__mpi_device_free(rk);
+        gpusort__mpi_device_free(rv);
     } else {
-        if (own_sk) free(sk);
-        if (own_sv) free(sv);
+        free(rk);
+        free(rv);
     }
-    free(rk);
-    free(rv);
     free(pos);
     free(sizes);
     free(counts);
     times.device_data = j->device;
-    times.cuda_aware = gpusort__mpi_cuda_aware();
+    times.cuda_aware = j->direct;
     if (!j->st) last_times = times;
     return j->st;
 }
@@ -439,7 +478,7 @@ static gpusort_status mpi_call(gpusort_ctx *ctx, MPI_Comm comm, gpusort_type kty
     }
     mpi_job j = {ctx, MPI_COMM_NULL, 0, 0, ktype, vtype, gpusort_type_size(ktype),
                  vtype == GPUSORT_TYPE_NONE ? 0 : gpusort_type_size(vtype), keys_in,
-                 values_in, keys_out, values_out, n, order, 0, GPUSORT_STATUS_SUCCESS};
+                 values_in, keys_out, values_out, n, order, 0, 0, GPUSORT_STATUS_SUCCESS};
     if (MPI_Comm_dup(comm, &j.comm) != MPI_SUCCESS) {
         snprintf(last_error, sizeof last_error, "MPI_Comm_dup failed");
         return GPUSORT_STATUS_DEVICE_ERROR;
@@ -474,6 +513,7 @@ static gpusort_status mpi_call(gpusort_ctx *ctx, MPI_Comm comm, gpusort_type kty
             fail(&j, GPUSORT_STATUS_INVALID_ARGUMENT,
                  "mixed host and device pointers (all must be on one side)");
         j.device = kinds != 0;
+        j.direct = exchange_direct(&j);
     }
     gpusort_status s = run(&j);
     MPI_Comm_free(&j.comm);

@@ -1,17 +1,25 @@
 /*
- * stage.c -- device pointers for the MPI sort (stage.h): detection, pinned host staging
- * buffers and the copies, through the CUDA runtime when the CUDA backend is built; host-only
+ * stage.c -- device pointers for the MPI sort (stage.h): detection, device buffers and the
+ * staged copies, through the CUDA runtime when the CUDA backend is built; host-only
  * stand-ins otherwise.
  *
  * Why staging: Debian's Open MPI (and most builds without UCX + CUDA) cannot read device
- * memory, so device data is sorted on the GPU, then copied into pinned host memory (the
- * fastest copy, ~50 GB/s on an H200's PCIe 5 link) for the exchange and the merge, and the
- * result is copied back. MPIX_Query_cuda_support is asked and reported (gpusort_mpi_times),
- * but device pointers are not yet passed to MPI.
+ * memory, so device data is sorted on the GPU, copied to host memory for the exchange, and
+ * the received runs are copied back (sort.c). gpusort__mpi_stage makes those copies as a
+ * pipeline: STAGE_THREADS threads, each with its own pinned buffer of STAGE_CHUNK bytes and
+ * its own CUDA stream, take the chunks of the transfer in turn; a thread's DMA into (or out
+ * of) its pinned buffer runs while the other threads copy their chunks between pinned and
+ * pageable memory, so the copy engine and the CPUs work at once, and the pageable buffers
+ * (fresh allocations: their page faults are part of the first touch) are written by several
+ * cores. Pinning the whole transfer instead (cudaMallocHost of n keys, the first version)
+ * cost more than the copy itself: 488 ms of a 1 GiB local-sort phase on the H200
+ * (bench/results/mpi-2026-11-24.md). When MPIX_Query_cuda_support says the MPI library takes
+ * device pointers, sort.c passes them and stages only the keys the selection reads.
  */
 #include "stage.h"
 
 #include <mpi.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,21 +40,6 @@ int gpusort__mpi_is_device(const void *p)
         return 0;
     }
     return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
-}
-
-void *gpusort__mpi_host_alloc(size_t bytes)
-{
-    void *p = NULL;
-    if (cudaMallocHost(&p, bytes ? bytes : 1) != cudaSuccess) {
-        cudaGetLastError();
-        return NULL;
-    }
-    return p;
-}
-
-void gpusort__mpi_host_free(void *p)
-{
-    if (p) cudaFreeHost(p);
 }
 
 void *gpusort__mpi_device_alloc(size_t bytes)
@@ -72,10 +65,111 @@ int gpusort__mpi_copy(void *dst, const void *src, size_t bytes, char *err, size_
     snprintf(err, errsize, "cudaMemcpy of %zu bytes: %s", bytes, cudaGetErrorString(e));
     return -1;
 }
+
+/* Threads and pinned bytes of one staged transfer: 8 x 4 MiB = 32 MiB pinned per call (a few
+ * milliseconds to allocate); a 4 MiB DMA runs at the link's rate. Below two chunks one
+ * cudaMemcpy is cheaper than starting the threads. The test knob GPUSORT_MPI_STAGE_BYTES=N
+ * makes the chunk N bytes (a multiple of 16), so that the tests' small sorts cross many. */
+#define STAGE_THREADS 8
+#define STAGE_CHUNK ((size_t)4 << 20)
+
+static size_t stage_chunk(void)
+{
+    const char *e = getenv("GPUSORT_MPI_STAGE_BYTES");
+    char *end;
+    unsigned long long v = e && *e ? strtoull(e, &end, 10) : 0;
+    if (!v || *end || v % 16 || v > STAGE_CHUNK) return STAGE_CHUNK;
+    return (size_t)v;
+}
+
+typedef struct stage_job {
+    char *dst;
+    const char *src;
+    size_t bytes;
+    int to_device;
+    int threads;
+    int device;                 /* the CUDA device of the calling thread: the workers use it */
+    size_t chunk;
+    pthread_mutex_t lock;
+    cudaError_t error;          /* the first failure, cudaSuccess if none */
+} stage_job;
+
+typedef struct stage_worker {
+    stage_job *job;
+    int t;
+    pthread_t thread;
+} stage_worker;
+
+static void stage_failed(stage_job *j, cudaError_t e)
+{
+    pthread_mutex_lock(&j->lock);
+    if (j->error == cudaSuccess) j->error = e;
+    pthread_mutex_unlock(&j->lock);
+}
+
+static void *stage_main(void *arg)
+{
+    stage_worker *w = (stage_worker *)arg;
+    stage_job *j = w->job;
+    void *pin = NULL;
+    cudaStream_t s = NULL;
+    cudaError_t e = cudaSetDevice(j->device);
+    if (e == cudaSuccess) e = cudaMallocHost(&pin, j->chunk);
+    if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    for (size_t off = (size_t)w->t * j->chunk; e == cudaSuccess && off < j->bytes;
+         off += (size_t)j->threads * j->chunk) {
+        size_t len = j->bytes - off < j->chunk ? j->bytes - off : j->chunk;
+        if (j->to_device) {
+            memcpy(pin, j->src + off, len);
+            e = cudaMemcpyAsync(j->dst + off, pin, len, cudaMemcpyHostToDevice, s);
+            if (e == cudaSuccess) e = cudaStreamSynchronize(s);     /* before pin is reused */
+        } else {
+            e = cudaMemcpyAsync(pin, j->src + off, len, cudaMemcpyDeviceToHost, s);
+            if (e == cudaSuccess) e = cudaStreamSynchronize(s);
+            if (e == cudaSuccess) memcpy(j->dst + off, pin, len);
+        }
+    }
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        stage_failed(j, e);
+    }
+    if (s) cudaStreamDestroy(s);
+    if (pin) cudaFreeHost(pin);
+    return NULL;
+}
+
+int gpusort__mpi_stage(void *dst, const void *src, size_t bytes, int to_device, char *err,
+                       size_t errsize)
+{
+    size_t chunk = stage_chunk();
+    if (bytes < 2 * chunk) return gpusort__mpi_copy(dst, src, bytes, err, errsize);
+    int device = 0;
+    cudaGetDevice(&device);
+    stage_job j = {(char *)dst, (const char *)src, bytes, to_device, STAGE_THREADS, device,
+                   chunk, PTHREAD_MUTEX_INITIALIZER, cudaSuccess};
+    size_t chunks = (bytes + chunk - 1) / chunk;
+    if ((size_t)j.threads > chunks) j.threads = (int)chunks;
+    stage_worker w[STAGE_THREADS];
+    int started = 0;
+    for (int t = 0; t < j.threads; t++) {
+        w[t] = (stage_worker){&j, t, 0};
+        if (t > 0 && pthread_create(&w[t].thread, NULL, stage_main, &w[t]) != 0) break;
+        started = t + 1;
+    }
+    if (started < j.threads) {          /* fewer threads: the chunks are re-dealt */
+        for (int t = 1; t < started; t++) pthread_join(w[t].thread, NULL);
+        j.threads = 1;
+        started = 1;
+    }
+    stage_main(&w[0]);         /* worker 0 is this thread */
+    for (int t = 1; t < started; t++) pthread_join(w[t].thread, NULL);
+    if (j.error == cudaSuccess) return 0;
+    snprintf(err, errsize, "staged copy of %zu bytes %s the device: %s", bytes,
+             to_device ? "to" : "from", cudaGetErrorString(j.error));
+    return -1;
+}
 #else
 int gpusort__mpi_is_device(const void *p) { (void)p; return 0; }
-void *gpusort__mpi_host_alloc(size_t bytes) { return malloc(bytes ? bytes : 1); }
-void gpusort__mpi_host_free(void *p) { free(p); }
 void *gpusort__mpi_device_alloc(size_t bytes) { (void)bytes; return NULL; }
 void gpusort__mpi_device_free(void *p) { (void)p; }
 int gpusort__mpi_copy(void *dst, const void *src, size_t bytes, char *err, size_t errsize)
@@ -83,6 +177,12 @@ int gpusort__mpi_copy(void *dst, const void *src, size_t bytes, char *err, size_
     (void)err; (void)errsize;
     if (bytes) memcpy(dst, src, bytes);
     return 0;
+}
+int gpusort__mpi_stage(void *dst, const void *src, size_t bytes, int to_device, char *err,
+                       size_t errsize)
+{
+    (void)to_device;
+    return gpusort__mpi_copy(dst, src, bytes, err, errsize);
 }
 #endif
 

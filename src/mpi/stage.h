@@ -9,9 +9,6 @@
 
 /* 1 if p is CUDA device (or managed) memory, 0 for host memory or NULL. */
 int gpusort__mpi_is_device(const void *p);
-/* Pinned host memory (plain malloc without CUDA); NULL on failure. */
-void *gpusort__mpi_host_alloc(size_t bytes);
-void gpusort__mpi_host_free(void *p);
 /* Device memory (cudaMalloc) for the keys a device argsort does not return; NULL on failure
  * or without CUDA. */
 void *gpusort__mpi_device_alloc(size_t bytes);
@@ -19,6 +16,10 @@ void gpusort__mpi_device_free(void *p);
 /* Copy bytes between host and device (either direction); 0 on success, -1 on a CUDA error
  * (its name in err). */
 int gpusort__mpi_copy(void *dst, const void *src, size_t bytes, char *err, size_t errsize);
+/* The same copy between device memory and PAGEABLE host memory, pipelined through small
+ * pinned buffers by several threads (stage.c says how); to_device gives the direction. */
+int gpusort__mpi_stage(void *dst, const void *src, size_t bytes, int to_device, char *err,
+                       size_t errsize);
 /* 1 if the MPI library says at run time that it accepts device pointers
  * (MPIX_Query_cuda_support, Open MPI's extension), 0 otherwise or where it is unknown. */
 int gpusort__mpi_cuda_aware(void);
