@@ -133,20 +133,30 @@ static int exchange(mpi_job *j, const void *send, const size_t *soff, const size
                     void *recv, const size_t *roff, const size_t *rcnt, size_t size,
                     uint64_t chunk, int *v, MPI_Request *req)
 {
-    int P = j->P;
+    int P = j->P, me = j->rank;
+    /* This rank's own slice is copied here, not by MPI (several threads; device to device
+     * when direct), in both modes. */
+    char err[256];
+    char *own_dst = (char *)recv + roff[me] * size;
+    const char *own_src = (const char *)send + soff[me] * size;
+    int own_bad = 0, bad = 0;       /* a failed own copy must not skip MPI's calls: peers wait */
+    if (j->direct)
+        own_bad = gpusort__mpi_copy(own_dst, own_src, scnt[me] * size, err, sizeof err) != 0;
+    else
+        gpusort__mpi_copy_host(own_dst, own_src, scnt[me] * size);
     if (!chunk) {
         for (int p = 0; p < P; p++) {
-            v[p] = (int)(scnt[p] * size);
+            int own = p == me;
+            v[p] = own ? 0 : (int)(scnt[p] * size);
             v[P + p] = (int)(soff[p] * size);
-            v[2 * P + p] = (int)(rcnt[p] * size);
+            v[2 * P + p] = own ? 0 : (int)(rcnt[p] * size);
             v[3 * P + p] = (int)(roff[p] * size);
         }
         int r = MPI_Alltoallv(send, v, v + P, MPI_BYTE, recv, v + 2 * P, v + 3 * P, MPI_BYTE,
                               j->comm);
-        return r == MPI_SUCCESS ? 0 : -1;
+        return r == MPI_SUCCESS && !own_bad ? 0 : -1;
     }
     size_t k = 0;
-    int bad = 0;
     for (int p = 0; p < P && !bad; p++) {
         if (p == j->rank) continue;
         const char *rb = (char *)recv + roff[p] * size;
@@ -161,15 +171,8 @@ static int exchange(mpi_job *j, const void *send, const size_t *soff, const size
             bad = MPI_Isend(sb + o, (int)(len - o < chunk ? len - o : chunk), MPI_BYTE, p,
                             MPI_TAG_EXCHANGE, j->comm, &req[k++]) != MPI_SUCCESS;
     }
-    char err[256];
-    char *own_dst = (char *)recv + roff[j->rank] * size;
-    const char *own_src = (const char *)send + soff[j->rank] * size;
-    if (j->direct)      /* device to device */
-        bad |= gpusort__mpi_copy(own_dst, own_src, scnt[j->rank] * size, err, sizeof err) != 0;
-    else
-        memcpy(own_dst, own_src, scnt[j->rank] * size);
     if (MPI_Waitall((int)k, req, MPI_STATUSES_IGNORE) != MPI_SUCCESS) bad = 1;
-    return bad ? -1 : 0;
+    return bad || own_bad ? -1 : 0;
 }
 
 /* The chunk of the point-to-point exchange: the default, or GPUSORT_MPI_CHUNK_BYTES (a test

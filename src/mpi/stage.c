@@ -186,6 +186,46 @@ int gpusort__mpi_stage(void *dst, const void *src, size_t bytes, int to_device, 
 }
 #endif
 
+/* gpusort__mpi_copy_host: COPY_THREADS threads, each a contiguous share (a multiple of 64
+ * bytes). Above COPY_MIN_BYTES only: below it thread start-up costs more than it saves. */
+#define COPY_THREADS 8
+#define COPY_MIN_BYTES ((size_t)4 << 20)
+
+typedef struct copy_share {
+    char *dst;
+    const char *src;
+    size_t bytes;
+    pthread_t thread;
+} copy_share;
+
+static void *copy_main(void *arg)
+{
+    copy_share *c = (copy_share *)arg;
+    memcpy(c->dst, c->src, c->bytes);
+    return NULL;
+}
+
+void gpusort__mpi_copy_host(void *dst, const void *src, size_t bytes)
+{
+    if (bytes < COPY_MIN_BYTES) {
+        if (bytes) memcpy(dst, src, bytes);
+        return;
+    }
+    copy_share c[COPY_THREADS];
+    size_t share = (bytes / COPY_THREADS + 63) & ~(size_t)63, off = 0;
+    int started[COPY_THREADS] = {0};
+    for (int t = 0; t < COPY_THREADS; t++) {
+        size_t len = off >= bytes ? 0 : (bytes - off < share ? bytes - off : share);
+        c[t] = (copy_share){(char *)dst + off, (const char *)src + off, len, 0};
+        off += len;
+        if (t > 0 && len) started[t] = pthread_create(&c[t].thread, NULL, copy_main, &c[t]) == 0;
+        if (t > 0 && len && !started[t]) copy_main(&c[t]);     /* no thread: copy it here */
+    }
+    copy_main(&c[0]);
+    for (int t = 1; t < COPY_THREADS; t++)
+        if (started[t]) pthread_join(c[t].thread, NULL);
+}
+
 int gpusort__mpi_cuda_aware(void)
 {
 #if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT

@@ -20,6 +20,9 @@ int gpusort__mpi_copy(void *dst, const void *src, size_t bytes, char *err, size_
  * pinned buffers by several threads (stage.c says how); to_device gives the direction. */
 int gpusort__mpi_stage(void *dst, const void *src, size_t bytes, int to_device, char *err,
                        size_t errsize);
+/* memcpy of host memory by several threads (the rank's own slice of the exchange: fresh
+ * pages, whose first touch costs as much as the copy). */
+void gpusort__mpi_copy_host(void *dst, const void *src, size_t bytes);
 /* 1 if the MPI library says at run time that it accepts device pointers
  * (MPIX_Query_cuda_support, Open MPI's extension), 0 otherwise or where it is unknown. */
 int gpusort__mpi_cuda_aware(void);
