@@ -105,21 +105,12 @@ template <int VB, int BITS> constexpr int min_blocks() { return BITS != RADIX_BI
 
 /* Digit geometry of a pass of BITS-bit digits. 8 bits: 256 32-bit counters per warp row, one
  * digit per thread (threads 0..255) in the scan and the look-back. WIDE_BITS (11): 2048
- * digits, 16-bit counters two to a word (a warp row is 4 KiB, not 8), each thread owns DPT = 6
- * consecutive digits (384 * 6 >= 2048). get/put read and write digit d's counter of a row. */
+ * digits, 16-bit counters two to a word (a warp row is 4 KiB, not 8: digit d in half d & 1 of
+ * word d >> 1), each thread owns DPT = 6 consecutive digits (384 * 6 >= 2048), 3 words. */
 template <int BITS> struct Digits {
     static constexpr int DIGITS = 1 << BITS;
     static constexpr int DPT = BITS == RADIX_BITS ? 1 : ((DIGITS + THREADS - 1) / THREADS + 1) / 2 * 2;
     static constexpr int ROW_WORDS = BITS == RADIX_BITS ? DIGITS : DIGITS / 2;
-    static __device__ __forceinline__ uint32_t get(const uint32_t *row, int d)
-    {
-        return BITS == RADIX_BITS ? row[d] : ((const uint16_t *)row)[d];
-    }
-    static __device__ __forceinline__ void put(uint32_t *row, int d, uint32_t v)
-    {
-        if (BITS == RADIX_BITS) row[d] = v;
-        else ((uint16_t *)row)[d] = (uint16_t)v;
-    }
 };
 
 /* Histogram blocks: 256 threads. Portions are multiples of PORTION_TILES tiles. */
@@ -302,15 +293,36 @@ __global__ void __launch_bounds__(THREADS, (min_blocks<VB, BITS>())) onesweep_ke
          * scan over digits, and each count[w][d] += excl[d]. */
         uint32_t *state = a.state + (size_t)tile * DIGITS;
         uint32_t sum = 0;
+        /* Wide: a word holds the counters of digits 2k and 2k + 1, and no half ever carries
+         * into the other (all counts < 2^16), so the prefixes over warps are summed a word
+         * (two digits) at a time. */
     #pragma unroll
-        for (int j = 0; j < DPT; j++) {
+        for (int jw = 0; WIDE && jw < DPT / 2; jw++) {
+            if (2 * jw >= own) break;
+            const int k = first / 2 + jw, d = 2 * k;
+            uint32_t tot = 0;
+    #pragma unroll
+            for (int w = 0; w < WARPS; w++) {
+                const uint32_t c = s_count[w * D::ROW_WORDS + k];
+                s_count[w * D::ROW_WORDS + k] = tot;
+                tot += c;
+            }
+            const uint32_t flag = (tile == 0 ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | a.epoch;
+            store_state(state + d, flag | (tot & 0xffffu));
+            store_state(state + d + 1, flag | (tot >> 16));
+            s_et[d] = tot & 0xffffu;
+            s_et[d + 1] = tot >> 16;
+            sum += (tot & 0xffffu) + (tot >> 16);
+        }
+    #pragma unroll
+        for (int j = 0; !WIDE && j < DPT; j++) {
             if (j >= own) break;
             const int d = first + j;
             uint32_t total = 0;
     #pragma unroll
             for (int w = 0; w < WARPS; w++) {
-                const uint32_t c = D::get(s_count + w * D::ROW_WORDS, d);
-                D::put(s_count + w * D::ROW_WORDS, d, total);
+                const uint32_t c = s_count[w * DIGITS + d];
+                s_count[w * DIGITS + d] = total;
                 total += c;
             }
             store_state(state + d, (tile == 0 ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | a.epoch | total);
@@ -324,14 +336,26 @@ __global__ void __launch_bounds__(THREADS, (min_blocks<VB, BITS>())) onesweep_ke
             uint32_t excl = incl - sum;
             for (int w = 0; w < warp; w++) excl += s_misc[w];
     #pragma unroll
-            for (int j = 0; j < DPT; j++) {
+            for (int jw = 0; WIDE && jw < DPT / 2; jw++) {
+                if (2 * jw >= own) break;
+                const int k = first / 2 + jw, d = 2 * k;
+                const uint32_t lo = s_et[d], hi = s_et[d + 1], excl_hi = excl + lo;
+                s_et[d] = excl << 16 | lo;
+                s_et[d + 1] = excl_hi << 16 | hi;
+                const uint32_t add = excl | excl_hi << 16;
+    #pragma unroll
+                for (int w = 0; w < WARPS; w++) s_count[w * D::ROW_WORDS + k] += add;
+                excl = excl_hi + hi;
+            }
+    #pragma unroll
+            for (int j = 0; !WIDE && j < DPT; j++) {
                 if (j >= own) break;
                 const int d = first + j;
                 const uint32_t total = s_et[d];
                 s_et[d] = excl << 16 | total;
     #pragma unroll
                 for (int w = 0; w < WARPS; w++)
-                    D::put(s_count + w * D::ROW_WORDS, d, D::get(s_count + w * D::ROW_WORDS, d) + excl);
+                    s_count[w * DIGITS + d] += excl;
                 excl += total;
             }
         }
