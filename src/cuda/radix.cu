@@ -7,7 +7,8 @@
  *
  * Algorithm (Adinets & Merrill 2022, "Onesweep: A Faster Least Significant Digit Radix Sort for
  * GPUs"; decoupled look-back from Merrill & Garland 2016, "Single-pass Parallel Prefix Scan with
- * Decoupled Look-back"). 8-bit digits, so 4 passes for 32-bit keys and 8 for 64-bit keys.
+ * Decoupled Look-back"). 8-bit digits, so 4 passes for 32-bit keys and 8 for 64-bit keys; on
+ * sm_90 (tuning.cu's radix_bits) 11-bit digits, so 3 and 6 passes (the WIDE passes, below).
  *   1. hist_kernel: ONE read of the keys builds the 256-bucket histogram of every digit position
  *      at once.
  *   2. scan_kernel (one block): for each digit position the exclusive scan of its histogram gives
@@ -51,6 +52,15 @@
  * Measured against CUB (same run, same data, H200, 2^28 keys, uniform;
  * bench/results/device-final-2026-11-24.md): u32 1.04x, i32 1.04x, f32 1.06x, u64 1.13x,
  * i64 1.13x, f64 1.10x, u32/u32 pairs 1.11x, u64/u64 pairs (2^27) 1.03x, argsort f32 1.14x.
+ *
+ * Wide passes (11-bit digits, 2048 buckets): every pass reads and writes every key, so fewer
+ * passes is the lever (each pass of the 8-bit sort runs far below copy bandwidth, bound by
+ * ranking and look-back, so the extra work per pass costs less than a pass). The same kernels
+ * with BITS = 11: the per-warp counters are 16-bit halves of words (a tile is < 2^16 keys), so
+ * 12 rows take 48 KiB; each thread owns 6 consecutive digits in the scan and the look-back
+ * (walking back over them together); the state is 8 KiB per tile; the block takes 108 KiB of
+ * shared memory (2 per SM). The plan, the measurements and what did not help:
+ * bench/results/radix-2026-11-25.md.
  *
  * Small inputs (n <= one tile) take tile_sort_kernel: one block ranks and permutes the tile in
  * shared memory for every digit position (skipping positions where the tile's keys agree) and
