@@ -30,16 +30,16 @@ step_build() {
 step_test() {
   local t0=$SECONDS pids=()
   for t in u32 i32 f32 u64 i64 f64; do
-    timeout 150 "$B/tests/test_backends" --backend cuda --algorithm radix --sizes "$SIZES" \
+    timeout 100 "$B/tests/test_backends" --backend cuda --algorithm radix --sizes "$SIZES" \
       --filter "$t/" > "$OUT/test-sizes-$t.log" 2>&1 &
     pids+=($!)
   done
   for t in u32 f64; do
-    timeout 150 "$B/tests/test_backends" --backend cuda --algorithm radix --quick \
+    timeout 100 "$B/tests/test_backends" --backend cuda --algorithm radix --quick \
       --filter "$t/" > "$OUT/test-quick-$t.log" 2>&1 &
     pids+=($!)
   done
-  GPUSORT_CUDA_RADIX_BITS=8 timeout 150 "$B/tests/test_backends" --backend cuda --algorithm radix \
+  GPUSORT_CUDA_RADIX_BITS=8 timeout 100 "$B/tests/test_backends" --backend cuda --algorithm radix \
     --quick --filter "u64/" > "$OUT/test-quick8-u64.log" 2>&1 &
   pids+=($!)
   for p in "${pids[@]}"; do wait "$p" || echo "test: a run exited $?"; done
@@ -70,7 +70,7 @@ step_bench() {
   local rounds=${1:-1} r bits
   for r in $(seq 1 "$rounds"); do
     for bits in 8 11; do
-      GPUSORT_CUDA_RADIX_BITS=$bits timeout 150 "$B/bench/bench_cuda" --suite radix --sweep 28 \
+      GPUSORT_CUDA_RADIX_BITS=$bits timeout 100 "$B/bench/bench_cuda" --suite radix --sweep 28 \
         --csv "$OUT/head-$bits-$r.csv" > "$OUT/head-$bits-$r.log" 2>&1
       echo "== bits $bits round $r (rc $?)"
       sed -n 's/^radix  *//p' "$OUT/head-$bits-$r.log" | cut -c1-120
