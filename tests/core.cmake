@@ -73,21 +73,15 @@ foreach(type ${GPUSORT_TEST_TYPES})
   gpusort_skippable(test_backends_cpu_${type} test_backends_opencl_${type}
                     test_backends_cuda_${type})
 endforeach()
-# The CUDA radix sort at the sizes around its tile boundaries, every type and distribution:
-# one 8-bit tile (2304..7680 keys by shape: the single-block kernel below, passes above), the
-# 11-bit tiles of sm_90 (2304, 3072, 4608, 9216 keys by shape; radix.cu) and a few tiles; once
-# with the architecture's digit width, once with 8-bit digits forced (knob; the same on
-# non-Hopper GPUs, which run 8-bit digits anyway).
-set(GPUSORT_RADIX_TILE_SIZES
-    2303,2304,2305,3071,3072,3073,4607,4608,4609,6143,6144,6145,7679,7680,7681,9215,9216,9217,18433,36865,100003)
+# The CUDA radix sort at the sizes around its tile boundaries, every type and distribution: the
+# single-block kernel up to one tile (2304 keys for 64-bit pairs in the compact shapes .. 7680
+# for 32-bit keys: radix.cu's Tune), the passes from one key more, and a few tiles (4 tiles make
+# a portion multiple).
 add_test(NAME test_backends_cuda_radix_tiles
-         COMMAND test_backends --backend cuda --algorithm radix --sizes ${GPUSORT_RADIX_TILE_SIZES})
-add_test(NAME test_backends_cuda_radix8_tiles
-         COMMAND test_backends --backend cuda --algorithm radix --sizes ${GPUSORT_RADIX_TILE_SIZES})
-set_tests_properties(test_backends_cuda_radix_tiles test_backends_cuda_radix8_tiles
-                     PROPERTIES TIMEOUT 900 LABELS "core;cuda")
-set_tests_properties(test_backends_cuda_radix8_tiles PROPERTIES ENVIRONMENT GPUSORT_CUDA_RADIX_BITS=8)
-gpusort_skippable(test_backends_cuda_radix_tiles test_backends_cuda_radix8_tiles)
+         COMMAND test_backends --backend cuda --algorithm radix --sizes
+                 2303,2304,2305,3071,3072,3073,4607,4608,4609,6143,6144,6145,7679,7680,7681,9217,15361,18433,30721,36865,100003)
+set_tests_properties(test_backends_cuda_radix_tiles PROPERTIES TIMEOUT 900 LABELS "core;cuda")
+gpusort_skippable(test_backends_cuda_radix_tiles)
 # OpenCL's second algorithm, bitonic (AUTO above runs radix), host pointers.
 add_test(NAME test_backends_opencl_bitonic
          COMMAND test_backends --backend opencl --algorithm bitonic --quick --max-n 65537

@@ -75,7 +75,6 @@ typedef struct gpusort__cuda_tuning {
     int pdl;              /* programmatic dependent launch exists */
     int auto_shift;       /* AUTO's crossovers: Hopper's times 2^auto_shift */
     int auto_radix_only;  /* AUTO: radix at every size */
-    int radix_bits;       /* radix digit width: 8, or 11 (radix.cu's wide passes) */
 } gpusort__cuda_tuning;
 
 cudaStream_t gpusort__cuda_stream(gpusort_ctx *ctx);

@@ -7,8 +7,7 @@
  *
  * Algorithm (Adinets & Merrill 2022, "Onesweep: A Faster Least Significant Digit Radix Sort for
  * GPUs"; decoupled look-back from Merrill & Garland 2016, "Single-pass Parallel Prefix Scan with
- * Decoupled Look-back"). 8-bit digits, so 4 passes for 32-bit keys and 8 for 64-bit keys; on
- * sm_90 (tuning.cu's radix_bits) 11-bit digits, so 3 and 6 passes (the WIDE passes, below).
+ * Decoupled Look-back"). 8-bit digits, so 4 passes for 32-bit keys and 8 for 64-bit keys.
  *   1. hist_kernel: ONE read of the keys builds the 256-bucket histogram of every digit position
  *      at once.
  *   2. scan_kernel (one block): for each digit position the exclusive scan of its histogram gives
@@ -53,15 +52,6 @@
  * bench/results/device-final-2026-11-24.md): u32 1.04x, i32 1.04x, f32 1.06x, u64 1.13x,
  * i64 1.13x, f64 1.10x, u32/u32 pairs 1.11x, u64/u64 pairs (2^27) 1.03x, argsort f32 1.14x.
  *
- * Wide passes (11-bit digits, 2048 buckets): every pass reads and writes every key, so fewer
- * passes is the lever (each pass of the 8-bit sort runs far below copy bandwidth, bound by
- * ranking and look-back, so the extra work per pass costs less than a pass). The same kernels
- * with BITS = 11: the per-warp counters are 16-bit halves of words (a tile is < 2^16 keys), so
- * 12 rows take 48 KiB; each thread owns 6 consecutive digits in the scan and the look-back
- * (walking back over them together); the state is 8 KiB per tile; the block takes 108 KiB of
- * shared memory (2 per SM). The plan, the measurements and what did not help:
- * bench/results/radix-2026-11-25.md.
- *
  * Small inputs (n <= one tile) take tile_sort_kernel: one block ranks and permutes the tile in
  * shared memory for every digit position (skipping positions where the tile's keys agree) and
  * writes it once: one launch instead of 2 + passes.
@@ -77,7 +67,6 @@
 #include "block_radix_rank.cuh"
 
 #include <cuda_runtime.h>
-#include <stdlib.h>
 
 namespace gpusort_cuda {
 namespace {
@@ -87,16 +76,6 @@ namespace {
  * 384 threads = 12 warps (>= 256 so that one thread owns each digit in the look-back). */
 constexpr int THREADS = 384;
 constexpr int WARPS = THREADS / 32;
-/* The wide passes (sm_90; tuning.cu's radix_bits): 11-bit digits, so 3 passes for 32-bit keys
- * (shifts 0, 11, 22) and 6 for 64-bit keys (0, 11, ..., 55) instead of 4 and 8. Their tile is
- * WIDE_BYTES bytes of keys and values per thread (24 32-bit keys, 12 64-bit keys or pairs of
- * 4 + 4 bytes, 8 of 12 bytes, 6 of 16): 36 KiB, plus 72 KiB of counters, per-digit scan and
- * deltas: 108 KiB, two blocks per SM. */
-constexpr int WIDE_BITS = 11;
-#ifndef GPUSORT_RADIX_WIDE_BYTES
-#define GPUSORT_RADIX_WIDE_BYTES 96
-#endif
-constexpr int WIDE_KPT = GPUSORT_RADIX_WIDE_BYTES;
 /* Keys per thread (KPT) and resident blocks per SM (launch bounds) by key width and value bytes:
  *   keys only        3 blocks per SM (56 registers: 36 warps hide the ranking's latency);
  *                    20 32-bit keys (24 spill), 12 64-bit keys;
@@ -106,22 +85,11 @@ constexpr int WIDE_KPT = GPUSORT_RADIX_WIDE_BYTES;
  * below the Hopper shape's need) keep the keys-only shapes, which fit 64 KiB, and cut the keys
  * per thread of pairs until both kernels fit 64 KiB (the tile kernel's TILE * (K + V) + 25 KiB
  * is the larger): 12 for 4+4 bytes, 8 for 4+8 and 8+4, 6 for 8+8. Derived, not measured. */
-template <typename K, int VB, bool COMPACT = false, int BITS = RADIX_BITS> struct Tune {
-    static constexpr int KPT = BITS != RADIX_BITS ? WIDE_KPT / (int)(sizeof(K) + VB)
-                               : !COMPACT || VB == 0 ? (sizeof(K) == 4 ? 20 : (VB ? 16 : 12))
+template <typename K, int VB, bool COMPACT = false> struct Tune {
+    static constexpr int KPT = !COMPACT || VB == 0 ? (sizeof(K) == 4 ? 20 : (VB ? 16 : 12))
                                : sizeof(K) + VB == 8 ? 12 : sizeof(K) + VB == 12 ? 8 : 6;
 };
-template <int VB, int BITS> constexpr int min_blocks() { return BITS != RADIX_BITS ? 2 : VB ? 2 : 3; }
-
-/* Digit geometry of a pass of BITS-bit digits. 8 bits: 256 32-bit counters per warp row, one
- * digit per thread (threads 0..255) in the scan and the look-back. WIDE_BITS (11): 2048
- * digits, 16-bit counters two to a word (a warp row is 4 KiB, not 8: digit d in half d & 1 of
- * word d >> 1), each thread owns DPT = 6 consecutive digits (384 * 6 >= 2048), 3 words. */
-template <int BITS> struct Digits {
-    static constexpr int DIGITS = 1 << BITS;
-    static constexpr int DPT = BITS == RADIX_BITS ? 1 : ((DIGITS + THREADS - 1) / THREADS + 1) / 2 * 2;
-    static constexpr int ROW_WORDS = BITS == RADIX_BITS ? DIGITS : DIGITS / 2;
-};
+template <int VB> constexpr int min_blocks() { return VB ? 2 : 3; }
 
 /* Histogram blocks: 256 threads. Portions are multiples of PORTION_TILES tiles. */
 constexpr int HIST_THREADS = 256;
@@ -179,14 +147,12 @@ struct SweepArgs {
 };
 
 /* Shared memory of onesweep_kernel: the tile's keys (and values) in sorted order, the per-warp
- * digit counters, excl/total per digit, the 64-bit output delta per digit, 64 words for the scan
- * and ticket (and, for 8-bit float keys, the digit of each sorted item). */
-template <typename K, bool FLOAT, int BITS = RADIX_BITS>
+ * digit counters, excl[256], the 64-bit output delta per digit, 64 words for the scan and ticket. */
+template <typename K, bool FLOAT>
 constexpr size_t sweep_smem(int kpt, int vb)
 {
-    return (size_t)THREADS * kpt * (sizeof(K) + (size_t)vb + (FLOAT && BITS == RADIX_BITS ? 1 : 0)) +
-           (size_t)WARPS * Digits<BITS>::ROW_WORDS * 4 + ((size_t)4 + 8) * Digits<BITS>::DIGITS +
-           64 * 4;
+    return (size_t)THREADS * kpt * (sizeof(K) + (size_t)vb + (FLOAT ? 1 : 0)) +
+           (size_t)WARPS * RADIX_DIGITS * 4 + RADIX_DIGITS * 4 + RADIX_DIGITS * 8 + 64 * 4;
 }
 
 /* The pass buffers come from the plan (pointers read from memory), so the compiler cannot tell
@@ -212,43 +178,34 @@ __device__ __forceinline__ void store_state(uint32_t *p, uint32_t v)
     *(volatile uint32_t *)p = v;
 }
 
-template <typename K, bool FLOAT, int VB, int KPT, int BITS>
-__global__ void __launch_bounds__(THREADS, (min_blocks<VB, BITS>())) onesweep_kernel(SweepArgs a)
+template <typename K, bool FLOAT, int VB, int KPT>
+__global__ void __launch_bounds__(THREADS, (min_blocks<VB>())) onesweep_kernel(SweepArgs a)
 {
     typedef typename ValueOf<VB>::T V;
-    typedef Digits<BITS> D;
     constexpr int TILE = THREADS * KPT;
-    constexpr int DIGITS = D::DIGITS, DPT = D::DPT;
-    constexpr bool WIDE = BITS != RADIX_BITS;
-    static_assert(TILE < 65536, "tile counts are kept in 16 bits (s_et, wide counters)");
     extern __shared__ __align__(16) unsigned char smem[];
     K *s_keys = (K *)smem;
     V *s_vals = (V *)(smem + (size_t)TILE * sizeof(K));
     uint32_t *s_count = (uint32_t *)(smem + (size_t)TILE * (sizeof(K) + VB));
-    uint32_t *s_et = s_count + WARPS * D::ROW_WORDS; /* [d]: excl << 16 | total */
-    long long *s_delta = (long long *)(s_et + DIGITS);
-    uint32_t *s_misc = (uint32_t *)(s_delta + DIGITS);
-    uint8_t *s_digit = (uint8_t *)(s_misc + 64); /* FLOAT, 8-bit: digit of sorted item j */
+    uint32_t *s_excl = s_count + WARPS * RADIX_DIGITS;
+    long long *s_delta = (long long *)(s_excl + RADIX_DIGITS);
+    uint32_t *s_misc = (uint32_t *)(s_delta + RADIX_DIGITS);
+    uint8_t *s_digit = (uint8_t *)(s_misc + 64); /* FLOAT: digit of sorted item j */
 
     const Plan *plan = a.plan;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const K mask = (K)a.mask;
-    const int shift = a.pass * BITS;
-    uint32_t *warp_count = s_count + warp * D::ROW_WORDS;
-    /* Thread tid owns the digits [first, first + own) in the scan and the look-back (8-bit: one
-     * digit, threads 0..255; 11-bit: 6 consecutive digits). */
-    const int first = tid * DPT;
-    const int own = first >= DIGITS ? 0 : DIGITS - first < DPT ? DIGITS - first : DPT;
-    /* The ticket, the plan and this thread's bin bases are independent loads: issue them all
+    const int shift = a.pass * RADIX_BITS;
+    uint32_t *warp_count = s_count + warp * RADIX_DIGITS;
+    /* The ticket, the plan and this thread's bin base are independent loads: issue them all
      * before waiting (each is a round trip to L2 that every tile pays). Each warp zeroes its own
      * counter row meanwhile. */
     if (tid == 0) s_misc[40] = atomicAdd(a.ticket, 1u);
     const int active = plan->active[a.pass];
     const K *ksrc = (const K *)plan->ksrc[a.pass];
-    /* (Wide: the 6 bases would hold 12 registers through the tile; loaded in the look-back.) */
-    unsigned long long base0 = !WIDE && own ? a.bin_base[first] : 0;
+    const unsigned long long base = tid < RADIX_DIGITS ? a.bin_base[tid] : 0;
 #pragma unroll
-    for (int i = lane; i < D::ROW_WORDS; i += 32) warp_count[i] = 0;
+    for (int i = lane; i < RADIX_DIGITS; i += 32) warp_count[i] = 0;
     __syncthreads();
     if (!active) return; /* a trivial digit position: nothing to do (uniform over the grid) */
     const uint32_t tile = s_misc[40];
@@ -271,103 +228,50 @@ __global__ void __launch_bounds__(THREADS, (min_blocks<VB, BITS>())) onesweep_ke
             keys[i] = (FULL || idx < nv) ? ld_global(kin + idx) : (K)0;
         }
         auto valid = [&](int i) -> bool { return FULL || warp_first + i * 32 + lane < nv; };
-        /* Digits are computed once and kept 4 (8-bit) or 2 (wide) to a register (the float
-         * transform and 64-bit shifts are not free). The counting loop extracts them with PTX
-         * bfe, which the compiler cannot share with the ranking loop's shifts: otherwise it
-         * keeps all KPT digits live across the block scan and spills the keys instead. */
-        constexpr int PER = WIDE ? 2 : 4, W = 32 / PER;
-        uint32_t dpk[(KPT + PER - 1) / PER];
+        /* Digits are computed once and kept 4 to a register (the float transform and 64-bit
+         * shifts are not free). The counting loop extracts them with PTX bfe, which the
+         * compiler cannot share with the ranking loop's shifts: otherwise it keeps all KPT
+         * digits live across the block scan and spills the keys instead. */
+        uint32_t dpk[(KPT + 3) / 4];
     #pragma unroll
         for (int i = 0; i < KPT; i++) {
-            const uint32_t d = radix_digit_bits<FLOAT, BITS>(keys[i], mask, shift);
-            dpk[i / PER] = (i % PER) ? dpk[i / PER] | d << (W * (i % PER)) : d;
+            const uint32_t d = radix_digit<FLOAT>(keys[i], mask, shift);
+            dpk[i / 4] = (i % 4) ? dpk[i / 4] | d << (8 * (i % 4)) : d;
         }
-        auto digit_of = [&](int i) -> uint32_t {
-            return (dpk[i / PER] >> (W * (i % PER))) & ((1u << W) - 1);
-        };
+        auto digit_of = [&](int i) -> uint32_t { return (dpk[i / 4] >> (8 * (i % 4))) & 0xffu; };
 
-        /* 1. Per-warp digit counts (wide: 16-bit counters, two to a word). */
+        /* 1. Per-warp digit counts. */
     #pragma unroll
         for (int i = 0; i < KPT; i++) {
             uint32_t d;
-            asm("bfe.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(dpk[i / PER]), "r"(W * (i % PER)), "r"(W));
-            if (valid(i)) {
-                if (WIDE) atomicAdd(&warp_count[d >> 1], 1u << ((d & 1) * 16));
-                else atomicAdd(&warp_count[d], 1u);
-            }
+            asm("bfe.u32 %0, %1, %2, 8;" : "=r"(d) : "r"(dpk[i / 4]), "r"(8 * (i % 4)));
+            if (valid(i)) atomicAdd(&warp_count[d], 1u);
         }
         __syncthreads();
 
-        /* 2. Thread tid, for each digit d it owns: counts over warps -> exclusive prefixes;
-         * publish the tile's count of d at once (successors may be waiting); then the block
-         * scan over digits, and each count[w][d] += excl[d]. */
-        uint32_t *state = a.state + (size_t)tile * DIGITS;
-        uint32_t sum = 0;
-        /* Wide: a word holds the counters of digits 2k and 2k + 1, and no half ever carries
-         * into the other (all counts < 2^16), so the prefixes over warps are summed a word
-         * (two digits) at a time. */
-    #pragma unroll
-        for (int jw = 0; WIDE && jw < DPT / 2; jw++) {
-            if (2 * jw >= own) break;
-            const int k = first / 2 + jw, d = 2 * k;
-            uint32_t tot = 0;
+        /* 2. Thread d: counts over warps -> exclusive prefixes; publish the tile's count of d at
+         * once (successors may be waiting), then the block scan over digits. */
+        uint32_t *state = a.state + (size_t)tile * RADIX_DIGITS;
+        uint32_t total = 0, incl = 0;
+        if (tid < RADIX_DIGITS) {
     #pragma unroll
             for (int w = 0; w < WARPS; w++) {
-                const uint32_t c = s_count[w * D::ROW_WORDS + k];
-                s_count[w * D::ROW_WORDS + k] = tot;
-                tot += c;
-            }
-            const uint32_t flag = (tile == 0 ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | a.epoch;
-            store_state(state + d, flag | (tot & 0xffffu));
-            store_state(state + d + 1, flag | (tot >> 16));
-            s_et[d] = tot & 0xffffu;
-            s_et[d + 1] = tot >> 16;
-            sum += (tot & 0xffffu) + (tot >> 16);
-        }
-    #pragma unroll
-        for (int j = 0; !WIDE && j < DPT; j++) {
-            if (j >= own) break;
-            const int d = first + j;
-            uint32_t total = 0;
-    #pragma unroll
-            for (int w = 0; w < WARPS; w++) {
-                const uint32_t c = s_count[w * DIGITS + d];
-                s_count[w * DIGITS + d] = total;
+                const uint32_t c = s_count[w * RADIX_DIGITS + tid];
+                s_count[w * RADIX_DIGITS + tid] = total;
                 total += c;
             }
-            store_state(state + d, (tile == 0 ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | a.epoch | total);
-            s_et[d] = total;
-            sum += total;
+            store_state(state + tid, (tile == 0 ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | a.epoch | total);
+            incl = warp_inclusive_scan(total);
+            if (lane == 31) s_misc[warp] = incl;
         }
-        const uint32_t incl = warp_inclusive_scan(sum);
-        if (lane == 31) s_misc[warp] = incl;
         __syncthreads();
-        if (own) {
-            uint32_t excl = incl - sum;
+        uint32_t excl = 0;
+        if (tid < RADIX_DIGITS) {
             for (int w = 0; w < warp; w++) excl += s_misc[w];
+            excl += incl - total;
+            s_excl[tid] = excl;
     #pragma unroll
-            for (int jw = 0; WIDE && jw < DPT / 2; jw++) {
-                if (2 * jw >= own) break;
-                const int k = first / 2 + jw, d = 2 * k;
-                const uint32_t lo = s_et[d], hi = s_et[d + 1], excl_hi = excl + lo;
-                s_et[d] = excl << 16 | lo;
-                s_et[d + 1] = excl_hi << 16 | hi;
-                const uint32_t add = excl | excl_hi << 16;
-    #pragma unroll
-                for (int w = 0; w < WARPS; w++) s_count[w * D::ROW_WORDS + k] += add;
-                excl = excl_hi + hi;
-            }
-    #pragma unroll
-            for (int j = 0; !WIDE && j < DPT; j++) {
-                if (j >= own) break;
-                const int d = first + j;
-                const uint32_t total = s_et[d];
-                s_et[d] = excl << 16 | total;
-    #pragma unroll
-                for (int w = 0; w < WARPS; w++)
-                    s_count[w * DIGITS + d] += excl;
-                excl += total;
-            }
+            for (int w = 0; w < WARPS; w++) s_count[w * RADIX_DIGITS + tid] += excl;
         }
         __syncthreads();
 
@@ -377,10 +281,10 @@ __global__ void __launch_bounds__(THREADS, (min_blocks<VB, BITS>())) onesweep_ke
         for (int i = 0; i < KPT; i++) {
             const bool ok = valid(i);
             const uint32_t d = digit_of(i);
-            const uint32_t r = warp_rank_item<FULL, BITS>(d, ok, warp_count);
+            const uint32_t r = warp_rank_item<FULL>(d, ok, warp_count);
             if (ok) {
                 s_keys[r] = keys[i];
-                if (FLOAT && !WIDE) s_digit[r] = (uint8_t)d;
+                if (FLOAT) s_digit[r] = (uint8_t)d;
             }
             if (VB) rank[VB ? i : 0] = r;
         }
@@ -396,50 +300,27 @@ __global__ void __launch_bounds__(THREADS, (min_blocks<VB, BITS>())) onesweep_ke
             }
         }
 
-        /* Decoupled look-back: the count of each owned digit in all earlier tiles of the
-         * portion. A thread with several digits walks back over them together (their loads in
-         * flight at once), each stopping at its first inclusive prefix. */
-        if (own) {
-            uint32_t before[DPT];
-    #pragma unroll
-            for (int j = 0; j < DPT; j++) before[j] = 0;
+        /* Decoupled look-back: the count of digit d in all earlier tiles of the portion. */
+        if (tid < RADIX_DIGITS) {
+            uint32_t before = 0;
             if (tile > 0) {
-                uint32_t pending = (1u << own) - 1;
-                const uint32_t *p = state - DIGITS + first;
-                while (pending) {
-                    uint32_t v[DPT];
-    #pragma unroll
-                    for (int j = 0; j < DPT; j++)
-                        if (pending >> j & 1) v[j] = load_state(p + j);
-    #pragma unroll
-                    for (int j = 0; j < DPT; j++) {
-                        if (!(pending >> j & 1)) continue;
-                        while ((v[j] & (7u << EPOCH_SHIFT)) != a.epoch || (v[j] >> 30) == 0)
-                            v[j] = load_state(p + j);
-                        before[j] += v[j] & COUNT_MASK;
-                        if (v[j] & FLAG_INCLUSIVE) pending &= ~(1u << j);
-                    }
-                    p -= DIGITS;
+                const uint32_t *p = state - RADIX_DIGITS + tid;
+                for (;;) {
+                    uint32_t v;
+                    do { v = load_state(p); } while ((v & (7u << EPOCH_SHIFT)) != a.epoch ||
+                                                     (v >> 30) == 0);
+                    before += v & COUNT_MASK;
+                    if (v & FLAG_INCLUSIVE) break;
+                    p -= RADIX_DIGITS;
                 }
-    #pragma unroll
-                for (int j = 0; j < DPT; j++)
-                    if (j < own)
-                        store_state(state + first + j,
-                                    FLAG_INCLUSIVE | a.epoch | (before[j] + (s_et[first + j] & 0xffffu)));
+                store_state(state + tid, FLAG_INCLUSIVE | a.epoch | (before + total));
             }
-    #pragma unroll
-            for (int j = 0; j < DPT; j++) {
-                if (j >= own) break;
-                const int d = first + j;
-                const uint32_t et = s_et[d];
-                const unsigned long long base = WIDE ? a.bin_base[d] : base0;
-                s_delta[d] = (long long)base + before[j] - (et >> 16);
-                /* The last tile knows the portion's count of each digit: the next portion of
-                 * this pass starts there (its keys are not the next portion of the ORIGINAL
-                 * input, so bases cannot come from the upfront histograms). */
-                if (a.bin_base_next && tile == gridDim.x - 1)
-                    a.bin_base_next[d] = base + before[j] + (et & 0xffffu);
-            }
+            s_delta[tid] = (long long)base + before - excl;
+            /* The last tile knows the portion's count of each digit: the next portion of this
+             * pass starts there (its keys are not the next portion of the ORIGINAL input, so
+             * bases cannot come from the upfront histograms). */
+            if (a.bin_base_next && tile == gridDim.x - 1)
+                a.bin_base_next[tid] = base + before + total;
         }
         if (VB) {
     #pragma unroll
@@ -457,7 +338,7 @@ __global__ void __launch_bounds__(THREADS, (min_blocks<VB, BITS>())) onesweep_ke
             const int j = tid + i * THREADS;
             if (FULL || j < nv) {
                 const K k = s_keys[j];
-                const uint32_t d = FLOAT && !WIDE ? s_digit[j] : radix_digit_bits<FLOAT, BITS>(k, mask, shift);
+                const uint32_t d = FLOAT ? s_digit[j] : radix_digit<FLOAT>(k, mask, shift);
                 const long long o = s_delta[d] + j;
                 st_global(kout + o, k);
                 if (VB) st_global(vout + o, s_vals[j]);
@@ -471,28 +352,25 @@ __global__ void __launch_bounds__(THREADS, (min_blocks<VB, BITS>())) onesweep_ke
 /* Histograms of every digit position of all keys: a grid-stride loop (a few blocks per SM, so
  * few global atomics at the end), 16-byte loads with 4 in flight per thread (when keys is
  * 16-byte aligned; else plain loads), one shared atomic per key and digit position into one of
- * COPIES block histograms (warps alternate between copies: fewer collisions; the wide digits of
- * 64-bit keys fill the 48 KiB of static shared memory with one copy). */
-template <typename K, int BITS> __host__ __device__ constexpr int passes_of() { return (8 * (int)sizeof(K) + BITS - 1) / BITS; }
-template <typename K, bool FLOAT, int BITS>
+ * HIST_COPIES block histograms (warps alternate between copies: fewer collisions). */
+constexpr int HIST_COPIES = 2;
+template <typename K, bool FLOAT>
 __global__ void __launch_bounds__(HIST_THREADS) hist_kernel(const K *keys, size_t n, K mask,
                                                             unsigned long long *hist)
 {
-    constexpr int P = passes_of<K, BITS>();
-    constexpr int DIGITS = 1 << BITS;
-    constexpr int COPIES = 2 * P * DIGITS * 4 <= 48 * 1024 ? 2 : 1;
+    constexpr int P = sizeof(K);
     constexpr int VEC = 16 / sizeof(K);
     constexpr int U = 4; /* vectors in flight per thread */
-    __shared__ uint32_t s_hist[COPIES * P * DIGITS];
-    for (int i = threadIdx.x; i < COPIES * P * DIGITS; i += HIST_THREADS) s_hist[i] = 0;
+    __shared__ uint32_t s_hist[HIST_COPIES * P * RADIX_DIGITS];
+    for (int i = threadIdx.x; i < HIST_COPIES * P * RADIX_DIGITS; i += HIST_THREADS) s_hist[i] = 0;
     __syncthreads();
-    uint32_t *h = s_hist + ((threadIdx.x >> 5) % COPIES) * P * DIGITS;
+    uint32_t *h = s_hist + ((threadIdx.x >> 5) % HIST_COPIES) * P * RADIX_DIGITS;
     auto count = [&](K k) {
         const K r = radix_key<FLOAT>(k, mask);
 #pragma unroll
         for (int p = 0; p < P; p++) {
-            const uint32_t d = (uint32_t)(r >> (p * BITS)) & (DIGITS - 1);
-            atomicAdd(&h[p * DIGITS + d], 1u);
+            const uint32_t d = (uint32_t)(r >> (p * RADIX_BITS)) & (RADIX_DIGITS - 1);
+            atomicAdd(&h[p * RADIX_DIGITS + d], 1u);
         }
     };
     size_t scalar_from = 0;
@@ -519,46 +397,33 @@ __global__ void __launch_bounds__(HIST_THREADS) hist_kernel(const K *keys, size_
          i += (size_t)gridDim.x * HIST_THREADS)
         count(keys[i]);
     __syncthreads();
-    for (int i = threadIdx.x; i < P * DIGITS; i += HIST_THREADS) {
+    for (int i = threadIdx.x; i < P * RADIX_DIGITS; i += HIST_THREADS) {
         uint32_t c = 0;
 #pragma unroll
-        for (int q = 0; q < COPIES; q++) c += s_hist[q * P * DIGITS + i];
+        for (int q = 0; q < HIST_COPIES; q++) c += s_hist[q * P * RADIX_DIGITS + i];
         if (c) atomicAdd(&hist[i], (unsigned long long)c);
     }
 }
 
-/* One block of 256 threads: the bin bases of portion 0 of every pass, then the plan (thread 0).
- * Thread t scans the digits [t * PER, (t + 1) * PER) (PER = 1 for 8-bit digits, 8 for 11). */
-template <int BITS>
-__global__ void __launch_bounds__(256) scan_kernel(const unsigned long long *hist, int passes,
-                                                   size_t n, uint64_t *bin_base, PlanInput in,
-                                                   Plan *plan)
+/* One block of 256 threads: the bin bases of portion 0 of every pass, then the plan (thread 0). */
+__global__ void __launch_bounds__(RADIX_DIGITS) scan_kernel(const unsigned long long *hist,
+                                                            int passes, size_t n,
+                                                            uint64_t *bin_base, PlanInput in,
+                                                            Plan *plan)
 {
-    constexpr int DIGITS = 1 << BITS, PER = DIGITS / 256;
-    __shared__ unsigned long long s_scan[MAX_PASSES][256 / 32];
+    __shared__ unsigned long long s_scan[MAX_PASSES][RADIX_DIGITS / 32];
     __shared__ int s_trivial[MAX_PASSES];
     const int d = threadIdx.x, lane = d & 31, warp = d >> 5;
     if (d < MAX_PASSES) s_trivial[d] = 0;
     /* All passes at once: their loads in flight together, one barrier (latency of small sorts). */
     unsigned long long total[MAX_PASSES], incl[MAX_PASSES];
-    int one_bucket[MAX_PASSES];
 #pragma unroll
-    for (int p = 0; p < MAX_PASSES; p++) {
-        total[p] = 0;
-        one_bucket[p] = 0;
-        if (p < passes)
-#pragma unroll
-            for (int j = 0; j < PER; j++) {
-                const unsigned long long c = hist[p * DIGITS + d * PER + j];
-                total[p] += c;
-                one_bucket[p] |= c == n;
-            }
-    }
+    for (int p = 0; p < MAX_PASSES; p++) total[p] = p < passes ? hist[p * RADIX_DIGITS + d] : 0;
     __syncthreads();
 #pragma unroll
     for (int p = 0; p < MAX_PASSES; p++) {
         if (p >= passes) break;
-        if (one_bucket[p]) s_trivial[p] = 1;
+        if (total[p] == n) s_trivial[p] = 1;
         incl[p] = warp_inclusive_scan(total[p]);
         if (lane == 31) s_scan[p][warp] = incl[p];
     }
@@ -568,13 +433,7 @@ __global__ void __launch_bounds__(256) scan_kernel(const unsigned long long *his
         if (p >= passes) break;
         unsigned long long run = incl[p] - total[p];
         for (int w = 0; w < warp; w++) run += s_scan[p][w];
-        /* portion 0; the sweeps give the others */
-        if (PER == 1) bin_base[p * DIGITS + d] = run;
-        else
-            for (int j = 0; j < PER; j++) {
-                bin_base[p * DIGITS + d * PER + j] = run;
-                run += hist[p * DIGITS + d * PER + j];
-            }
+        bin_base[p * RADIX_DIGITS + d] = run; /* portion 0; the sweeps give the others */
     }
     if (d != 0) return;
     /* Pass e of E executed ones writes dst(e); the last must be the output. In place with E odd,
@@ -741,25 +600,24 @@ struct AuxLayout {
     size_t off_ticket, off_state, state_bytes, off_plan, off_base, aux_bytes;
 };
 
-static AuxLayout aux_layout(size_t n, size_t tile, int P, size_t digits)
+static AuxLayout aux_layout(size_t n, size_t tile, int P)
 {
     AuxLayout L;
-    /* Portions: a multiple of PORTION_TILES tiles, below 2^27 keys (in a test build with small
-     * portions, at least one tile: the wide tiles are larger than 4 tiles of 8192 keys). */
-    const size_t chunk = tile * PORTION_TILES <= PORTION_LIMIT ? tile * PORTION_TILES : tile;
+    /* Portions: a multiple of PORTION_TILES tiles, below 2^27 keys. */
+    const size_t chunk = tile * PORTION_TILES;
     L.portion = PORTION_LIMIT / chunk * chunk;
     L.portions = (n + L.portion - 1) / L.portion;
     L.max_tiles = ((n < L.portion ? n : L.portion) + tile - 1) / tile;
-    /* Aux layout: hist u64 | tickets u32 | state | plan | bin_base u64 [portion][pass][digits].
+    /* Aux layout: hist u64 | tickets u32 | state | plan | bin_base u64 [portion][pass][256].
      * The first three are zeroed by one memset per sort. */
     L.launches = L.portions * P;
-    const size_t hist_bytes = P * digits * 8;
+    const size_t hist_bytes = P * RADIX_DIGITS * 8;
     L.off_ticket = align_up(hist_bytes, 256);
     L.off_state = align_up(L.off_ticket + L.launches * 4, 256);
-    L.state_bytes = L.max_tiles * digits * 4;
+    L.state_bytes = L.max_tiles * RADIX_DIGITS * 4;
     L.off_plan = align_up(L.off_state + L.state_bytes, 256);
     L.off_base = align_up(L.off_plan + sizeof(Plan), 256);
-    L.aux_bytes = L.off_base + L.portions * P * digits * 8;
+    L.aux_bytes = L.off_base + L.portions * P * RADIX_DIGITS * 8;
     return L;
 }
 
@@ -772,36 +630,20 @@ template <typename K, bool FLOAT, int VB> static bool use_compact(gpusort_ctx *c
     return gpusort__cuda_tuning_of(ctx)->radix_compact || need > gpusort__cuda_smem_limit(ctx);
 }
 
-/* The wide passes run when the row (or the knob GPUSORT_CUDA_RADIX_BITS=8|11, read at each
- * call: a test and benchmark knob, not an API) asks for 11-bit digits, the Hopper shape of
- * (K, VB) is in use, n is past one 8-bit tile (below, the tile kernel sorts in one launch) and
- * the wide shape fits the device's shared memory. */
-template <typename K, bool FLOAT, int VB> static bool use_wide(gpusort_ctx *ctx, size_t n)
-{
-    int bits = gpusort__cuda_tuning_of(ctx)->radix_bits;
-    const char *knob = getenv("GPUSORT_CUDA_RADIX_BITS");
-    if (knob && *knob) bits = atoi(knob);
-    if (bits != WIDE_BITS || n <= (size_t)THREADS * Tune<K, VB>::KPT) return false;
-    if (VB != 0 && use_compact<K, FLOAT, VB>(ctx)) return false;
-    return sweep_smem<K, FLOAT, WIDE_BITS>(Tune<K, VB, false, WIDE_BITS>::KPT, VB) <=
-           gpusort__cuda_smem_limit(ctx);
-}
-
-/* The host side for one (key width, float flag, value width, shape, digit width). */
-template <typename K, bool FLOAT, int VB, bool COMPACT, int BITS = RADIX_BITS>
+/* The host side for one (key width, float flag, value width, shape). */
+template <typename K, bool FLOAT, int VB, bool COMPACT>
 gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
     typedef typename ValueOf<VB>::T V;
-    constexpr int KPT = Tune<K, VB, COMPACT, BITS>::KPT;
+    constexpr int KPT = Tune<K, VB, COMPACT>::KPT;
     constexpr int TILE = THREADS * KPT;
-    constexpr int P = passes_of<K, BITS>();
-    constexpr int DIGITS = 1 << BITS;
+    constexpr int P = sizeof(K);
     cudaStream_t st = gpusort__cuda_stream(ctx);
     const size_t n = d->n;
     const K mask = (K)radix_mask(d->key_type, d->order);
     gpusort_status s;
 
-    if (BITS == RADIX_BITS && n <= (size_t)TILE) {
+    if (n <= (size_t)TILE) {
         const size_t smem = tile_smem<K, VB>(KPT);
         auto kern = tile_sort_kernel<K, FLOAT, VB, KPT>;
         if ((s = allow_smem(ctx, (const void *)kern, smem,
@@ -812,7 +654,7 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
         return gpusort__cuda_check(ctx, cudaGetLastError(), "radix tile_sort_kernel");
     }
 
-    const AuxLayout L = aux_layout(n, TILE, P, DIGITS);
+    const AuxLayout L = aux_layout(n, TILE, P);
     const size_t portion = L.portion, portions = L.portions;
     const size_t off_ticket = L.off_ticket, off_state = L.off_state, state_bytes = L.state_bytes;
     const size_t off_plan = L.off_plan, off_base = L.off_base;
@@ -842,22 +684,19 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
                                  "cudaMemsetAsync")))
         return s;
     {
-        /* Enough blocks to fill the device (8 of 256 threads per SM; 4 with wide digits, whose
-         * 24-48 KiB block histograms are added to the global one by every block), fewer for
-         * small n. */
+        /* Enough blocks to fill the device (8 of 256 threads per SM), fewer for small n. */
         const size_t per_block = (size_t)4 * HIST_THREADS * (16 / sizeof(K));
         const size_t want = (n + per_block - 1) / per_block;
-        const size_t cap = (size_t)(BITS == RADIX_BITS ? 8 : 4) * gpusort__cuda_props(ctx)->multiProcessorCount;
-        hist_kernel<K, FLOAT, BITS><<<(unsigned)(want < cap ? want : cap), HIST_THREADS, 0, st>>>(
+        const size_t cap = (size_t)8 * gpusort__cuda_props(ctx)->multiProcessorCount;
+        hist_kernel<K, FLOAT><<<(unsigned)(want < cap ? want : cap), HIST_THREADS, 0, st>>>(
             (const K *)d->keys_in, n, mask, hist);
     }
-    scan_kernel<BITS><<<1, 256, 0, st>>>(hist, P, n, bin_base, in, plan);
+    scan_kernel<<<1, RADIX_DIGITS, 0, st>>>(hist, P, n, bin_base, in, plan);
     if ((s = gpusort__cuda_check(ctx, cudaGetLastError(), "radix histogram"))) return s;
 
-    const size_t smem = sweep_smem<K, FLOAT, BITS>(KPT, VB);
-    auto kern = onesweep_kernel<K, FLOAT, VB, KPT, BITS>;
-    if ((s = allow_smem(ctx, (const void *)kern, smem,
-                        &SmemOnce<K, FLOAT, VB, 2 * COMPACT + 4 * (BITS != RADIX_BITS)>::devices)))
+    const size_t smem = sweep_smem<K, FLOAT>(KPT, VB);
+    auto kern = onesweep_kernel<K, FLOAT, VB, KPT>;
+    if ((s = allow_smem(ctx, (const void *)kern, smem, &SmemOnce<K, FLOAT, VB, 2 * COMPACT>::devices)))
         return s;
     for (int p = 0; p < P; p++) {
         SweepArgs a;
@@ -871,8 +710,8 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
             a.epoch = (uint32_t)(k % EPOCHS) << EPOCH_SHIFT;
             a.portion_start = q * portion;
             a.portion_n = n - a.portion_start < portion ? n - a.portion_start : portion;
-            a.bin_base = bin_base + (q * P + p) * DIGITS;
-            a.bin_base_next = q + 1 < portions ? bin_base + ((q + 1) * P + p) * DIGITS : NULL;
+            a.bin_base = bin_base + (q * P + p) * RADIX_DIGITS;
+            a.bin_base_next = q + 1 < portions ? bin_base + ((q + 1) * P + p) * RADIX_DIGITS : NULL;
             const size_t tiles = (a.portion_n + TILE - 1) / TILE;
             if (k >= EPOCHS && k % EPOCHS == 0 &&
                 (s = gpusort__cuda_check(ctx, cudaMemsetAsync(state, 0, state_bytes, st),
@@ -891,7 +730,6 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
 template <typename K, bool FLOAT, int VB>
 gpusort_status radix_sort_shape(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
-    if (use_wide<K, FLOAT, VB>(ctx, d->n)) return radix_sort<K, FLOAT, VB, false, WIDE_BITS>(ctx, d);
     if (VB != 0 && use_compact<K, FLOAT, VB>(ctx)) return radix_sort<K, FLOAT, VB, true>(ctx, d);
     return radix_sort<K, FLOAT, VB, false>(ctx, d);
 }
@@ -902,19 +740,16 @@ gpusort_status radix_sort_values(gpusort_ctx *ctx, const gpusort__sort_args *d)
     switch (d->value_type) {
     case GPUSORT_TYPE_U32: return radix_sort_shape<K, FLOAT, 4>(ctx, d);
     case GPUSORT_TYPE_U64: return radix_sort_shape<K, FLOAT, 8>(ctx, d);
-    default: return radix_sort_shape<K, FLOAT, 0>(ctx, d); /* one 8-bit shape: fits 64 KiB */
+    default: return radix_sort<K, FLOAT, 0, false>(ctx, d); /* one shape: fits 64 KiB */
     }
 }
 
 /* Slot AUX of the sort of d: the tile of its shape decides (0 below one tile). */
 template <typename K, int VB> static size_t aux_bytes_of(gpusort_ctx *ctx, size_t n, bool flt)
 {
-    if (flt ? use_wide<K, true, VB>(ctx, n) : use_wide<K, false, VB>(ctx, n))
-        return aux_layout(n, (size_t)THREADS * Tune<K, VB, false, WIDE_BITS>::KPT,
-                          passes_of<K, WIDE_BITS>(), (size_t)1 << WIDE_BITS).aux_bytes;
     const bool compact = VB != 0 && (flt ? use_compact<K, true, VB>(ctx) : use_compact<K, false, VB>(ctx));
     const size_t tile = (size_t)THREADS * (compact ? Tune<K, VB, true>::KPT : Tune<K, VB>::KPT);
-    return n <= tile ? 0 : aux_layout(n, tile, sizeof(K), RADIX_DIGITS).aux_bytes;
+    return n <= tile ? 0 : aux_layout(n, tile, sizeof(K)).aux_bytes;
 }
 
 } // namespace

@@ -9,7 +9,6 @@
  * So the only type-dependent code is the FLOAT template flag; the rest is a run-time mask.
  *
  * Exports: radix_key<FLOAT>(bits, mask), radix_digit<FLOAT>(bits, mask, shift),
- *          radix_digit_bits<FLOAT, BITS>(bits, mask, shift),
  *          radix_mask(type, order) (host and device).
  */
 #ifndef GPUSORT_CUDA_THREAD_RADIX_KEY_CUH
@@ -55,25 +54,6 @@ __device__ __forceinline__ uint32_t radix_digit(uint64_t bits, uint64_t mask, in
     const uint64_t r = radix_key<FLOAT>(bits, mask);
     const uint32_t half = (shift & 32) ? (uint32_t)(r >> 32) : (uint32_t)r;
     return (half >> (shift & 31)) & (RADIX_DIGITS - 1);
-}
-
-/* Digits of BITS bits at any shift (radix.cu's wide passes: 11-bit digits at shifts 0, 11,
- * 22, 33, 44, 55, so a digit of a 64-bit key may straddle its halves: a funnel shift of the
- * two halves, two instructions; BITS = 8 is radix_digit above). */
-template <bool FLOAT, int BITS>
-__device__ __forceinline__ uint32_t radix_digit_bits(uint32_t bits, uint32_t mask, int shift)
-{
-    if (BITS == RADIX_BITS) return radix_digit<FLOAT>(bits, mask, shift);
-    return (radix_key<FLOAT>(bits, mask) >> shift) & ((1u << BITS) - 1);
-}
-template <bool FLOAT, int BITS>
-__device__ __forceinline__ uint32_t radix_digit_bits(uint64_t bits, uint64_t mask, int shift)
-{
-    if (BITS == RADIX_BITS) return radix_digit<FLOAT>(bits, mask, shift);
-    const uint64_t r = radix_key<FLOAT>(bits, mask);
-    const uint32_t lo = (uint32_t)r, hi = (uint32_t)(r >> 32);
-    const uint32_t x = (shift & 32) ? hi >> (shift & 31) : __funnelshift_r(lo, hi, shift);
-    return x & ((1u << BITS) - 1);
 }
 
 /* The run-time mask of a key type and order (see above). */

@@ -29,11 +29,6 @@
  *                   log2(bandwidth / 4.8 TB/s of the H200), rounded;
  *   auto_radix_only AUTO takes radix at every size (sm_75: the other sorts' tiles of 16-byte
  *                   items need more than 64 KiB).
- *   radix_bits      the radix sort's digit width: 8, or 11 (3 passes for 32-bit keys, 6 for
- *                   64-bit: radix.cu's wide passes, 108 KiB of shared memory per block, so
- *                   sm_80 and sm_90/sm_100 parts only; measured on sm_90 alone:
- *                   bench/results/radix-2026-11-25.md). Knob GPUSORT_CUDA_RADIX_BITS=8|11
- *                   (read by every radix call, for tests and benchmarks) overrides it.
  * Only the sm_90 row is measured (bench/results/auto-2026-11-24.md, device-final-2026-11-24.md);
  * the others are the defaults derived as above, to be replaced by measurements on that
  * hardware. Test knob (not an API): GPUSORT_CUDA_TUNING=sm_75 (any row's name), read at context
@@ -52,14 +47,14 @@
 #endif
 
 static const gpusort__cuda_tuning tuning_table[] = {
-    /* name     cc   smem_block  threads/SM  compact pdl shift radix-only bits  bandwidth behind shift */
-    {"sm_75",   75,  64 * 1024,  1024,       1,      0,  -4,   1,          8},  /* T4: 0.32 TB/s */
-    {"sm_80",   80,  163 * 1024, 2048,       0,      0,  -1,   0,          8},  /* A100: 1.6-2.0 TB/s */
-    {"sm_86",   86,  99 * 1024,  1536,       0,      0,  -3,   0,          8},  /* A10, RTX 3090: 0.6-0.94 */
-    {"sm_89",   89,  99 * 1024,  1536,       0,      0,  -3,   0,          8},  /* L4 0.3, RTX 4090 1.0 */
-    {"sm_90",   90,  227 * 1024, 2048,       0,      1,  0,    0,          11},  /* H100, H200: measured */
-    {"sm_100",  100, 227 * 1024, 2048,       0,      1,  1,    0,          8},  /* B200: 8 TB/s */
-    {"sm_120",  120, 99 * 1024,  1536,       0,      1,  -1,   0,          8},  /* RTX 5090: 1.8 TB/s */
+    /* name     cc   smem_block  threads/SM  compact pdl shift radix-only  bandwidth behind shift */
+    {"sm_75",   75,  64 * 1024,  1024,       1,      0,  -4,   1},  /* T4: 0.32 TB/s */
+    {"sm_80",   80,  163 * 1024, 2048,       0,      0,  -1,   0},  /* A100: 1.6-2.0 TB/s */
+    {"sm_86",   86,  99 * 1024,  1536,       0,      0,  -3,   0},  /* A10, RTX 3090: 0.6-0.94 */
+    {"sm_89",   89,  99 * 1024,  1536,       0,      0,  -3,   0},  /* L4 0.3, RTX 4090 1.0 */
+    {"sm_90",   90,  227 * 1024, 2048,       0,      1,  0,    0},  /* H100, H200: measured */
+    {"sm_100",  100, 227 * 1024, 2048,       0,      1,  1,    0},  /* B200: 8 TB/s */
+    {"sm_120",  120, 99 * 1024,  1536,       0,      1,  -1,   0},  /* RTX 5090: 1.8 TB/s */
 };
 #define TUNING_ROWS (sizeof tuning_table / sizeof tuning_table[0])
 

@@ -76,16 +76,15 @@ __device__ __forceinline__ void warp_match_rank(DigitOf digit_of, uint32_t (&loc
     }
 }
 
-/* Lanes of the warp whose digit equals mine (BITS-bit digits): AND over the digit bits of the
+/* Lanes of the warp whose digit equals mine (8-bit digits): AND over the digit bits of the
  * ballot of lanes that share that bit's value. Written in PTX so that each bit costs a vote, a
  * conditional NOT and an AND (ptxas turns the 8 "bit set?" tests into predicates at once; the
  * C++ form compiled to 5-6 instructions per bit). */
-template <int BITS = RADIX_BITS>
 __device__ __forceinline__ uint32_t warp_match_digit(uint32_t d)
 {
     uint32_t peers = 0xffffffffu;
 #pragma unroll
-    for (int b = 0; b < BITS; b++) {
+    for (int b = 0; b < RADIX_BITS; b++) {
         uint32_t m;
         asm("{\n\t.reg .pred q;\n\t"
             "setp.ne.u32 q, %1, 0;\n\t"
@@ -108,12 +107,11 @@ __device__ __forceinline__ uint32_t lanemask_le()
 /* Early-counts ranking, step 3 (block_radix_rank.cuh), for one item: the rank of this lane's
  * item in the tile, given warp_count = this warp's row after step 2. All 32 lanes must call it;
  * lanes with valid == false get garbage and leave the counters alone (FULL: every lane is
- * valid, no extra ballot). BITS > 8 (radix.cu's wide passes): the row holds 16-bit counters,
- * digit d in half d & 1 of word d >> 1. */
-template <bool FULL, int BITS = RADIX_BITS>
+ * valid, no extra ballot). */
+template <bool FULL>
 __device__ __forceinline__ uint32_t warp_rank_item(uint32_t d, bool valid, uint32_t *warp_count)
 {
-    uint32_t peers = warp_match_digit<BITS>(d);
+    uint32_t peers = warp_match_digit(d);
     if (!FULL) {
         const uint32_t v = __ballot_sync(0xffffffffu, valid);
         peers &= valid ? v : ~v;
@@ -122,13 +120,7 @@ __device__ __forceinline__ uint32_t warp_rank_item(uint32_t d, bool valid, uint3
     const int leader = 31 - __clz(peers);
     const uint32_t below = __popc(peers & lanemask_le()); /* the leader's is the peer count */
     uint32_t old = 0;
-    if (BITS == RADIX_BITS) {
-        if (lane == leader && (FULL || valid)) old = atomicAdd(&warp_count[d], below);
-    } else if (lane == leader && (FULL || valid)) {
-        /* Wide digits: 16-bit counters, two to a word (counts stay below 2^16: one tile) */
-        const int sh = (d & 1) * 16;
-        old = (atomicAdd(&warp_count[d >> 1], below << sh) >> sh) & 0xffffu;
-    }
+    if (lane == leader && (FULL || valid)) old = atomicAdd(&warp_count[d], below);
     old = __shfl_sync(0xffffffffu, old, leader);
     return old + below - 1;
 }
