@@ -11,6 +11,7 @@
 #   bench ROUNDS          bench_cuda --sweep 28 (every headline variant, uniform 2^28) with
 #                         GPUSORT_CUDA_RADIX_BITS=8 and =11 in alternating processes
 #   sizes                 bench_cuda --sweep 16,18,20,22,24,26 and --only keys:u32:30, both knobs
+#   hints ROUNDS          the cache-hint experiment (see step_hints)
 # Key lines are echoed to stdout (the device tool returns only 8 files).
 set -u
 OUT=${OUT:-out/radix}
@@ -78,6 +79,23 @@ step_bench() {
   done
 }
 
+# hints ROUNDS: the 2^28 u32 keys, u64 keys and u32/u32 pairs rows (bench_cuda --only) with
+# GPUSORT_CUDA_RADIX_HINTS=0..3 (the cache-hint experiment of commit 'radix: cache-hint
+# experiment'), rows and knob values alternating, ROUNDS rounds.
+step_hints() {
+  local rounds=${1:-1} r h row
+  for r in $(seq 1 "$rounds"); do
+    for row in keys:u32:28 keys:u64:28 pairs32:u32:28; do
+      for h in 0 1 2 3; do
+        GPUSORT_CUDA_RADIX_HINTS=$h timeout 40 "$B/bench/bench_cuda" --only "$row" \
+          --csv "$OUT/hints-$h-$row-$r.csv" > "$OUT/hints.log.tmp" 2>&1
+        echo "hints $h round $r: $(sed -n 's/^radix  *//p' "$OUT/hints.log.tmp" | cut -c1-112)"
+      done
+    done
+  done
+  rm -f "$OUT/hints.log.tmp"
+}
+
 step_sizes() {
   local bits
   for bits in 8 11; do
@@ -100,6 +118,7 @@ while [ $# -gt 0 ]; do
     san) step_san ;;
     bench) if [[ ${1:-} =~ ^[0-9]+$ ]]; then step_bench "$1"; shift; else step_bench 1; fi ;;
     sizes) step_sizes ;;
+    hints) if [[ ${1:-} =~ ^[0-9]+$ ]]; then step_hints "$1"; shift; else step_hints 1; fi ;;
     *) echo "unknown step $step"; exit 2 ;;
   esac
 done
