@@ -85,8 +85,8 @@ step_bench() {
 step_hints() {
   local rounds=${1:-1} r h row
   for r in $(seq 1 "$rounds"); do
-    for row in keys:u32:28 keys:u64:28 pairs32:u32:28; do
-      for h in 0 1 2 3 0; do
+    for row in ${HINT_ROWS:-keys:u32:28 keys:u64:28 pairs32:u32:28}; do
+      for h in ${HINT_VALUES:-0 1 2 3 0}; do
         GPUSORT_CUDA_RADIX_HINTS=$h timeout 40 "$B/bench/bench_cuda" --only "$row" \
           --csv "$OUT/hints-$h-$row-$r-$SECONDS.csv" > "$OUT/hints.log.tmp" 2>&1
         echo "hints $h round $r: $(sed -n 's/^radix  *//p' "$OUT/hints.log.tmp" | cut -c1-112)"
