@@ -67,7 +67,6 @@
 #include "block_radix_rank.cuh"
 
 #include <cuda_runtime.h>
-#include <stdlib.h>
 
 namespace gpusort_cuda {
 namespace {
@@ -159,17 +158,15 @@ constexpr size_t sweep_smem(int kpt, int vb)
 /* The pass buffers come from the plan (pointers read from memory), so the compiler cannot tell
  * they are global memory and would emit generic LD/ST: say so (LDG through the read-only path:
  * a pass never writes its input; STG). */
-/* EXPERIMENT (GPUSORT_CUDA_RADIX_HINTS, bit 0: loads .cs, bit 1: stores .cs). */
-template <int H> __device__ __forceinline__ uint32_t ld_global(const uint32_t *p) { return (H & 1) ? __ldcs((const unsigned int *)p) : __ldg((const unsigned int *)p); }
-template <int H> __device__ __forceinline__ uint64_t ld_global(const uint64_t *p)
+__device__ __forceinline__ uint32_t ld_global(const uint32_t *p) { return __ldg((const unsigned int *)p); }
+__device__ __forceinline__ uint64_t ld_global(const uint64_t *p)
 {
-    return (H & 1) ? __ldcs((const unsigned long long *)p) : __ldg((const unsigned long long *)p);
+    return __ldg((const unsigned long long *)p);
 }
-template <int H> __device__ __forceinline__ void st_global(uint32_t *p, uint32_t v) { if (H & 2) __stcs((unsigned int *)p, v); else __stcg((unsigned int *)p, v); }
-template <int H> __device__ __forceinline__ void st_global(uint64_t *p, uint64_t v)
+__device__ __forceinline__ void st_global(uint32_t *p, uint32_t v) { __stcg((unsigned int *)p, v); }
+__device__ __forceinline__ void st_global(uint64_t *p, uint64_t v)
 {
-    if (H & 2) __stcs((unsigned long long *)p, (unsigned long long)v);
-    else __stcg((unsigned long long *)p, (unsigned long long)v);
+    __stcg((unsigned long long *)p, (unsigned long long)v);
 }
 
 __device__ __forceinline__ uint32_t load_state(const uint32_t *p)
@@ -181,7 +178,7 @@ __device__ __forceinline__ void store_state(uint32_t *p, uint32_t v)
     *(volatile uint32_t *)p = v;
 }
 
-template <typename K, bool FLOAT, int VB, int KPT, int H>
+template <typename K, bool FLOAT, int VB, int KPT>
 __global__ void __launch_bounds__(THREADS, (min_blocks<VB>())) onesweep_kernel(SweepArgs a)
 {
     typedef typename ValueOf<VB>::T V;
@@ -228,7 +225,7 @@ __global__ void __launch_bounds__(THREADS, (min_blocks<VB>())) onesweep_kernel(S
     #pragma unroll
         for (int i = 0; i < KPT; i++) {
             const int idx = warp_first + i * 32 + lane;
-            keys[i] = (FULL || idx < nv) ? ld_global<H>(kin + idx) : (K)0;
+            keys[i] = (FULL || idx < nv) ? ld_global(kin + idx) : (K)0;
         }
         auto valid = [&](int i) -> bool { return FULL || warp_first + i * 32 + lane < nv; };
         /* Digits are computed once and kept 4 to a register (the float transform and 64-bit
@@ -299,7 +296,7 @@ __global__ void __launch_bounds__(THREADS, (min_blocks<VB>())) onesweep_kernel(S
             for (int i = 0; i < KPT; i++) {
                 const int idx = warp_first + i * 32 + lane;
                 const size_t g = tile_first + idx;
-                if (FULL || idx < nv) vals[VB ? i : 0] = vin ? ld_global<H>(vin + g) : (V)g;
+                if (FULL || idx < nv) vals[VB ? i : 0] = vin ? ld_global(vin + g) : (V)g;
             }
         }
 
@@ -343,8 +340,8 @@ __global__ void __launch_bounds__(THREADS, (min_blocks<VB>())) onesweep_kernel(S
                 const K k = s_keys[j];
                 const uint32_t d = FLOAT ? s_digit[j] : radix_digit<FLOAT>(k, mask, shift);
                 const long long o = s_delta[d] + j;
-                st_global<H>(kout + o, k);
-                if (VB) st_global<H>(vout + o, s_vals[j]);
+                st_global(kout + o, k);
+                if (VB) st_global(vout + o, s_vals[j]);
             }
         }
     };
@@ -698,13 +695,8 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
     if ((s = gpusort__cuda_check(ctx, cudaGetLastError(), "radix histogram"))) return s;
 
     const size_t smem = sweep_smem<K, FLOAT>(KPT, VB);
-    const char *hk = getenv("GPUSORT_CUDA_RADIX_HINTS");
-    const int hints = hk ? atoi(hk) & 3 : 0;
-    auto kern = hints == 1 ? onesweep_kernel<K, FLOAT, VB, KPT, 1> : hints == 2 ? onesweep_kernel<K, FLOAT, VB, KPT, 2>
-              : hints == 3 ? onesweep_kernel<K, FLOAT, VB, KPT, 3> : onesweep_kernel<K, FLOAT, VB, KPT, 0>;
-    unsigned long long *once[4] = {&SmemOnce<K, FLOAT, VB, 2 * COMPACT>::devices, &SmemOnce<K, FLOAT, VB, 2 * COMPACT + 4>::devices,
-                                   &SmemOnce<K, FLOAT, VB, 2 * COMPACT + 8>::devices, &SmemOnce<K, FLOAT, VB, 2 * COMPACT + 12>::devices};
-    if ((s = allow_smem(ctx, (const void *)kern, smem, once[hints])))
+    auto kern = onesweep_kernel<K, FLOAT, VB, KPT>;
+    if ((s = allow_smem(ctx, (const void *)kern, smem, &SmemOnce<K, FLOAT, VB, 2 * COMPACT>::devices)))
         return s;
     for (int p = 0; p < P; p++) {
         SweepArgs a;
