@@ -32,7 +32,8 @@
  * rank on CUDA must work up to GPUSORT_CUDA_RANK_MAX_N and may refuse above it.
  *
  * SIZES 0, 1, 2, 31..33, 255..257, 1000, 1023..1025, 4095..4097, 65535..65537, 2^20-1..2^20+1
- * and three random sizes (log-uniform up to 2^18), all capped by --max-n (default 2^20 + 1).
+ * and three random sizes (log-uniform up to 2^18), all capped by --max-n (default 2^20 + 1);
+ * or exactly the list of --sizes (e.g. a kernel's tile boundaries: tests/core.cmake).
  * Every distribution runs at every size up to 2^16 + 1; 2^20 runs eight of them (uniform, few,
  * special, sorted, reversed, entropy3, zipf, equal) and 2^20 +- 1 two (uniform, special), to
  * keep CI within minutes. --full runs every distribution at every size and random sizes up to
@@ -963,8 +964,12 @@ int main(int argc, char **argv)
                                    ((size_t)1 << 20) - 1, (size_t)1 << 20, ((size_t)1 << 20) + 1};
     size_t sizes[64];
     size_t nsizes = 0;
-    for (const char *p = opt.sizes; p && *p && nsizes < sizeof sizes / sizeof sizes[0];) {
+    for (const char *p = opt.sizes; p && *p;) {
         char *end;
+        if (nsizes == sizeof sizes / sizeof sizes[0]) {
+            fprintf(stderr, "test_backends: --sizes: at most %zu sizes\n", nsizes);
+            return 2;
+        }
         sizes[nsizes++] = (size_t)strtoull(p, &end, 0);
         if (end == p || (*end && *end != ',')) {
             fprintf(stderr, "test_backends: bad --sizes list %s\n", opt.sizes);
