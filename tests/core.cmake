@@ -73,6 +73,21 @@ foreach(type ${GPUSORT_TEST_TYPES})
   gpusort_skippable(test_backends_cpu_${type} test_backends_opencl_${type}
                     test_backends_cuda_${type})
 endforeach()
+# The CUDA radix sort at the sizes around its tile boundaries, every type and distribution: the
+# single-block kernel up to one tile (2304 keys for 64-bit pairs in the compact shapes .. 7680
+# for 32-bit keys: radix.cu's Tune), the passes from one key more, and a few tiles (4 tiles make
+# a portion multiple).
+add_test(NAME test_backends_cuda_radix_tiles
+         COMMAND test_backends --backend cuda --algorithm radix --sizes
+                 2303,2304,2305,3071,3072,3073,4607,4608,4609,6143,6144,6145,7679,7680,7681,9217,15361,18433,30721,36865,100003)
+set_tests_properties(test_backends_cuda_radix_tiles PROPERTIES TIMEOUT 900 LABELS "core;cuda")
+gpusort_skippable(test_backends_cuda_radix_tiles)
+# The same option on the CPU (so CI runs it): a few sizes, and a malformed list must exit 2.
+add_test(NAME test_backends_cpu_sizes
+         COMMAND test_backends --backend cpu --algorithm radix --sizes 2305,7681,9217 --filter u32/)
+add_test(NAME test_backends_bad_sizes COMMAND test_backends --backend cpu --sizes 5,x)
+set_tests_properties(test_backends_cpu_sizes PROPERTIES TIMEOUT 300 LABELS "core;cpu")
+set_tests_properties(test_backends_bad_sizes PROPERTIES PASS_REGULAR_EXPRESSION "bad --sizes list 5,x" LABELS "core;cpu")
 # OpenCL's second algorithm, bitonic (AUTO above runs radix), host pointers.
 add_test(NAME test_backends_opencl_bitonic
          COMMAND test_backends --backend opencl --algorithm bitonic --quick --max-n 65537

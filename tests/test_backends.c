@@ -32,7 +32,8 @@
  * rank on CUDA must work up to GPUSORT_CUDA_RANK_MAX_N and may refuse above it.
  *
  * SIZES 0, 1, 2, 31..33, 255..257, 1000, 1023..1025, 4095..4097, 65535..65537, 2^20-1..2^20+1
- * and three random sizes (log-uniform up to 2^18), all capped by --max-n (default 2^20 + 1).
+ * and three random sizes (log-uniform up to 2^18), all capped by --max-n (default 2^20 + 1);
+ * or exactly the list of --sizes (e.g. a kernel's tile boundaries: tests/core.cmake).
  * Every distribution runs at every size up to 2^16 + 1; 2^20 runs eight of them (uniform, few,
  * special, sorted, reversed, entropy3, zipf, equal) and 2^20 +- 1 two (uniform, special), to
  * keep CI within minutes. --full runs every distribution at every size and random sizes up to
@@ -82,6 +83,7 @@ static struct {
     int pinned;        /* CUDA: host arrays from cudaMallocHost */
     int host_only;     /* CUDA: no device-pointer pass */
     size_t max_n;
+    const char *sizes;  /* --sizes: comma-separated list replacing the default sizes */
     const char *filter;
     int verbose;
 } opt;
@@ -108,6 +110,8 @@ static void usage(FILE *f)
             "  --full       every distribution at every size, random sizes up to --max-n\n"
             "               (default: 8 distributions at 2^20, 2 at 2^20 +- 1)\n"
             "  --max-n      the largest size tested (default 1048577)\n"
+            "  --sizes      N,N,...: test exactly these sizes (every distribution unless --quick;\n"
+            "               e.g. around a kernel's tile boundaries; --max-n does not cap them)\n"
             "  --filter     run only cases whose \"type/dist\" contains SUBSTRING, e.g. f32/ or "
             "/zipf\n"
             "  --no-cl-mem  OpenCL: host pointers only (default: also cl_mem buffers)\n"
@@ -890,6 +894,8 @@ int main(int argc, char **argv)
             opt.max_n = parse_size(v);
         } else if (!strcmp(a, "--filter")) {
             opt.filter = v;
+        } else if (!strcmp(a, "--sizes")) {
+            opt.sizes = v;
         } else {
             fprintf(stderr, "test_backends: unknown option %s\n", a);
             usage(stderr);
@@ -956,9 +962,22 @@ int main(int argc, char **argv)
     static const size_t fixed[] = {0, 1, 2, 31, 32, 33, 255, 256, 257, 1000, 1023, 1024, 1025,
                                    4095, 4096, 4097, 65535, 65536, 65537,
                                    ((size_t)1 << 20) - 1, (size_t)1 << 20, ((size_t)1 << 20) + 1};
-    size_t sizes[sizeof fixed / sizeof fixed[0] + 3];
+    size_t sizes[64];
     size_t nsizes = 0;
-    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
+    for (const char *p = opt.sizes; p && *p;) {
+        char *end;
+        if (nsizes == sizeof sizes / sizeof sizes[0]) {
+            fprintf(stderr, "test_backends: --sizes: at most %zu sizes\n", nsizes);
+            return 2;
+        }
+        sizes[nsizes++] = (size_t)strtoull(p, &end, 0);
+        if (end == p || (*end && *end != ',')) {
+            fprintf(stderr, "test_backends: bad --sizes list %s\n", opt.sizes);
+            return 2;
+        }
+        p = *end ? end + 1 : end;
+    }
+    for (size_t i = 0; !opt.sizes && i < sizeof fixed / sizeof fixed[0]; i++) {
         size_t n = fixed[i];
         if (n > opt.max_n) continue;
         if (opt.quick && n > 65537 && n != ((size_t)1 << 20)) continue;
@@ -969,7 +988,7 @@ int main(int argc, char **argv)
     /* random sizes: log-uniform up to 2^16 (--quick), 2^18 (default) or --max-n (--full) */
     size_t random_cap = opt.full ? opt.max_n : opt.quick ? 65536 : (size_t)1 << 18;
     if (random_cap > opt.max_n) random_cap = opt.max_n;
-    for (int i = 0; i < 3 && random_cap > 3; i++) {
+    for (int i = 0; !opt.sizes && i < 3 && random_cap > 3; i++) {
         /* log-uniform, so small and large random sizes are equally likely */
         double e = datagen_rng_unit(&r) * 0.999999 * (double)(63 - __builtin_clzll(random_cap));
         size_t n = (size_t)1 << (int)e;
