@@ -377,17 +377,14 @@ def _sort_impl(x, axis, descending, return_indices, index_dtype, keys_wanted, ou
             if idx is not None:   # the batch gives indices into the whole array: make them per row
                 idx -= kind.arange_rows(n // row, row, idt).reshape(wshape[:-1] + (1,))
     res = [r for r in (keys, idx) if r is not None]
+    if checked:
+        if moved:
+            for o, r in zip(checked, res):
+                o[...] = kind.moveaxis(r, -1, axis)
+        return outs[0] if len(outs) == 1 else tuple(outs)
     if moved:
         res = [kind.moveaxis(r, -1, axis) for r in res]
-        if checked:
-            for o, r in zip(checked, res):
-                o[...] = r
-            res = checked
-    res = [r.reshape(rshape) for r in res]
-    if kind.name == "torch-cpu" and checked:
-        res = [o for o in outs]
-        return res[0] if len(res) == 1 else tuple(res)
-    res = [back(r) for r in res] if not checked else res
+    res = [back(r.reshape(rshape)) for r in res]
     return res[0] if len(res) == 1 else tuple(res)
 
 
