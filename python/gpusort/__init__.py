@@ -499,14 +499,11 @@ def segmented_sort(x, offsets, /, *, descending=False, return_indices=False,
     if off.dtype.kind == "i" and off.size and off.min() < 0:
         raise ValueError("gpusort: offsets must not be negative")
     off = np.ascontiguousarray(off, dtype=np.uint64)
-    if kind.device:
-        doff = kind.empty(off.shape, np.uint64)
-        if kind.name == "torch":
-            doff.copy_(kind.torch.from_numpy(off.view(np.int64)).view(kind.torch.uint64)
-                       if hasattr(kind.torch, "uint64") else kind.torch.from_numpy(off))
-        else:
-            doff.set(off)
-        off_arr = doff
+    if kind.name == "torch":      # the same bits as int64: torch's uint64 copies are young
+        off_arr = kind.torch.from_numpy(off.view(np.int64)).to(f"cuda:{kind.dev}")
+    elif kind.name == "cupy":
+        with kind.cupy.cuda.Device(kind.dev):
+            off_arr = kind.cupy.asarray(off)
     else:
         off_arr = off
     n = a.shape[0]
