@@ -37,6 +37,7 @@ library's message.
 Contexts: one per (backend, device) and per thread, made on first use (module gpusort._core).
 ``trim()`` gives back the scratch the calling thread's contexts keep between calls.
 """
+import atexit
 import os
 
 import numpy as np
@@ -47,6 +48,9 @@ __all__ = ["sort", "argsort", "sort_by_key", "segmented_sort", "topk", "sum", "m
            "sort_strings", "trim", "backends", "SUPPORTED_DTYPES", "__version__"]
 
 __version__ = _core.version()
+# The main thread's contexts go while the interpreter and the CUDA runtime are both still up
+# (other threads' contexts go when their thread ends).
+atexit.register(_core.trim, True)
 
 # gpusort_type values by numpy dtype (include/gpusort.h, enum gpusort_type).
 _TYPES = {np.dtype(np.uint32): 0, np.dtype(np.int32): 1, np.dtype(np.float32): 2,
