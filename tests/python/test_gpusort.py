@@ -120,7 +120,7 @@ def to_fw(x, fw):
                 pytest.skip(f"this torch has no {x.dtype.name}")
             t = torch.from_numpy(x.view(np.dtype(f"i{x.dtype.itemsize}")).copy())
             return t.view(getattr(torch, x.dtype.name)).cuda()
-        return torch.from_numpy(np.ascontiguousarray(x)).cuda()
+        return torch.from_numpy(x.copy()).cuda()   # (ascontiguousarray makes 0-d arrays 1-d)
     import cupy
     return cupy.asarray(x)
 
