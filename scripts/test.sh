@@ -58,7 +58,7 @@ run_suite() {  # name build-dir [--target T --label L] cmake-args...
 # compiled into the extension, CUDA for the same architectures as the release build), then
 # pytest. Its counts join the totals: "N passed, N failed, N skipped" of pytest's summary.
 run_python_suite() {
-  local py=build-python/venv/bin/python t0=$SECONDS st n
+  local py=$PWD/build-python/venv/bin/python t0=$SECONDS st n
   echo "== [python] pip install ./python (build-python/) and pytest tests/python"
   if ! "$py" -c "import nanobind, scikit_build_core, numpy, pytest" >/dev/null 2>&1; then
     echo "skipped: python suite (no venv with nanobind, scikit-build-core, numpy and pytest; scripts/setup.sh makes build-python/venv)"
