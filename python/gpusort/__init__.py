@@ -322,6 +322,9 @@ def _normalize_axis(axis, ndim):
 def _check_out(kind, out, shape, dtype, what):
     if _module_of(out) == "torch" and not getattr(out, "is_cuda", False):
         out = out.numpy()
+    if not kind.device and not isinstance(out, np.ndarray):
+        raise ValueError(f"gpusort: {what} must be a numpy array (or a torch CPU tensor) like "
+                         f"the input, not {type(out).__name__}")
     odt = _dtype_of_torch(out) if _module_of(out) == "torch" else np.dtype(out.dtype)
     if tuple(out.shape) != tuple(shape) or odt != np.dtype(dtype):
         raise ValueError(f"gpusort: {what} has shape {tuple(out.shape)} and dtype {odt}; the "

@@ -274,6 +274,8 @@ def test_bad_arguments():
         gpusort.segmented_sort(x, [0, 11])
     with pytest.raises(ValueError, match="same kind|shape"):
         gpusort.sort_by_key(x, np.arange(9, dtype=np.int32))
+    with pytest.raises(ValueError, match="must be a numpy array"):
+        gpusort.sort(x, out=[0] * 10)
 
 
 # ---- the other calls ----
