@@ -365,6 +365,8 @@ def _sort_impl(x, axis, descending, return_indices, index_dtype, keys_wanted, ou
     for s in wshape:
         n *= s
     row = wshape[-1] if wshape else 1
+    if return_indices and idt == np.int32 and row > 2**31 - 1:
+        raise ValueError(f"gpusort: int32 indices cannot index {row} elements; use int64")
 
     # Outputs: the caller's out= when the result needs no moving back, else fresh arrays.
     outs = out if isinstance(out, tuple) else (out,) if out is not None else ()
