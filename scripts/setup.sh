@@ -2,6 +2,8 @@
 # setup.sh -- install what gpusort needs to build and test, if it is missing (Debian/Ubuntu).
 # Sourced by demo.sh and test.sh; safe to run again (installs nothing when all is present).
 # Needs: a C/C++ compiler, cmake, ninja; optional: clang (GPUSORT_SETUP_FUZZ=1: the fuzz run),
+# python3 with venv (GPUSORT_SETUP_PYTHON=1: the Python suite, whose venv build-python/venv gets
+# nanobind, scikit-build-core, numpy and pytest from PyPI),
 # the OpenCL headers + ICD loader + PoCL (for the OpenCL backend on the CPU), Open MPI
 # (openmpi-bin, libopenmpi-dev: libgpusort_mpi and its tests), nvcc (the CUDA toolkit, for
 # the CUDA backend; not installed here).
@@ -22,6 +24,11 @@ command -v mpirun >/dev/null 2>&1 || need+=(openmpi-bin)
 # test.sh's fuzz run (scripts/fuzz.sh) needs clang with libFuzzer (Debian's clang package has it);
 # GNU sort (coreutils) is fuzz_diff's reference and is always there on Debian.
 if [ -n "${GPUSORT_SETUP_FUZZ:-}" ]; then command -v clang >/dev/null 2>&1 || need+=(clang); fi
+# The Python suite's venv needs python3 with venv and ensurepip (Debian splits them off).
+if [ -n "${GPUSORT_SETUP_PYTHON:-}" ]; then
+  command -v python3 >/dev/null 2>&1 || need+=(python3)
+  python3 -c "import venv, ensurepip" >/dev/null 2>&1 || need+=(python3-venv python3-pip)
+fi
 
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
@@ -59,6 +66,18 @@ if [ ${#missing_locales[@]} -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get 
       grep -qx "$line" /etc/locale.gen || echo "$line" >> /etc/locale.gen
     done
     locale-gen >/dev/null || echo "setup: locale-gen failed; the locale tests will skip" >&2
+  fi
+fi
+
+# The Python suite (test.sh): a venv in build-python/venv with what `pip install ./python`
+# --no-build-isolation and the tests need. A failure (no network) leaves the suite skipped.
+if [ -n "${GPUSORT_SETUP_PYTHON:-}" ] && command -v python3 >/dev/null 2>&1; then
+  py=build-python/venv/bin/python
+  if ! "$py" -c "import nanobind, scikit_build_core, numpy, pytest" >/dev/null 2>&1; then
+    echo "setup: making $py (pip install nanobind scikit-build-core numpy pytest)"
+    { python3 -m venv build-python/venv &&
+      "$py" -m pip install -q --disable-pip-version-check nanobind scikit-build-core numpy pytest; } ||
+      echo "setup: the Python venv could not be made; the Python suite will skip" >&2
   fi
 fi
 

@@ -6,7 +6,9 @@
 #   2. an AddressSanitizer + UndefinedBehaviorSanitizer (+ LeakSanitizer: detect_leaks=1) build
 #      of the CPU and OpenCL code, and its tests;
 #   3. a ThreadSanitizer build of the CPU and OpenCL code and its thread tests (ctest -L threads);
-#   4. with clang: the fuzz targets built with libFuzzer, 60 s each, two at a time
+#   4. the Python package (python/, built into build-python/) and its pytest suite
+#      (tests/python/: CPU and OpenCL backends here, torch and CuPy where a CUDA device is);
+#   5. with clang: the fuzz targets built with libFuzzer, 60 s each, two at a time
 #      (scripts/fuzz.sh; a crash fails the suite and leaves its input in build-fuzz/fuzz-work/).
 # Builds report their progress (a line per 10% of the build steps; one updating line on a
 # terminal). A test that cannot run here exits 77 and is counted as skipped; after each suite
@@ -17,11 +19,14 @@
 #   ./scripts/test.sh            everything
 #   GPUSORT_TEST_NO_ASAN=1 ./scripts/test.sh     skip the ASan/UBSan build
 #   GPUSORT_TEST_NO_TSAN=1, GPUSORT_TEST_NO_FUZZ=1   skip the TSan build, the fuzz run
+#   GPUSORT_TEST_NO_PYTHON=1 ./scripts/test.sh   skip the Python suite
+#   GPUSORT_PY_SEED=N ./scripts/test.sh          replay the Python suite's random inputs
 #   GPUSORT_FUZZ_SECONDS=S ./scripts/test.sh     fuzz each target S seconds (default 60)
 #   GPUSORT_BIG_TESTS=1 ./scripts/test.sh        also the n = 2^32 + 1234 tests (GPU machine)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 [ -n "${GPUSORT_TEST_NO_FUZZ:-}" ] || export GPUSORT_SETUP_FUZZ=1
+[ -n "${GPUSORT_TEST_NO_PYTHON:-}" ] || export GPUSORT_SETUP_PYTHON=1
 source scripts/setup.sh
 source scripts/common.sh
 set +e
@@ -49,11 +54,40 @@ run_suite() {  # name build-dir [--target T --label L] cmake-args...
   echo "== [$name] done in $((SECONDS - t0)) s"
 }
 
+# The Python suite: `pip install ./python` into the venv scripts/setup.sh made (the library
+# compiled into the extension, CUDA for the same architectures as the release build), then
+# pytest. Its counts join the totals: "N passed, N failed, N skipped" of pytest's summary.
+run_python_suite() {
+  local py=$PWD/build-python/venv/bin/python t0=$SECONDS st n
+  echo "== [python] pip install ./python (build-python/) and pytest tests/python"
+  if ! "$py" -c "import nanobind, scikit_build_core, numpy, pytest" >/dev/null 2>&1; then
+    echo "skipped: python suite (no venv with nanobind, scikit-build-core, numpy and pytest; scripts/setup.sh makes build-python/venv)"
+    skipped=$((skipped + 1)); return
+  fi
+  if ! CMAKE_BUILD_PARALLEL_LEVEL=$jobs "$py" -m pip install -q --disable-pip-version-check \
+       --no-build-isolation --no-deps ./python -C build-dir="$PWD/build-python/pkg" \
+       -C cmake.define.GPUSORT_CUDA_ARCHS="${GPUSORT_TEST_CUDA_ARCHS:-90}" >"$log" 2>&1; then
+    tail -30 "$log"; echo "[python] package build failed"; failed=$((failed + 1)); rc=1; return
+  fi
+  echo "[python] package built in $((SECONDS - t0)) s"
+  (cd tests/python && "$py" -m pytest -q -rs -p no:cacheprovider) 2>&1 | tee "$log"
+  st=${PIPESTATUS[0]}
+  [ "$st" = 0 ] || rc=1
+  for w in passed failed skipped error; do
+    n=$(tail -3 "$log" | grep -o "[0-9]* $w" | tail -1 | cut -d' ' -f1)
+    case $w in passed) passed=$((passed + ${n:-0}));; skipped) skipped=$((skipped + ${n:-0}));;
+               *) failed=$((failed + ${n:-0}));; esac
+  done
+  if [ "$st" != 0 ] && ! tail -3 "$log" | grep -q "failed\|error"; then failed=$((failed + 1)); fi
+  echo "== [python] done in $((SECONDS - t0)) s"
+}
+
 # CUDA: machine code for sm_90 only (GPUSORT_TEST_CUDA_ARCHS overrides): the default list of
 # seven architectures compiles for about 3.5 times as long (README.md, "GPU architectures"), and
 # CI has no GPU to run any of them; the ctest test cuda_multiarch_compile compiles radix.cu for
 # the whole list, so a kernel that does not build for some architecture still fails here.
 run_suite release build -DCMAKE_BUILD_TYPE=Release -DGPUSORT_CUDA_ARCHS="${GPUSORT_TEST_CUDA_ARCHS:-90}"
+[ -n "${GPUSORT_TEST_NO_PYTHON:-}" ] || run_python_suite
 if [ -z "${GPUSORT_TEST_NO_ASAN:-}" ]; then
   # The sanitizer build leaves CUDA out: nvcc objects gain nothing from ASan, and no GPU runs here.
   ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
