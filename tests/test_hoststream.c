@@ -3,6 +3,8 @@
  * behind it (src/hostdata.c) on one backend, through memory callbacks that check the contract.
  *
  *   test_hoststream [--backend cpu|cuda|opencl] [--seed S] [--max-n N] [--quick]
+ *                   [--filter KNOBS]   (only the cases of knob settings named so: default,
+ *                                       pieces, tiny, runs, chunks)
  *
  * What is checked, per case (key type, value type, order, size, knob setting):
  *   - the output streams equal the stable reference sort (common/verify.c) bit for bit: keys
@@ -45,6 +47,7 @@
 #define SKIP_EXIT 77
 
 static int g_failed, g_passed;
+static const char *g_filter; /* run only the cases of knob settings whose name contains it */
 
 /* ---- memory callbacks that check the contract ---- */
 
@@ -149,6 +152,7 @@ static int run_case(gpusort_ctx *ctx, const knobs *kn, gpusort_type kt, gpusort_
                     long fail_write)
 {
     const size_t ks = gpusort_type_size(kt), vs = vt == GPUSORT_TYPE_NONE ? 0 : gpusort_type_size(vt);
+    if (g_filter && !strstr(kn->name, g_filter)) return 0;
     char label[200];
     snprintf(label, sizeof label, "[%s] %s/%s %s n=%zu seed=%" PRIu64 " fail_read=%ld fail_write=%ld",
              kn->name, tname(kt), tname(vt), order == GPUSORT_ORDER_ASC ? "asc" : "desc", n, seed,
@@ -299,11 +303,13 @@ int main(int argc, char **argv)
             seed = strtoull(argv[++i], NULL, 10);
         } else if (!strcmp(argv[i], "--max-n") && i + 1 < argc) {
             max_n = (size_t)strtoull(argv[++i], NULL, 10);
+        } else if (!strcmp(argv[i], "--filter") && i + 1 < argc) {
+            g_filter = argv[++i];
         } else if (!strcmp(argv[i], "--quick")) {
             quick = 1;
         } else {
             fprintf(stderr, "usage: test_hoststream [--backend cpu|cuda|opencl] [--seed S] "
-                            "[--max-n N] [--quick]\n");
+                            "[--max-n N] [--quick] [--filter KNOBS]\n");
             return 2;
         }
     }
