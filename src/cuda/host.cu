@@ -324,6 +324,7 @@ static size_t hd_chunk(gpusort_ctx *ctx, const gpusort__sort_args *d, size_t n, 
 static void *hd_staging(gpusort_ctx *ctx, size_t bytes)
 {
     gpusort__cuda_impl *im = gpusort__cuda_impl_of(ctx);
+    cudaSetDevice(im->device);
     if (im->hd_stage_bytes < bytes) {
         if (im->hd_stage) cudaFreeHost(im->hd_stage);
         im->hd_stage = NULL;
@@ -338,16 +339,31 @@ static void *hd_staging(gpusort_ctx *ctx, size_t bytes)
     return im->hd_stage;
 }
 
-/* The most keys of d one run holds; 0 where AUTO gives host data to the CPU (hoststream.c then
- * reads into memory and gpusort_sort decides). A caller's workspace: whatever the call was
- * sized for (scratch.cu sized it for one run of n). */
-static size_t hd_capacity(gpusort_ctx *ctx, const gpusort__sort_args *d)
+/* The most keys of d one run holds. Host arrays (gpusort__cuda_sort_host, inside the entry
+ * point's workspace_enter): a caller's workspace holds whatever the call was sized for
+ * (scratch.cu sized it for one run of n). */
+static size_t hd_capacity_arrays(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
-    if (d->algorithm == GPUSORT_ALGORITHM_AUTO && gpusort__cuda_auto_on_cpu(ctx, d)) return 0;
     if (gpusort__cuda_impl_of(ctx)->ws) return (size_t)-1;
     const size_t ks = gpusort_type_size(d->key_type);
     const size_t vs = d->value_type == GPUSORT_TYPE_NONE ? 0 : gpusort_type_size(d->value_type);
     return host_run_capacity(ctx, ks + vs);
+}
+
+/* The same for hoststream.c, which comes in without an entry point: it makes the context's
+ * device current, and answers 0 (hoststream.c then reads into memory and calls gpusort_sort,
+ * which decides) where AUTO gives the keys to the CPU or a caller's workspace is set (only an
+ * entry point fits a call into it). */
+static size_t hd_capacity_stream(gpusort_ctx *ctx, const gpusort__sort_args *d)
+{
+    gpusort__cuda_impl *im = gpusort__cuda_impl_of(ctx);
+    if (cudaSetDevice(im->device) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    if (d->algorithm == GPUSORT_ALGORITHM_AUTO && gpusort__cuda_auto_on_cpu(ctx, d)) return 0;
+    if (im->ws) return 0;
+    return hd_capacity_arrays(ctx, d);
 }
 
 /* The run's buffers: IO slots for the data; with chunks, the merge's ping-pong buffers at full
@@ -358,6 +374,7 @@ static gpusort_status hd_begin(gpusort_ctx *ctx, const gpusort__sort_args *d, si
 {
     gpusort__cuda_impl *im = gpusort__cuda_impl_of(ctx);
     gpusort_status s;
+    if ((s = gpusort__cuda_check(ctx, cudaSetDevice(im->device), "cudaSetDevice"))) return s;
     im->hd_es[0] = gpusort_type_size(d->key_type);
     im->hd_es[1] = d->value_type == GPUSORT_TYPE_NONE ? 0 : gpusort_type_size(d->value_type);
     for (int i = 0; i < 2 * GPUSORT__HOSTDATA_MAX_THREADS; i++)
@@ -499,6 +516,7 @@ static gpusort_status hd_wait(gpusort_ctx *ctx, int ev)
 static gpusort_status hd_drain(gpusort_ctx *ctx)
 {
     gpusort__cuda_impl *im = gpusort__cuda_impl_of(ctx);
+    cudaSetDevice(im->device);
     cudaError_t e0 = cudaStreamSynchronize(im->copy_stream[0]);
     cudaError_t e1 = cudaStreamSynchronize(im->copy_stream[1]);
     cudaError_t e2 = cudaStreamSynchronize(im->stream);
@@ -509,8 +527,12 @@ static gpusort_status hd_drain(gpusort_ctx *ctx)
 }
 
 extern "C" const gpusort__hostdev_ops gpusort__cuda_hostdev = {
-    hd_staging, hd_capacity, hd_chunk, hd_begin, hd_h2d, hd_sort, hd_finish, hd_d2h, hd_wait,
-    hd_drain,
+    hd_staging, hd_capacity_stream, hd_chunk, hd_begin, hd_h2d, hd_sort, hd_finish, hd_d2h,
+    hd_wait, hd_drain,
+};
+static const gpusort__hostdev_ops host_arrays = {
+    hd_staging, hd_capacity_arrays, hd_chunk, hd_begin, hd_h2d, hd_sort, hd_finish, hd_d2h,
+    hd_wait, hd_drain,
 };
 
 extern "C" gpusort_status gpusort__cuda_sort_host(gpusort_ctx *ctx, const gpusort__sort_args *d,
@@ -518,7 +540,7 @@ extern "C" gpusort_status gpusort__cuda_sort_host(gpusort_ctx *ctx, const gpusor
 {
     if (d->algorithm == GPUSORT_ALGORITHM_AUTO && gpusort__cuda_auto_on_cpu(ctx, d))
         return gpusort__cpu_sort(ctx, d);
-    return gpusort__hostdata_sort(ctx, &gpusort__cuda_hostdev, d, pinned);
+    return gpusort__hostdata_sort(ctx, &host_arrays, d, pinned);
 }
 
 /* ---- segmented sort and reduce ---- */
