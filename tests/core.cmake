@@ -148,6 +148,10 @@ foreach(backend cpu opencl cuda)
   set_tests_properties(test_hoststream_${backend} PROPERTIES TIMEOUT 600 LABELS "core;${backend}")
   gpusort_skippable(test_hoststream_${backend})
 endforeach()
+# CUDA with the radix sort named: the small sizes (AUTO gives them to the CPU) on the device too.
+add_test(NAME test_hoststream_cuda_radix COMMAND test_hoststream --backend cuda --algorithm radix)
+set_tests_properties(test_hoststream_cuda_radix PROPERTIES TIMEOUT 600 LABELS "core;cuda")
+gpusort_skippable(test_hoststream_cuda_radix)
 # Host arrays through the pipeline with small pieces, few threads and runs of 3000 keys
 # (keys, pairs, argsort's host-made indices; f64, the widest key): the cross-backend test on
 # PoCL (~5 s here; the other types take the same code path).

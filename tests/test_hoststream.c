@@ -5,6 +5,9 @@
  *   test_hoststream [--backend cpu|cuda|opencl] [--seed S] [--max-n N] [--quick]
  *                   [--filter KNOBS]   (only the cases of knob settings named so: default,
  *                                       pieces, tiny, runs, chunks)
+ *                   [--algorithm auto|radix]  (CUDA's AUTO gives fewer than 4096 keys to the
+ *                                       CPU, i.e. the memory path; radix keeps them on the
+ *                                       device pipeline)
  *
  * What is checked, per case (key type, value type, order, size, knob setting):
  *   - the output streams equal the stable reference sort (common/verify.c) bit for bit: keys
@@ -47,7 +50,8 @@
 #define SKIP_EXIT 77
 
 static int g_failed, g_passed;
-static const char *g_filter; /* run only the cases of knob settings whose name contains it */
+static const char *g_filter;
+static gpusort_algorithm g_alg = GPUSORT_ALGORITHM_AUTO; /* --algorithm radix */ /* run only the cases of knob settings whose name contains it */
 
 /* ---- memory callbacks that check the contract ---- */
 
@@ -201,7 +205,7 @@ static int run_case(gpusort_ctx *ctx, const knobs *kn, gpusort_type kt, gpusort_
     s.progress = mem_progress;
     s.user = &m;
     apply(kn);
-    gpusort_status st = gpusort__sort_stream(ctx, kt, vt, n, &s, order, GPUSORT_ALGORITHM_AUTO, 0);
+    gpusort_status st = gpusort__sort_stream(ctx, kt, vt, n, &s, order, g_alg, 0);
     apply(&(knobs){"", NULL, NULL, NULL, NULL});
 
     if (m.misaligned) { printf("FAIL %s: a callback got a misaligned or out-of-range piece\n", label); bad = 1; }
@@ -305,11 +309,13 @@ int main(int argc, char **argv)
             max_n = (size_t)strtoull(argv[++i], NULL, 10);
         } else if (!strcmp(argv[i], "--filter") && i + 1 < argc) {
             g_filter = argv[++i];
+        } else if (!strcmp(argv[i], "--algorithm") && i + 1 < argc) {
+            g_alg = !strcmp(argv[++i], "radix") ? GPUSORT_ALGORITHM_RADIX : GPUSORT_ALGORITHM_AUTO;
         } else if (!strcmp(argv[i], "--quick")) {
             quick = 1;
         } else {
             fprintf(stderr, "usage: test_hoststream [--backend cpu|cuda|opencl] [--seed S] "
-                            "[--max-n N] [--quick] [--filter KNOBS]\n");
+                            "[--max-n N] [--quick] [--filter KNOBS] [--algorithm auto|radix]\n");
             return 2;
         }
     }
