@@ -302,10 +302,11 @@ static void cut(hd_run *r, int slot, int group, size_t lo, size_t hi, int direct
 /* Threads for a pass over r->npieces pieces: one where every end is direct (it enqueues the
  * copies in order), else no more than there are pieces (starting a thread costs 20-50 us:
  * 15 idle ones made a 2^10-key sort 0.85 ms instead of 0.05). */
-static int threads_for(const hd_run *r, const hd_end *ends, int all)
+static int threads_for(const hd_run *r, const hd_end *ends, int all, int skip_values)
 {
     int staged = 0;
-    for (int a = 0; a < 2; a++) staged |= ends[a].kind != END_NONE && ends[a].kind != END_DIRECT;
+    for (int a = 0; a < 2 - skip_values; a++)
+        staged |= ends[a].kind != END_NONE && ends[a].kind != END_DIRECT;
     if (!staged) return 1;
     return (size_t)all < r->npieces ? all : r->npieces ? (int)r->npieces : 1;
 }
@@ -373,6 +374,9 @@ static gpusort_status transfer_run(hd_run *r, int *out_started, double *t)
         }
     }
     r->chunks = (r->n + r->chunk - 1) / r->chunk;
+    /* argsort's indices made on the device: no input pieces for them */
+    const int device_iota = r->src[1].kind == END_IOTA && ops->iota;
+    if (device_iota && (st = ops->iota(r->ctx, r->base, r->n))) goto done;
 
     /* in */
     size_t most = 0;
@@ -391,14 +395,15 @@ static gpusort_status transfer_run(hd_run *r, int *out_started, double *t)
         const size_t lo = c * r->chunk, hi = r->n - lo < r->chunk ? r->n : lo + r->chunk;
         const size_t before = r->npieces;
         for (int a = 0; a < 2; a++)
-            if (r->es[a]) cut(r, a, (int)c, lo, hi, r->src[a].kind == END_DIRECT);
+            if (r->es[a] && !(a == 1 && device_iota))
+                cut(r, a, (int)c, lo, hi, r->src[a].kind == END_DIRECT);
         r->chunk_left[c] = r->npieces - before;
     }
     r->next_sort = 0;
     r->writing = 0;
     r->done = 0;
-    r->total = r->n * (r->es[0] + r->es[1]);
-    r->threads = threads_for(r, r->src, all_threads);
+    r->total = r->n * (r->es[0] + (device_iota ? 0 : r->es[1]));
+    r->threads = threads_for(r, r->src, all_threads, device_iota);
     t[0] = now_s();
     st = gpusort__cpu_parallel_for(r->threads, (size_t)r->threads, in_task, r);
     t[1] = now_s();
@@ -428,7 +433,7 @@ static gpusort_status transfer_run(hd_run *r, int *out_started, double *t)
     r->done = 0;
     r->total = 0;
     for (int a = 0; a < 2; a++) if (r->dst[a].kind != END_NONE) r->total += r->n * r->es[a];
-    r->threads = threads_for(r, r->dst, all_threads);
+    r->threads = threads_for(r, r->dst, all_threads, 0);
     *out_started = 1;
     st = gpusort__cpu_parallel_for(r->threads, (size_t)r->threads, out_task, r);
     if (!st && r->failed) st = r->status;

@@ -10,7 +10,8 @@
  * host arrays; hoststream.c calls it with callbacks when ctx->ops->hostdev is set. Order of
  * the callbacks within one call (each run of a larger-than-device sort repeats 2-6):
  *   1. capacity                       (once: how many elements one device run may hold)
- *   2. chunk, begin                   (per run: its chunking; device buffers for the run)
+ *   2. chunk, begin, iota             (per run: its chunking; device buffers for the run;
+ *                                      argsort's indices)
  *   3. h2d ... / sort per chunk       (several host threads call h2d at once; sort is called
  *                                      by one thread at a time, chunks in order, once every
  *                                      h2d of the chunk has been called)
@@ -48,6 +49,9 @@ typedef struct gpusort__hostdev_ops {
     /* Device buffers for a run of n elements of d, sorted in chunks of `chunk` (n: one). */
     gpusort_status (*begin)(gpusort_ctx *ctx, const gpusort__sort_args *d, size_t n,
                             size_t chunk);
+    /* (optional) Argsort: make the run's values base + i (i < n) on the device, ordered before
+     * the sorts. NULL: hostdata.c makes them on the host and copies them like data. */
+    gpusort_status (*iota)(gpusort_ctx *ctx, size_t base, size_t n);
     /* Enqueue the copy of elements [first, first + count) of array `slot` (0 keys, 1 values)
      * from host `src` to the run's device buffer; then mark event ev (-1: none). */
     gpusort_status (*h2d)(gpusort_ctx *ctx, int slot, size_t first, size_t count,

@@ -431,6 +431,26 @@ static gpusort_status hd_h2d(gpusort_ctx *ctx, int slot, size_t first, size_t co
     return s;
 }
 
+/* v[i] = base + i: argsort's indices, made on the device before the chunks arrive, so that
+ * each chunk sorts as pairs whose values are already global positions (runs: base is the run's
+ * first element). */
+static __global__ void fill_iota(void *v, size_t base, size_t n, int wide)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        if (wide) ((uint64_t *)v)[i] = base + i;
+        else ((uint32_t *)v)[i] = (uint32_t)(base + i);
+    }
+}
+
+static gpusort_status hd_iota(gpusort_ctx *ctx, size_t base, size_t n)
+{
+    gpusort__cuda_impl *im = gpusort__cuda_impl_of(ctx);
+    const size_t blocks = (n + 255) / 256 < 4096 ? (n + 255) / 256 : 4096;
+    fill_iota<<<(unsigned)blocks, 256, 0, im->stream>>>(im->hd_buf[1], base, n, im->hd_es[1] == 8);
+    return gpusort__cuda_check(ctx, cudaGetLastError(), "fill_iota");
+}
+
 /* Chunk [first, first + count) in place, on the context's stream after every copy enqueued so
  * far (the chunk's among them: hostdata.c calls this once they all are). */
 static gpusort_status hd_sort(gpusort_ctx *ctx, const gpusort__sort_args *d, size_t first,
@@ -527,12 +547,12 @@ static gpusort_status hd_drain(gpusort_ctx *ctx)
 }
 
 extern "C" const gpusort__hostdev_ops gpusort__cuda_hostdev = {
-    hd_staging, hd_capacity_stream, hd_chunk, hd_begin, hd_h2d, hd_sort, hd_finish, hd_d2h,
-    hd_wait, hd_drain,
+    hd_staging, hd_capacity_stream, hd_chunk, hd_begin, hd_iota, hd_h2d, hd_sort, hd_finish,
+    hd_d2h, hd_wait, hd_drain,
 };
 static const gpusort__hostdev_ops host_arrays = {
-    hd_staging, hd_capacity_arrays, hd_chunk, hd_begin, hd_h2d, hd_sort, hd_finish, hd_d2h,
-    hd_wait, hd_drain,
+    hd_staging, hd_capacity_arrays, hd_chunk, hd_begin, hd_iota, hd_h2d, hd_sort, hd_finish,
+    hd_d2h, hd_wait, hd_drain,
 };
 
 extern "C" gpusort_status gpusort__cuda_sort_host(gpusort_ctx *ctx, const gpusort__sort_args *d,

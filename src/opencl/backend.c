@@ -801,7 +801,7 @@ static size_t hd_capacity(gpusort_ctx *ctx, const gpusort__sort_args *d)
 }
 
 static const gpusort__hostdev_ops hostdev_ops = {
-    hd_staging, hd_capacity, NULL, hd_begin, hd_h2d, hd_sort, hd_finish, hd_d2h, hd_wait,
+    hd_staging, hd_capacity, NULL, hd_begin, NULL, hd_h2d, hd_sort, hd_finish, hd_d2h, hd_wait,
     hd_drain,
 };
 
