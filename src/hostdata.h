@@ -44,7 +44,8 @@ typedef struct gpusort__hostdev_ops {
     /* The most elements of d one device run holds (keys, values and the sort's scratch). */
     size_t (*capacity)(gpusort_ctx *ctx, const gpusort__sort_args *d);
     /* The chunk length for a run of n elements of d (chunks sorted as they arrive, then
-     * merged on the device: finish), or 0 for one chunk. (optional: NULL = one chunk) */
+     * merged on the device: finish), or 0 for one chunk; direct: every array of the run is
+     * the device's to copy itself (no staging). (optional: NULL = one chunk) */
     size_t (*chunk)(gpusort_ctx *ctx, const gpusort__sort_args *d, size_t n, int direct);
     /* Device buffers for a run of n elements of d, sorted in chunks of `chunk` (n: one). */
     gpusort_status (*begin)(gpusort_ctx *ctx, const gpusort__sort_args *d, size_t n,
