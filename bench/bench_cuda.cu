@@ -27,13 +27,15 @@
  *     after) against CUB's temp_storage_bytes.
  * Reduce: ours returns the result to the host, so CUB is timed as DeviceReduce::Sum plus the copy
  * of its result to the host (column cub_ms); CUB's kernel alone is column cub_kernel_ms.
- * Host: 1 GiB of u32 keys in pageable and in pinned memory, sorted end to end with the host
- * pipeline on and off (same process, alternated) against a pinned copy in plus copy out (CUDA
- * events); the parts (copies alone, device sort); and the CPU/GPU crossover for host data.
+ * Host: 1 GiB of u32 keys, and 1 GiB of u64 keys + u32 values, in pinned and in pageable
+ * memory and through gpusort__sort_stream's callbacks, sorted end to end (src/hostdata.c)
+ * against a pinned copy in plus copy out of the same bytes (same process, alternated); the
+ * parts (copies alone, device sort); and the CPU/GPU crossover for host data.
  */
 #include "bench_cuda.h"
 #include "gpusort.h"
 #include "internal.h"
+#include "hoststream.h"
 #include "timing.h"
 
 #include <cub/cub.cuh>
@@ -580,12 +582,13 @@ static bool host_sorted(const uint32_t *p, size_t n)
     return true;
 }
 
-static void host_row(const char *op, size_t n, double ours, double peer, bool ok)
+static void host_row(const char *op, const char *type, size_t n, double bytes, double ours,
+                     double peer, bool ok)
 {
     Row row;
     row.suite = "host";
     row.op = op;
-    row.type = "u32";
+    row.type = type;
     row.dist = "uniform";
     row.n = n;
     row.ours_ms = ours;
@@ -593,7 +596,7 @@ static void host_row(const char *op, size_t n, double ours, double peer, bool ok
     row.cub_kernel_ms = 0;
     row.thrust_ms = 0;
     row.gkeys = n / (ours * 1e-3) / 1e9;
-    row.gbps = n * 4.0 * 2 / (ours * 1e-3) / 1e9;
+    row.gbps = bytes * 2 / (ours * 1e-3) / 1e9;
     row.ratio_cub = peer / ours;
     row.ratio_thrust = 0;
     row.ours_scratch = -1;
@@ -601,64 +604,166 @@ static void host_row(const char *op, size_t n, double ours, double peer, bool ok
     row.check = ok ? "ok" : "FAIL";
     if (!ok) g_failures++;
     g_rows.push_back(row);
-    printf("host %-28s 2^%-3d ours %9.3f ms %7.2f Gkeys/s | peer %9.3f ms x%5.3f | %s\n", op,
-           (int)__builtin_ctzll(n), ours, row.gkeys, peer, row.ratio_cub, row.check.c_str());
+    printf("host %-34s %-7s 2^%-3d ours %9.3f ms %7.2f Gkeys/s | peer %9.3f ms x%5.3f | %s\n", op,
+           type, (int)__builtin_ctzll(n), ours, row.gkeys, peer, row.ratio_cub, row.check.c_str());
     fflush(stdout);
 }
 
-/* Host data end to end, 1 GiB of u32: the host pipeline on and off (GPUSORT_CUDA_HOST_PIPELINE,
- * read by every call) against a bare pinned copy in + copy out, in pinned and in pageable
- * memory; contenders of a row group timed in alternation (time_interleaved: CUDA events on
- * g_stream around the call, which completes before returning; one warm-up, median of --runs).
- * Then the parts, for explaining the ratio: copy in alone, copy out alone, the device sort. */
+/* gpusort__sort_stream's callbacks over two host arrays per direction (keys, values). */
+struct mem_streams {
+    const char *in[2];
+    char *out[2];
+};
+static int mem_read(void *user, int stream, void *buf, uint64_t offset, size_t bytes)
+{
+    memcpy(buf, ((mem_streams *)user)->in[stream] + offset, bytes);
+    return 0;
+}
+static int mem_write(void *user, int stream, const void *buf, uint64_t offset, size_t bytes)
+{
+    memcpy(((mem_streams *)user)->out[stream] + offset, buf, bytes);
+    return 0;
+}
+
+/* Keys ascending (unsigned, ks bytes) and, with values (each the key's input position), every
+ * value naming an input key equal to its own key. */
+static bool host_check(const char *kin, const char *k, const char *v, size_t n, size_t ks,
+                       size_t vs)
+{
+    auto key = [&](const char *p, size_t i) {
+        return ks == 4 ? (uint64_t)((const uint32_t *)p)[i] : ((const uint64_t *)p)[i];
+    };
+    for (size_t i = 1; i < n; i++)
+        if (key(k, i - 1) > key(k, i)) return false;
+    for (size_t i = 0; vs && i < n; i++) {
+        const uint64_t j = vs == 4 ? ((const uint32_t *)v)[i] : ((const uint64_t *)v)[i];
+        if (j >= n || key(kin, j) != key(k, i)) return false;
+    }
+    return true;
+}
+
+/* One group of host-data contenders on n keys of kt (+ values of vt: the input positions),
+ * timed in alternation (time_interleaved: CUDA events on g_stream around each call, which
+ * completes before returning; one warm-up each, median of --runs):
+ *   copies      the peer: a bare pinned copy in + copy out of the same bytes (g_stream)
+ *   pinned      gpusort_sort(_pairs) on cudaMallocHost arrays (hostdata.c, chunks + merge)
+ *   pinned 1ch  the same with GPUSORT_CUDA_HOST_PIPELINE=0 (one chunk: copy, sort, copy)
+ *   pageable    malloc'd arrays, staged (default threads), and with 8 staging threads
+ *   stream      gpusort__sort_stream with memcpy callbacks from/to malloc'd arrays
+ * Each output is checked once after the timing; the stream's phase split is printed. */
+static void host_group(gpusort_type kt, gpusort_type vt, size_t n)
+{
+    const size_t ks = gpusort_type_size(kt), vs = vt == GPUSORT_TYPE_NONE ? 0 : gpusort_type_size(vt);
+    const size_t kb = n * ks, vb = n * vs, bytes = kb + vb;
+    char label[64];
+    snprintf(label, sizeof label, "%s%s%s", gpusort_type_name(kt), vs ? "+" : "",
+             vs ? gpusort_type_name(vt) : "");
+    char *pin_in[2] = {NULL, NULL}, *pin_out[2] = {NULL, NULL}, *dev = NULL;
+    char *pg_in[2] = {NULL, NULL}, *pg_out[2] = {NULL, NULL};
+    for (int a = 0; a < 2; a++) {
+        const size_t b = a ? vb : kb;
+        if (!b) continue;
+        CK(cudaMallocHost(&pin_in[a], b));
+        CK(cudaMallocHost(&pin_out[a], b));
+        pg_in[a] = (char *)malloc(b);
+        pg_out[a] = (char *)malloc(b);
+        if (!pg_in[a] || !pg_out[a]) {
+            fprintf(stderr, "bench_cuda: out of host memory\n");
+            exit(2);
+        }
+        memset(pg_out[a], 0, b);
+    }
+    CK(cudaMalloc(&dev, bytes));
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t x = mix64(g_seed + i * 0x632be59bd9b4e019ull);
+        if (ks == 4) ((uint32_t *)pin_in[0])[i] = (uint32_t)x;
+        else ((uint64_t *)pin_in[0])[i] = x;
+        if (vs == 4) ((uint32_t *)pin_in[1])[i] = (uint32_t)i;
+        else if (vs == 8) ((uint64_t *)pin_in[1])[i] = i;
+    }
+    for (int a = 0; a < 2; a++) if (pg_in[a]) memcpy(pg_in[a], pin_in[a], a ? vb : kb);
+    typedef std::function<void(int)> Fn;
+    const Fn copy = [&](int) {
+        CK(cudaMemcpyAsync(dev, pin_in[0], kb, cudaMemcpyHostToDevice, g_stream));
+        if (vb) CK(cudaMemcpyAsync(dev + kb, pin_in[1], vb, cudaMemcpyHostToDevice, g_stream));
+        CK(cudaMemcpyAsync(pin_out[0], dev, kb, cudaMemcpyDeviceToHost, g_stream));
+        if (vb) CK(cudaMemcpyAsync(pin_out[1], dev + kb, vb, cudaMemcpyDeviceToHost, g_stream));
+    };
+    auto knobs = [](const char *pipe, const char *threads) {
+        if (pipe) setenv("GPUSORT_CUDA_HOST_PIPELINE", pipe, 1);
+        else unsetenv("GPUSORT_CUDA_HOST_PIPELINE");
+        if (threads) setenv("GPUSORT_HOSTDATA_THREADS", threads, 1);
+        else unsetenv("GPUSORT_HOSTDATA_THREADS");
+    };
+    auto sort_fn = [&](char **in, char **out, const char *pipe, const char *threads) {
+        return Fn([=](int) {
+            knobs(pipe, threads);
+            if (vs)
+                GK(gpusort_sort_pairs(g_ctx, kt, vt, in[0], in[1], n, out[0], out[1],
+                                      GPUSORT_ORDER_ASC, GPUSORT_ALGORITHM_AUTO, 0));
+            else
+                GK(gpusort_sort(g_ctx, kt, in[0], n, out[0], GPUSORT_ORDER_ASC,
+                                GPUSORT_ALGORITHM_AUTO, 0));
+        });
+    };
+    mem_streams ms = {{pg_in[0], pg_in[1]}, {pg_out[0], pg_out[1]}};
+    gpusort__stream last;
+    const Fn stream = [&](int) {
+        knobs(NULL, NULL);
+        gpusort__stream s;
+        memset(&s, 0, sizeof s);
+        s.read = mem_read;
+        s.write = mem_write;
+        s.user = &ms;
+        GK(gpusort__sort_stream(g_ctx, kt, vt, n, &s, GPUSORT_ORDER_ASC, GPUSORT_ALGORITHM_AUTO, 0));
+        last = s;
+    };
+    const char *names[] = {"copies", "pinned vs copies", "pinned 1 chunk vs copies",
+                           "pageable vs copies", "pageable 8 thr vs copies",
+                           "stream (memcpy cb) vs copies"};
+    std::vector<Fn> fs = {copy, sort_fn(pin_in, pin_out, NULL, NULL),
+                          sort_fn(pin_in, pin_out, "0", NULL), sort_fn(pg_in, pg_out, NULL, NULL),
+                          sort_fn(pg_in, pg_out, NULL, "8"), stream};
+    const std::vector<double> t = time_interleaved(fs, label);
+    printf("host %s: bare pinned copy in + out %.3f ms\n", label, t[0]);
+    for (size_t c = 1; c < fs.size(); c++) {
+        char **out = c <= 2 ? pin_out : pg_out;
+        for (int a = 0; a < 2; a++) if (out[a]) memset(out[a], 0, a ? vb : kb);
+        fs[c](0);
+        host_row(names[c], label, n, (double)bytes, t[c], t[0],
+                 host_check(pin_in[0], out[0], out[1], n, ks, vs));
+    }
+    knobs(NULL, NULL);
+    printf("host %s stream phases (last call, s; they overlap): read %.4f to_device %.4f sort "
+           "%.4f from_device %.4f write %.4f\n",
+           label, last.seconds[GPUSORT__PHASE_READ], last.seconds[GPUSORT__PHASE_TO_DEVICE],
+           last.seconds[GPUSORT__PHASE_SORT], last.seconds[GPUSORT__PHASE_FROM_DEVICE],
+           last.seconds[GPUSORT__PHASE_WRITE]);
+    for (int a = 0; a < 2; a++) {
+        cudaFreeHost(pin_in[a]);
+        cudaFreeHost(pin_out[a]);
+        free(pg_in[a]);
+        free(pg_out[a]);
+    }
+    cudaFree(dev);
+}
+
+/* Host data end to end: 1 GiB of u32 keys, then 1 GiB of u64 keys with u32 values (host_group);
+ * then the parts of the u32 case, for explaining the ratio: copy in alone, copy out alone, the
+ * device sort; then the CPU/GPU crossover for host data. */
 static void suite_host()
 {
     const size_t n = g_quick ? (size_t)1 << 26 : (size_t)1 << 28; /* 1 GiB of u32 */
     const size_t bytes = n * 4;
+    host_group(GPUSORT_TYPE_U32, GPUSORT_TYPE_NONE, n);
+    host_group(GPUSORT_TYPE_U64, GPUSORT_TYPE_U32, n / 2);
     uint32_t *pin_in = NULL, *pin_out = NULL, *d = NULL, *d2 = NULL;
     CK(cudaMallocHost(&pin_in, bytes));
     CK(cudaMallocHost(&pin_out, bytes));
     CK(cudaMalloc(&d, bytes));
     CK(cudaMalloc(&d2, bytes));
     host_fill(pin_in, n, g_seed);
-    uint32_t *pg_in = (uint32_t *)malloc(bytes), *pg_out = (uint32_t *)malloc(bytes);
-    if (!pg_in || !pg_out) {
-        fprintf(stderr, "bench_cuda: out of host memory\n");
-        exit(2);
-    }
-    memcpy(pg_in, pin_in, bytes);
-    memset(pg_out, 0, bytes);
     typedef std::function<void(int)> Fn;
-    const Fn copy = [&](int) {
-        CK(cudaMemcpyAsync(d, pin_in, bytes, cudaMemcpyHostToDevice, g_stream));
-        CK(cudaMemcpyAsync(pin_out, d, bytes, cudaMemcpyDeviceToHost, g_stream));
-    };
-    auto sort_fn = [&](uint32_t *in, uint32_t *out, const char *pipe) {
-        return Fn([=](int) {
-            setenv("GPUSORT_CUDA_HOST_PIPELINE", pipe, 1);
-            GK(gpusort_sort(g_ctx, GPUSORT_TYPE_U32, in, n, out, GPUSORT_ORDER_ASC,
-                            GPUSORT_ALGORITHM_AUTO, 0));
-        });
-    };
-    const char *kinds[2] = {"pinned", "pageable"};
-    for (int k = 0; k < 2; k++) {
-        uint32_t *in = k ? pg_in : pin_in, *out = k ? pg_out : pin_out;
-        std::vector<Fn> fs = {copy, sort_fn(in, out, "1"), sort_fn(in, out, "0")};
-        /* every contender writes `out` (the copy writes pin_out): check the last sort alone */
-        const std::vector<double> t = time_interleaved(fs, kinds[k]);
-        memset(out, 0, bytes);
-        fs[1](0);
-        const bool ok_on = host_sorted(out, n);
-        memset(out, 0, bytes);
-        fs[2](0);
-        const bool ok_off = host_sorted(out, n);
-        printf("host %s: bare pinned copy in + out %.3f ms\n", kinds[k], t[0]);
-        host_row(k ? "pageable pipeline on vs copies" : "pinned pipeline on vs copies", n, t[1],
-                 t[0], ok_on);
-        host_row(k ? "pageable pipeline off vs copies" : "pinned pipeline off vs copies", n, t[2],
-                 t[0], ok_off);
-    }
-    unsetenv("GPUSORT_CUDA_HOST_PIPELINE");
     {
         /* The parts: copy in alone, copy out alone, the device sort alone (device pointers,
          * out of place from an unsorted buffer). */
@@ -679,8 +784,6 @@ static void suite_host()
     cudaFree(d2);
     cudaFreeHost(pin_in);
     cudaFreeHost(pin_out);
-    free(pg_in);
-    free(pg_out);
     const int runs = g_quick ? 3 : g_runs;
 
     /* Crossover: CPU backend vs the GPU round trip (algorithm RADIX forces the GPU). */
@@ -700,7 +803,7 @@ static void suite_host()
                             GPUSORT_ALGORITHM_RADIX, 0));
         }, runs);
         const bool ok = host_sorted(b, m);
-        host_row("pageable gpu vs cpu backend", m, t_gpu, t_cpu, ok);
+        host_row("pageable gpu vs cpu backend", "u32", m, m * 4.0, t_gpu, t_cpu, ok);
         if (!crossover && t_gpu < t_cpu) crossover = m;
         free(a);
         free(b);

@@ -72,7 +72,7 @@ static inline gpusort__scratch_query gpusort__sort_query(gpusort__call call,
     return q;
 }
 
-#define GPUSORT_BACKEND_OPS_VERSION 2
+#define GPUSORT_BACKEND_OPS_VERSION 3
 /* The arguments of gpusort_topk (one row: row_length == n) and gpusort_topk_batch, checked by
  * the core: 1 <= k <= row_length, n a multiple of row_length, at least one output, index_type
  * U32 or U64 when indices_out is given (NONE otherwise). Row r's results go to
@@ -147,6 +147,9 @@ typedef struct gpusort_backend_ops {
                                    size_t *bytes);
     /* (optional) top-k of one row or of rows (NULL: UNSUPPORTED). Every backend has one. */
     gpusort_status (*topk)(gpusort_ctx *ctx, const gpusort__topk_args *args);
+    /* (optional, version 3) the device operations of the host-data pipeline (hostdata.h);
+     * hoststream.c streams the caller's callbacks through them. NULL: no device. */
+    const struct gpusort__hostdev_ops *hostdev;
 } gpusort_backend_ops;
 
 /* Host scratch buffers kept between calls (src/cpu/memory.c): the large buffers the CPU

@@ -2,16 +2,23 @@
  * hoststream.c -- gpusort__sort_stream (hoststream.h): sort elements read through the
  * caller's callbacks and written back through them.
  *
- * This version serves every backend the same way: it reads the whole input into host memory
- * (several threads, each reading pieces of STREAM_PIECE_BYTES), sorts it there with
- * gpusort_sort / gpusort_sort_pairs (whatever the context's backend does with host arrays),
- * and writes it back the same way. A backend with a device may instead pull the pieces
- * through its own pinned buffers; it then takes over in gpusort__sort_stream before this
- * path.
+ * Two paths:
+ *   device     a backend with host-data operations (ctx->ops->hostdev: CUDA, OpenCL), flags
+ *              0, and n within one device run: src/hostdata.c pulls the input through the
+ *              backend's pinned staging buffers straight from the read callbacks (copies to
+ *              the device overlapping the reads), sorts on the device, and pushes the result
+ *              through the staging buffers straight into the write callbacks. The data never
+ *              sits in a pageable host array.
+ *   memory     every other case (the CPU backend, inputs larger than the device, AUTO
+ *              choosing the CPU for this size): the whole input is read into host memory
+ *              (several threads, pieces of STREAM_PIECE_BYTES), sorted there with gpusort_sort
+ *              / gpusort_sort_pairs (on a device backend, hostdata.c's runs + host merge), and
+ *              written back the same way.
  */
 #include "hoststream.h"
 #include "internal.h"
 #include "backend.h"
+#include "hostdata.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -118,6 +125,20 @@ gpusort_status gpusort__sort_stream(gpusort_ctx *ctx, gpusort_type key_type,
         return gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY,
                                   "sort_stream: %llu keys do not fit this address space",
                                   (unsigned long long)n);
+
+    const gpusort__hostdev_ops *hd = ctx->ops->hostdev;
+    if (hd && n > 0 && flags == 0 && (order == GPUSORT_ORDER_ASC || order == GPUSORT_ORDER_DESC) &&
+        algorithm >= GPUSORT_ALGORITHM_AUTO && algorithm < GPUSORT_ALGORITHM_COUNT_ &&
+        n <= (uint64_t)SIZE_MAX / (ksize + vsize)) {
+        gpusort__sort_args d = {key_type, NULL, NULL, value_type, NULL, NULL, (size_t)n,
+                                order, algorithm, flags};
+        if (hd->capacity(ctx, &d) >= n) {
+            ctx->last_error[0] = 0;
+            ctx->last_algorithm = algorithm;
+            return gpusort__hostdata_stream(ctx, hd, &d, s);
+        }
+        ctx->last_error[0] = 0;
+    }
 
     stream_pass p;
     memset(&p, 0, sizeof p);

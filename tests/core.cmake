@@ -152,3 +152,26 @@ add_test(NAME test_topk_cuda COMMAND test_topk --backend cuda)
 set_tests_properties(test_topk_cpu test_topk_opencl test_topk_cuda PROPERTIES TIMEOUT 900
                      LABELS "core")
 gpusort_skippable(test_topk_cpu test_topk_opencl test_topk_cuda)
+
+# ---- gpusort__sort_stream and the host-data pipeline (src/hoststream.c, src/hostdata.c) ----
+# Memory callbacks that check the contract, knobs that make pieces, runs and chunks small,
+# failing callbacks; per backend (the CPU takes the memory path; OpenCL, here PoCL, runs
+# hostdata.c's pipeline and its runs + host merge; CUDA also its chunks + device merge).
+gpusort_add_core_test_program(test_hoststream test_hoststream.c)
+foreach(backend cpu opencl cuda)
+  add_test(NAME test_hoststream_${backend} COMMAND test_hoststream --backend ${backend})
+  set_tests_properties(test_hoststream_${backend} PROPERTIES TIMEOUT 600 LABELS "core;${backend}")
+  gpusort_skippable(test_hoststream_${backend})
+endforeach()
+# CUDA with the radix sort named: the small sizes (AUTO gives them to the CPU) on the device too.
+add_test(NAME test_hoststream_cuda_radix COMMAND test_hoststream --backend cuda --algorithm radix)
+set_tests_properties(test_hoststream_cuda_radix PROPERTIES TIMEOUT 600 LABELS "core;cuda")
+gpusort_skippable(test_hoststream_cuda_radix)
+# Host arrays through the pipeline with small pieces, few threads and runs of 3000 keys
+# (keys, pairs, argsort's host-made indices; f64, the widest key): the cross-backend test on
+# PoCL (~5 s here; the other types take the same code path).
+add_test(NAME test_backends_opencl_hostdata
+         COMMAND test_backends --backend opencl --quick --no-cl-mem --max-n 20000 --filter f64/)
+set_tests_properties(test_backends_opencl_hostdata PROPERTIES TIMEOUT 900 LABELS "core;opencl"
+                     ENVIRONMENT "GPUSORT_OPENCL_HOST_RUN_KEYS=3000;GPUSORT_HOSTDATA_PIECE_BYTES=4000;GPUSORT_HOSTDATA_THREADS=3")
+gpusort_skippable(test_backends_opencl_hostdata)

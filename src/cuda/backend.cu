@@ -206,6 +206,10 @@ static void cuda_destroy(gpusort_ctx *ctx)
         if (im->copy_done[i]) cudaEventDestroy(im->copy_done[i]);
         if (im->copy_stream[i]) cudaStreamDestroy(im->copy_stream[i]);
     }
+    if (im->hd_stage) cudaFreeHost(im->hd_stage);
+    for (int i = 0; i < 2 * GPUSORT__HOSTDATA_MAX_THREADS; i++)
+        if (im->hd_ev[i]) cudaEventDestroy(im->hd_ev[i]);
+    if (im->hd_chunk_ready) cudaEventDestroy(im->hd_chunk_ready);
     if (im->ready) cudaEventDestroy(im->ready);
     for (int j = 0; j < GPUSORT_CUDA_HOST_PIPE_RANGES; j++)
         if (im->range_done[j]) cudaEventDestroy(im->range_done[j]);
@@ -226,6 +230,9 @@ static gpusort_status cuda_trim(gpusort_ctx *ctx)
         if (im->stage[i]) cudaFreeHost(im->stage[i]);
         im->stage[i] = NULL;
     }
+    if (im->hd_stage) cudaFreeHost(im->hd_stage);
+    im->hd_stage = NULL;
+    im->hd_stage_bytes = 0;
     return gpusort__cuda_check(ctx, cudaGetLastError(), "cudaFree");
 }
 
@@ -516,4 +523,5 @@ extern "C" const gpusort_backend_ops gpusort__cuda_ops = {
     gpusort__cuda_set_scratch,
     gpusort__cuda_scratch_size,
     gpusort__cuda_topk,
+    &gpusort__cuda_hostdev,
 };

@@ -40,6 +40,7 @@
 #define GPUSORT_CUDA_INTERNAL_H
 
 #include "backend.h"
+#include "hostdata.h"
 
 #include <cuda_runtime_api.h>
 
@@ -206,7 +207,15 @@ typedef struct gpusort__cuda_impl {
     cudaEvent_t range_done[GPUSORT_CUDA_HOST_PIPE_RANGES]; /* host pipeline: range j done */
     void *scratch[GPUSORT_CUDA_SCRATCH_COUNT];
     size_t scratch_bytes[GPUSORT_CUDA_SCRATCH_COUNT];
-    void *stage[2];                /* pinned staging (host.cu, allocated on first use) */
+    void *stage[2];                /* pinned staging of the segmented/reduce copies (host.cu) */
+    /* host data (host.cu's gpusort__cuda_hostdev, driven by src/hostdata.c) */
+    void *hd_stage;                /* pinned staging, kept between calls (trim frees it) */
+    size_t hd_stage_bytes;
+    cudaEvent_t hd_ev[2 * GPUSORT__HOSTDATA_MAX_THREADS]; /* staging buffer i's last copy */
+    cudaEvent_t hd_chunk_ready;    /* copies so far (a chunk's sort waits for it) */
+    char *hd_buf[2];               /* the run's keys, values (IO slots) */
+    char *hd_out[2];               /* where the sorted run is: hd_buf or the merge's buffers */
+    size_t hd_es[2];               /* element bytes of keys, values (0: none) */
     struct cudaDeviceProp props;
     const gpusort__cuda_tuning *tune; /* tuning.cu's row for the device (or the knob's) */
     int pdl;                       /* gpusort__cuda_pdl */
@@ -241,6 +250,8 @@ int gpusort__cuda_auto_on_cpu(gpusort_ctx *ctx, const gpusort__sort_args *d);
  * values_out) is page-locked (DMA without staging). Each call completes before returning. */
 gpusort_status gpusort__cuda_sort_host(gpusort_ctx *ctx, const gpusort__sort_args *d,
                                        const int *pinned);
+/* host.cu: the device operations of src/hostdata.c (also the backend table's hostdev). */
+extern const gpusort__hostdev_ops gpusort__cuda_hostdev;
 /* d_offsets: device memory (num_segments + 1 entries); keys and values in host memory. */
 gpusort_status gpusort__cuda_segmented_host(gpusort_ctx *ctx, const gpusort__sort_args *d,
                                             const uint64_t *d_offsets, size_t num_segments,

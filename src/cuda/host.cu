@@ -2,54 +2,42 @@
  * host.cu -- the CUDA backend's host-data paths: sorts, segmented sorts and reductions whose
  * arrays live in host memory go to the device, run there, and come back.
  *
- * Exports (cuda_internal.h): gpusort__cuda_sort_host, gpusort__cuda_segmented_host,
- * gpusort__cuda_reduce_host, gpusort__cuda_copy_h2d. backend.cu calls them after it has found
- * the call's pointers in host memory; every call completes before returning.
+ * Exports (cuda_internal.h): gpusort__cuda_sort_host, gpusort__cuda_hostdev (the device
+ * operations src/hostdata.c drives, also the backend table's `hostdev` for hoststream.c),
+ * gpusort__cuda_segmented_host, gpusort__cuda_reduce_host, gpusort__cuda_copy_h2d. backend.cu
+ * calls them after it has found the call's pointers in host memory; every call completes
+ * before returning.
  *
- * Copies. Pinned (registered or cudaHostAlloc'd) memory is copied directly by DMA. Pageable
- * memory goes through two pinned staging buffers owned by the context: the CPU fills one (8
- * threads) while the copy engine drains the other (two copy streams), so the memcpy into pinned
- * memory and the PCIe transfer overlap, in both directions.
- *
- * Which sort path runs when (gpusort__cuda_sort_host):
- *   CPU           AUTO below the host crossover of auto.cu: the CPU backend sorts.
- *   pipeline      n >= HOST_PIPE_MIN_KEYS (2^22) keys, algorithm AUTO, radix or merge, every
- *                 host array pinned (pageable ones only with GPUSORT_CUDA_HOST_PIPELINE=1:
- *                 host_pipe_chunk says why), the array fits on the device: host_pipeline. The
- *                 array goes in as (up to) 4 chunks; chunk c is copied in on a copy stream while
- *                 the device sorts chunk c - 1 in place (the device-data sort, waiting on the
- *                 chunk's copy event); the sorted chunks are merged on the device (merge.cu's
- *                 merge-path passes, gpusort__cuda_merge_runs: stable, ties take the earlier
- *                 chunk), and the last merge pass runs in 8 ranges of output tiles, each
- *                 followed by an event, so that the copy-out of range j overlaps the merge of
- *                 range j + 1. Exposed beyond the two copies: the last chunk's sort, the merge
- *                 passes but the last, and 1/8 of the last (the constants say why 4 and 8).
- *                 Argsort sorts the chunks as pairs with device-made global indices. 0.94 of a
- *                 bare pinned copy-in + copy-out for 1 GiB u32
- *                 (bench/results/device-final-2026-11-24.md).
- *   single shot   smaller n, pageable arrays, bitonic or rank named (chunks merged would not
- *                 be that sort), a caller's workspace set (gpusort_ctx_set_scratch: its size
- *                 is this path's), GPUSORT_CUDA_HOST_PIPELINE=0, or too little device memory for
- *                 the pipeline: host_run copies everything in, sorts, copies out; only the
- *                 copies' CPU and DMA halves overlap (0.88 of the bare copies for 1 GiB u32,
- *                 same file).
- *   runs + CPU    arrays larger than the device can hold (with the radix sort's alternate
- *                 buffers) are sorted in runs of the largest size that fits; the sorted runs
- *                 come back to a host buffer and are merged on the CPU with
- *                 gpusort__cpu_merge_runs. Why the CPU: a GPU merge of runs that do not fit on
- *                 the GPU together would send every byte over PCIe twice more; the CPU merge
- *                 reads and writes host memory once, at host bandwidth, while PCIe is the
- *                 bottleneck anyway.
- * Segmented sorts copy keys and values in, sort, and copy out. Reductions copy the data in
- * like the single shot; the CPU reduces data that does not fit.
- * A failed cudaMalloc gives OUT_OF_DEVICE_MEMORY, never a crash; on the sort path it makes the
- * runs smaller.
+ * Sorts (gpusort__cuda_sort_host): AUTO below the host crossover of auto.cu goes to the CPU
+ * backend; everything else is src/hostdata.c's pipeline over the operations below (hd_*):
+ *   copies      in on copy stream 0, out on copy stream 1, from several host threads; pinned
+ *               arrays are copied straight, pageable arrays and callbacks through hostdata.c's
+ *               staging, which is pinned memory kept by the context (hd_staging)
+ *   chunks      from HOST_PIPE_MIN_KEYS (2^22) keys with AUTO, radix or merge (hd_chunk): up
+ *               to 4 chunks, chunk c sorted in place (the device-data sort) on the context's
+ *               stream while chunk c + 1 is copied in; then merge.cu's merge passes
+ *               (gpusort__cuda_merge_runs: stable, ties to the earlier chunk), the last in 8
+ *               ranges each followed by an event, so that the copy-out of range j overlaps the
+ *               merge of range j + 1. Exposed beyond the two copies: the last chunk's sort, the
+ *               merge passes but the last, and 1/8 of the last. 0.94 of a bare pinned copy-in +
+ *               copy-out for 1 GiB u32 (bench/results/host-pipeline-2026-11-24.md).
+ *   one chunk   smaller n, bitonic or rank named (chunks merged would not be that sort), a
+ *               caller's workspace set (gpusort_ctx_set_scratch: sized for this), or
+ *               GPUSORT_CUDA_HOST_PIPELINE=0: copy in, sort, copy out.
+ *   runs        arrays larger than the device can hold (IO buffers + the radix sort's
+ *               alternate buffers, host_run_capacity) are sorted in runs and merged on the
+ *               CPU by hostdata.c (it says why the CPU).
+ * Segmented sorts copy keys and values in (gpusort__cuda_copy_h2d: pinned directly, pageable
+ * double-buffered through two 32 MiB staging buffers filled by 8 threads), sort, and copy out.
+ * Reductions copy the data in the same way; the CPU reduces data that does not fit.
+ * A failed cudaMalloc gives OUT_OF_DEVICE_MEMORY, never a crash; on the sort path hostdata.c
+ * then tries one chunk, then runs of half the size.
  *
  * Testing knobs (environment variables): GPUSORT_CUDA_HOST_RUN_KEYS=N caps host-path runs at N
  * keys, so that the runs + CPU merge path runs at test sizes; GPUSORT_CUDA_HOST_CHUNK_KEYS=N
- * makes the pipeline run at any n > N with chunks of the largest 4096 * 2^k <= N keys (several
- * chunks, merge passes and output ranges at test sizes); GPUSORT_CUDA_HOST_PIPELINE=0 turns the
- * pipeline off, =1 on for pageable arrays too (bench_cuda --suite host times both).
+ * makes chunks of the largest 4096 * 2^k <= N keys at any n > N (several chunks, merge passes
+ * and output ranges at test sizes); GPUSORT_CUDA_HOST_PIPELINE=0 sorts in one chunk (bench_cuda
+ * --suite host times both); hostdata.c's knobs set its piece size and threads.
  */
 #include "block_sort.h"
 #include "cpu/cpu.h"
@@ -65,7 +53,7 @@
 #define STAGE_BYTES ((size_t)32 << 20)
 #define STAGE_THREADS 8
 
-/* The host pipeline (host_pipeline below). From HOST_PIPE_MIN_KEYS keys on, the array goes to
+/* The chunks of the host-data pipeline (hd_chunk, hd_finish below). From HOST_PIPE_MIN_KEYS keys on, the array goes to
  * the device in HOST_PIPE_CHUNKS chunks (a power of two times 4096 keys each, so the chunks are
  * the merge's runs), and the last merge pass in HOST_PIPE_RANGES ranges.
  *   HOST_PIPE_MIN_KEYS 2^22 (16 MiB of u32): what the pipeline can hide is the sort's time
@@ -133,8 +121,7 @@ static gpusort_status stage_alloc(gpusort_ctx *ctx)
 
 /* Enqueue the copy of `bytes` from host `src` to device `dst` on the copy streams and make the
  * context's stream wait for it (work enqueued there afterwards sees the data). The copy streams
- * must already be ordered after earlier users of dst (gpusort__cuda_copy_h2d does that; the host
- * pipeline once for all its chunks). Pinned: one cudaMemcpyAsync on copy stream 0. Pageable:
+ * must already be ordered after earlier users of dst (gpusort__cuda_copy_h2d does that). Pinned: one cudaMemcpyAsync on copy stream 0. Pageable:
  * double-buffered through the staging buffers (stage_alloc'd by the caller), buffer b on copy
  * stream b; the call returns when the CPU has filled the last staging buffer, the DMAs may still
  * run. */
@@ -283,43 +270,7 @@ static gpusort_status copy_d2h(gpusort_ctx *ctx, void *dst, const void *src, siz
     return d2h_staged(ctx, &one, 1);
 }
 
-/* ---- sorts ---- */
-
-/* One run of the host path: elements [off, off + m) of d go to the device, are sorted there and
- * come back to keys_out/values_out (host, same offsets), which may be d's outputs or a host
- * temporary. */
-static gpusort_status host_run(gpusort_ctx *ctx, const gpusort__sort_args *d, size_t off, size_t m,
-                               void *keys_out, void *values_out, const int *pinned)
-{
-    size_t ks = gpusort_type_size(d->key_type);
-    size_t vs = d->value_type == GPUSORT_TYPE_NONE ? 0 : gpusort_type_size(d->value_type);
-    gpusort_status s;
-    void *dk = gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_IO_KEYS, m * ks);
-    if (!dk) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
-    void *dv = NULL;
-    if (vs) {
-        dv = gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_IO_VALUES, m * vs);
-        if (!dv) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
-    }
-    if ((s = gpusort__cuda_copy_h2d(ctx, dk, (const char *)d->keys_in + off * ks, m * ks,
-                                    pinned[0])))
-        return s;
-    if (vs && d->values_in &&
-        (s = gpusort__cuda_copy_h2d(ctx, dv, (const char *)d->values_in + off * vs, m * vs,
-                                    pinned[2])))
-        return s;
-    gpusort__sort_args dd = *d;
-    dd.keys_in = dk;
-    dd.keys_out = dk;
-    dd.values_in = d->values_in ? dv : NULL;
-    dd.values_out = dv;
-    dd.n = m;
-    if ((s = gpusort__cuda_dispatch(ctx, &dd))) return s;
-    if (keys_out && (s = copy_d2h(ctx, (char *)keys_out + off * ks, dk, m * ks, pinned[1])))
-        return s;
-    if (vs && (s = copy_d2h(ctx, (char *)values_out + off * vs, dv, m * vs, pinned[3]))) return s;
-    return GPUSORT_STATUS_SUCCESS;
-}
+/* ---- sorts: the device operations of hostdata.c ---- */
 
 /* The largest run of the host path that fits on the device with the sort's scratch: the IO
  * buffers plus the radix sort's alternate buffers, 2 * (K + V) bytes a key. */
@@ -342,266 +293,274 @@ static size_t host_run_capacity(gpusort_ctx *ctx, size_t per_key)
     return cap_knob && cap_knob < cap ? cap_knob : cap;
 }
 
-/* ---- the host pipeline ---- */
-
-/* v[i] = i: argsort's indices, made on the device before the chunks arrive, so that each chunk
- * sorts as pairs whose values are already global positions. */
-static __global__ void fill_iota(void *v, size_t n, int wide)
+/* The chunk length of a run of n keys, or 0 for one chunk: algorithms other than radix, merge
+ * and AUTO (bitonic or rank named: chunks merged would not be that sort), a caller's workspace
+ * (sized for one chunk), GPUSORT_CUDA_HOST_PIPELINE=0 (bench_cuda --suite host times both), n
+ * below HOST_PIPE_MIN_KEYS. A chunk is 4096 * 2^k keys (the merge passes' run widths): the
+ * smallest with at most HOST_PIPE_CHUNKS chunks. Testing knob: GPUSORT_CUDA_HOST_CHUNK_KEYS=N
+ * takes the largest such length <= N (at least 4096) at any n, so that several chunks and
+ * merge passes run at test sizes. */
+static size_t hd_chunk(gpusort_ctx *ctx, const gpusort__sort_args *d, size_t n, int direct)
 {
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x) {
-        if (wide) ((uint64_t *)v)[i] = i;
-        else ((uint32_t *)v)[i] = (uint32_t)i;
-    }
-}
-
-/* The chunk length of the host pipeline for d, or 0 where the single-shot path runs: algorithms
- * other than radix, merge and AUTO (bitonic or rank named: chunks merged would not be that sort),
- * GPUSORT_CUDA_HOST_PIPELINE=0 (bench_cuda --suite host times both), n below HOST_PIPE_MIN_KEYS,
- * pageable arrays unless asked for (below).
- * A chunk is 4096 * 2^k keys (the merge passes' run widths): the smallest with at most
- * HOST_PIPE_CHUNKS chunks. Testing knob: GPUSORT_CUDA_HOST_CHUNK_KEYS=N takes the largest such
- * length <= N (at least 4096) at any n, so that several chunks and merge passes run at test
- * sizes. */
-static size_t host_pipe_chunk(const gpusort__sort_args *d, const int *pinned)
-{
+    (void)direct;
     if (d->algorithm != GPUSORT_ALGORITHM_AUTO && d->algorithm != GPUSORT_ALGORITHM_RADIX &&
         d->algorithm != GPUSORT_ALGORITHM_MERGE)
         return 0;
+    if (gpusort__cuda_impl_of(ctx)->ws) return 0;
     const char *ab = getenv("GPUSORT_CUDA_HOST_PIPELINE");
     if (ab && !strcmp(ab, "0")) return 0;
     const char *knob = getenv("GPUSORT_CUDA_HOST_CHUNK_KEYS");
     const size_t want = knob ? (size_t)strtoull(knob, NULL, 10) : 0;
-    /* Pageable arrays: only when asked (GPUSORT_CUDA_HOST_PIPELINE=1, or the chunk knob). Their
-     * round trip is bound by the CPU's copies into staging (70-120 ms for 1 GiB against 39 ms
-     * of DMA), and the pipeline showed no gain over the single shot there
-     * (bench/results/host-pipeline-2026-11-24.md). */
-    const int all_pinned = pinned[0] && (!d->keys_out || pinned[1]) &&
-                           (d->value_type == GPUSORT_TYPE_NONE ||
-                            ((!d->values_in || pinned[2]) && pinned[3]));
-    if (!all_pinned && !want && !(ab && !strcmp(ab, "1"))) return 0;
     size_t m = GPUSORT_CUDA_BLOCK_TILE;
     if (want) {
         while (m * 2 <= want) m *= 2;
     } else {
-        if (d->n < HOST_PIPE_MIN_KEYS) return 0;
-        while (m * HOST_PIPE_CHUNKS < d->n) m *= 2;
+        if (n < HOST_PIPE_MIN_KEYS) return 0;
+        while (m * HOST_PIPE_CHUNKS < n) m *= 2;
     }
-    return d->n > m ? m : 0;
+    return n > m ? m : 0;
 }
 
-/* Wait for everything the pipeline enqueued (an error path must not leave DMAs running into
- * staging buffers or scratch that the next call reuses). */
-static void pipe_drain(gpusort__cuda_impl *im)
-{
-    cudaStreamSynchronize(im->copy_stream[0]);
-    cudaStreamSynchronize(im->copy_stream[1]);
-    cudaStreamSynchronize(im->stream);
-    (void)cudaGetLastError();
-}
-
-/* Sort host data through the device in chunks of m keys (host_pipe_chunk):
- *   1. copy chunk c in (copy streams) while the device sorts chunk c - 1 (the device-data sort,
- *      in place in IO_KEYS/IO_VALUES, on the context's stream after chunk c's copy event);
- *   2. merge the sorted chunks (gpusort__cuda_merge_runs, ping-pong with KEYS/VALUES); its last
- *      pass in HOST_PIPE_RANGES ranges, each followed by an event;
- *   3. copy range j out (copy streams, gated by its event) while range j + 1 merges.
- * Argsort sorts pairs: its indices are made on the device (fill_iota) while chunk 0 arrives.
- * OUT_OF_DEVICE_MEMORY (scratch or staging not to be had) leaves the host arrays untouched and
- * the device idle, so the caller can take the single-shot path; the call completes before
- * returning. */
-static gpusort_status host_pipeline(gpusort_ctx *ctx, const gpusort__sort_args *d,
-                                    const int *pinned, size_t m)
+static void *hd_staging(gpusort_ctx *ctx, size_t bytes)
 {
     gpusort__cuda_impl *im = gpusort__cuda_impl_of(ctx);
-    const size_t n = d->n;
+    cudaSetDevice(im->device);
+    if (im->hd_stage_bytes < bytes) {
+        if (im->hd_stage) cudaFreeHost(im->hd_stage);
+        im->hd_stage = NULL;
+        im->hd_stage_bytes = 0;
+        if (cudaHostAlloc(&im->hd_stage, bytes, cudaHostAllocDefault) != cudaSuccess) {
+            (void)cudaGetLastError();
+            im->hd_stage = NULL;
+            return NULL;
+        }
+        im->hd_stage_bytes = bytes;
+    }
+    return im->hd_stage;
+}
+
+/* The most keys of d one run holds. Host arrays (gpusort__cuda_sort_host, inside the entry
+ * point's workspace_enter): a caller's workspace holds whatever the call was sized for
+ * (scratch.cu sized it for one run of n). */
+static size_t hd_capacity_arrays(gpusort_ctx *ctx, const gpusort__sort_args *d)
+{
+    if (gpusort__cuda_impl_of(ctx)->ws) return (size_t)-1;
     const size_t ks = gpusort_type_size(d->key_type);
     const size_t vs = d->value_type == GPUSORT_TYPE_NONE ? 0 : gpusort_type_size(d->value_type);
-    const int argsort = vs && !d->values_in;
-    gpusort_status s;
-    char *dk = (char *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_IO_KEYS, n * ks);
-    char *dv = vs ? (char *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_IO_VALUES, n * vs)
-                  : NULL;
-    /* The merge's ping-pong buffers, taken now at full size: the chunk sorts then find their
-     * alternate buffers there and no scratch grows (cudaFree waits for the device) mid-way. */
-    char *ak = (char *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_KEYS, n * ks);
-    char *av = vs ? (char *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_VALUES, n * vs)
-                  : NULL;
-    if (!dk || !ak || (vs && (!dv || !av))) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
-    const int pageable = !pinned[0] || (d->keys_out && !pinned[1]) ||
-                         (vs && d->values_in && !pinned[2]) || (vs && !pinned[3]);
-    if (pageable && stage_alloc(ctx)) /* no pinned memory: the single-shot path copies without */
-        return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
+    return host_run_capacity(ctx, ks + vs);
+}
 
+/* The same for hoststream.c, which comes in without an entry point: it makes the context's
+ * device current, and answers 0 (hoststream.c then reads into memory and calls gpusort_sort,
+ * which decides) where AUTO gives the keys to the CPU or a caller's workspace is set (only an
+ * entry point fits a call into it). */
+static size_t hd_capacity_stream(gpusort_ctx *ctx, const gpusort__sort_args *d)
+{
+    gpusort__cuda_impl *im = gpusort__cuda_impl_of(ctx);
+    if (cudaSetDevice(im->device) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    if (d->algorithm == GPUSORT_ALGORITHM_AUTO && gpusort__cuda_auto_on_cpu(ctx, d)) return 0;
+    if (im->ws) return 0;
+    return hd_capacity_arrays(ctx, d);
+}
+
+/* The run's buffers: IO slots for the data; with chunks, the merge's ping-pong buffers at full
+ * size now (the chunk sorts then find their alternate buffers there and no scratch grows --
+ * cudaFree waits for the device -- mid-way). On a full device our other scratch goes first. */
+static gpusort_status hd_begin(gpusort_ctx *ctx, const gpusort__sort_args *d, size_t n,
+                               size_t chunk)
+{
+    gpusort__cuda_impl *im = gpusort__cuda_impl_of(ctx);
+    gpusort_status s;
+    if ((s = gpusort__cuda_check(ctx, cudaSetDevice(im->device), "cudaSetDevice"))) return s;
+    im->hd_es[0] = gpusort_type_size(d->key_type);
+    im->hd_es[1] = d->value_type == GPUSORT_TYPE_NONE ? 0 : gpusort_type_size(d->value_type);
+    for (int i = 0; i < 2 * GPUSORT__HOSTDATA_MAX_THREADS; i++)
+        if (!im->hd_ev[i] &&
+            (s = gpusort__cuda_check(ctx, cudaEventCreateWithFlags(&im->hd_ev[i],
+                                                                   cudaEventDisableTiming),
+                                     "cudaEventCreate")))
+            return s;
+    if (!im->hd_chunk_ready &&
+        (s = gpusort__cuda_check(ctx, cudaEventCreateWithFlags(&im->hd_chunk_ready,
+                                                               cudaEventDisableTiming),
+                                 "cudaEventCreate")))
+        return s;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        const size_t es0 = im->hd_es[0], es1 = im->hd_es[1];
+        im->hd_buf[0] = (char *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_IO_KEYS, n * es0);
+        im->hd_buf[1] = es1 ? (char *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_IO_VALUES,
+                                                            n * es1)
+                            : NULL;
+        int ok = im->hd_buf[0] && (!es1 || im->hd_buf[1]);
+        if (ok && chunk < n)
+            ok = gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_KEYS, n * es0) &&
+                 (!es1 || gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_VALUES, n * es1));
+        if (ok) break;
+        if (attempt || im->ws) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
+        ctx->last_error[0] = 0;
+        cudaStreamSynchronize(im->stream);
+        gpusort__cuda_scratch_release(im);
+    }
+    im->hd_out[0] = im->hd_buf[0];
+    im->hd_out[1] = im->hd_buf[1];
     /* Earlier work on the stream may still use the buffers: the copy streams wait for it. */
     cudaEventRecord(im->ready, im->stream);
     for (int i = 0; i < 2; i++) cudaStreamWaitEvent(im->copy_stream[i], im->ready, 0);
-    if (argsort) {
-        const size_t blocks = (n + 255) / 256 < 4096 ? (n + 255) / 256 : 4096;
-        fill_iota<<<(unsigned)blocks, 256, 0, im->stream>>>(dv, n, vs == 8);
-        if ((s = gpusort__cuda_check(ctx, cudaGetLastError(), "fill_iota"))) goto fail;
-    }
-    for (size_t off = 0; off < n; off += m) {
-        const size_t mc = n - off < m ? n - off : m;
-        if ((s = h2d_enqueue(ctx, dk + off * ks, (const char *)d->keys_in + off * ks, mc * ks,
-                             pinned[0])))
-            goto fail;
-        if (vs && !argsort &&
-            (s = h2d_enqueue(ctx, dv + off * vs, (const char *)d->values_in + off * vs, mc * vs,
-                             pinned[2])))
-            goto fail;
-        gpusort__sort_args cd = *d;
-        cd.keys_in = cd.keys_out = dk + off * ks;
-        cd.values_in = cd.values_out = vs ? dv + off * vs : NULL;
-        cd.n = mc;
-        if ((s = gpusort__cuda_dispatch(ctx, &cd))) goto fail;
-    }
-    {
-        /* The ping-pong buffers again: a chunk sort whose scratch outgrew them (a bitonic item
-         * of key + index, with a test knob's n barely above m) has replaced them. */
-        ak = (char *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_KEYS, n * ks);
-        av = vs ? (char *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_VALUES, n * vs) : NULL;
-        if (!ak || (vs && !av)) {
-            s = GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
-            goto fail;
-        }
-        gpusort__sort_args md = *d;
-        md.keys_out = dk;
-        md.values_out = dv;
-        uint64_t end[HOST_PIPE_RANGES];
-        int alt = 0;
-        if ((s = gpusort__cuda_merge_runs(ctx, &md, m, ak, av, im->range_done, end,
-                                          HOST_PIPE_RANGES, &alt)))
-            goto fail;
-        const char *rk = alt ? ak : dk, *rv = alt ? av : dv;
-        /* Copy-out: pinned arrays by one DMA per range on copy stream 0; pageable ones through
-         * staging (d2h_staged), both gated by the range's event. */
-        d2h_seg seg[2 * HOST_PIPE_RANGES];
-        size_t nseg = 0;
-        for (int j = 0; j < HOST_PIPE_RANGES; j++) {
-            const size_t lo = j ? end[j - 1] : 0, cnt = end[j] - lo;
-            for (int a = 0; a < 2 && cnt; a++) {
-                const size_t es = a ? vs : ks;
-                char *dst = (char *)(a ? d->values_out : d->keys_out);
-                if (!es || !dst) continue;
-                const char *src = (a ? rv : rk) + lo * es;
-                if (pinned[a ? 3 : 1]) {
-                    cudaStreamWaitEvent(im->copy_stream[0], im->range_done[j], 0);
-                    if ((s = gpusort__cuda_check(ctx, cudaMemcpyAsync(dst + lo * es, src, cnt * es,
-                                                                      cudaMemcpyDeviceToHost,
-                                                                      im->copy_stream[0]),
-                                                 "cudaMemcpyAsync (device to host)")))
-                        goto fail;
-                } else {
-                    const d2h_seg g = {dst + lo * es, src, cnt * es, im->range_done[j]};
-                    seg[nseg++] = g;
-                }
-            }
-        }
-        if ((s = d2h_staged(ctx, seg, nseg))) goto fail;
-        if ((s = gpusort__cuda_check(ctx, cudaStreamSynchronize(im->copy_stream[0]),
-                                     "cudaStreamSynchronize (copy-out)")))
-            goto fail;
-        return gpusort__cuda_check(ctx, cudaStreamSynchronize(im->stream),
-                                   "cudaStreamSynchronize");
-    }
-fail:
-    /* OUT_OF_DEVICE_MEMORY comes only from scratch (chunk sorts, merge), before the copy-out:
-     * once the device is drained the host arrays are untouched, and the caller may retry. */
-    pipe_drain(im);
+    return gpusort__cuda_check(ctx, cudaGetLastError(), "host data: begin");
+}
+
+/* Copies in go on copy stream 0, copies out on copy stream 1, from whichever host thread;
+ * each thread first makes the context's device its own. */
+static gpusort_status hd_h2d(gpusort_ctx *ctx, int slot, size_t first, size_t count,
+                             const void *src, int ev)
+{
+    gpusort__cuda_impl *im = gpusort__cuda_impl_of(ctx);
+    const size_t es = im->hd_es[slot];
+    cudaSetDevice(im->device);
+    gpusort_status s = gpusort__cuda_check(ctx, cudaMemcpyAsync(im->hd_buf[slot] + first * es,
+                                                                src, count * es,
+                                                                cudaMemcpyHostToDevice,
+                                                                im->copy_stream[0]),
+                                           "cudaMemcpyAsync (host to device)");
+    if (!s && ev >= 0)
+        s = gpusort__cuda_check(ctx, cudaEventRecord(im->hd_ev[ev], im->copy_stream[0]),
+                                "cudaEventRecord");
     return s;
 }
+
+/* v[i] = base + i: argsort's indices, made on the device before the chunks arrive, so that
+ * each chunk sorts as pairs whose values are already global positions (runs: base is the run's
+ * first element). */
+static __global__ void fill_iota(void *v, size_t base, size_t n, int wide)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        if (wide) ((uint64_t *)v)[i] = base + i;
+        else ((uint32_t *)v)[i] = (uint32_t)(base + i);
+    }
+}
+
+static gpusort_status hd_iota(gpusort_ctx *ctx, size_t base, size_t n)
+{
+    gpusort__cuda_impl *im = gpusort__cuda_impl_of(ctx);
+    const size_t blocks = (n + 255) / 256 < 4096 ? (n + 255) / 256 : 4096;
+    fill_iota<<<(unsigned)blocks, 256, 0, im->stream>>>(im->hd_buf[1], base, n, im->hd_es[1] == 8);
+    return gpusort__cuda_check(ctx, cudaGetLastError(), "fill_iota");
+}
+
+/* Chunk [first, first + count) in place, on the context's stream after every copy enqueued so
+ * far (the chunk's among them: hostdata.c calls this once they all are). */
+static gpusort_status hd_sort(gpusort_ctx *ctx, const gpusort__sort_args *d, size_t first,
+                              size_t count)
+{
+    gpusort__cuda_impl *im = gpusort__cuda_impl_of(ctx);
+    cudaSetDevice(im->device);
+    cudaEventRecord(im->hd_chunk_ready, im->copy_stream[0]);
+    cudaStreamWaitEvent(im->stream, im->hd_chunk_ready, 0);
+    gpusort__sort_args cd = *d;
+    cd.keys_in = cd.keys_out = im->hd_buf[0] + first * im->hd_es[0];
+    cd.values_in = cd.values_out = im->hd_es[1] ? im->hd_buf[1] + first * im->hd_es[1] : NULL;
+    cd.n = count;
+    return gpusort__cuda_dispatch(ctx, &cd);
+}
+
+/* One chunk: one range, ready when the sort is. Several: merge.cu merges them, its last pass
+ * in HOST_PIPE_RANGES ranges, each with its event. */
+static int hd_finish(gpusort_ctx *ctx, const gpusort__sort_args *d, size_t n, size_t chunk,
+                     uint64_t *range_end, int ranges, gpusort_status *status)
+{
+    gpusort__cuda_impl *im = gpusort__cuda_impl_of(ctx);
+    if (chunk >= n) {
+        range_end[0] = n;
+        *status = gpusort__cuda_check(ctx, cudaEventRecord(im->range_done[0], im->stream),
+                                      "cudaEventRecord");
+        return *status ? 0 : 1;
+    }
+    /* The ping-pong buffers again: a chunk sort whose scratch outgrew them (a bitonic item of
+     * key + index, with a test knob's n barely above the chunk) has replaced them. */
+    const size_t es0 = im->hd_es[0], es1 = im->hd_es[1];
+    char *ak = (char *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_KEYS, n * es0);
+    char *av = es1 ? (char *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_VALUES, n * es1)
+                   : NULL;
+    if (!ak || (es1 && !av)) {
+        *status = GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
+        return 0;
+    }
+    gpusort__sort_args md = *d;
+    md.keys_out = im->hd_buf[0];
+    md.values_out = im->hd_buf[1];
+    uint64_t end[HOST_PIPE_RANGES];
+    int alt = 0;
+    const int r = ranges < HOST_PIPE_RANGES ? ranges : HOST_PIPE_RANGES;
+    if ((*status = gpusort__cuda_merge_runs(ctx, &md, chunk, ak, av, im->range_done, end, r,
+                                            &alt)))
+        return 0;
+    if (alt) {
+        im->hd_out[0] = ak;
+        im->hd_out[1] = av;
+    }
+    for (int j = 0; j < r; j++) range_end[j] = end[j];
+    return r;
+}
+
+static gpusort_status hd_d2h(gpusort_ctx *ctx, int slot, size_t first, size_t count, void *dst,
+                             int gate, int ev)
+{
+    gpusort__cuda_impl *im = gpusort__cuda_impl_of(ctx);
+    const size_t es = im->hd_es[slot];
+    cudaSetDevice(im->device);
+    cudaStreamWaitEvent(im->copy_stream[1], im->range_done[gate], 0);
+    gpusort_status s = gpusort__cuda_check(ctx, cudaMemcpyAsync(dst, im->hd_out[slot] + first * es,
+                                                                count * es,
+                                                                cudaMemcpyDeviceToHost,
+                                                                im->copy_stream[1]),
+                                           "cudaMemcpyAsync (device to host)");
+    if (!s && ev >= 0)
+        s = gpusort__cuda_check(ctx, cudaEventRecord(im->hd_ev[ev], im->copy_stream[1]),
+                                "cudaEventRecord");
+    return s;
+}
+
+static gpusort_status hd_wait(gpusort_ctx *ctx, int ev)
+{
+    gpusort__cuda_impl *im = gpusort__cuda_impl_of(ctx);
+    cudaSetDevice(im->device);
+    return gpusort__cuda_check(ctx, cudaEventSynchronize(im->hd_ev[ev]), "cudaEventSynchronize");
+}
+
+/* Everything enqueued done (an error path must not leave DMAs running into staging buffers or
+ * scratch that the next call reuses). */
+static gpusort_status hd_drain(gpusort_ctx *ctx)
+{
+    gpusort__cuda_impl *im = gpusort__cuda_impl_of(ctx);
+    cudaSetDevice(im->device);
+    cudaError_t e0 = cudaStreamSynchronize(im->copy_stream[0]);
+    cudaError_t e1 = cudaStreamSynchronize(im->copy_stream[1]);
+    cudaError_t e2 = cudaStreamSynchronize(im->stream);
+    cudaError_t e = e0 ? e0 : e1 ? e1 : e2;
+    if (!e) e = cudaGetLastError();
+    else (void)cudaGetLastError();
+    return gpusort__cuda_check(ctx, e, "cudaStreamSynchronize (host data)");
+}
+
+extern "C" const gpusort__hostdev_ops gpusort__cuda_hostdev = {
+    hd_staging, hd_capacity_stream, hd_chunk, hd_begin, hd_iota, hd_h2d, hd_sort, hd_finish,
+    hd_d2h, hd_wait, hd_drain,
+};
+static const gpusort__hostdev_ops host_arrays = {
+    hd_staging, hd_capacity_arrays, hd_chunk, hd_begin, hd_iota, hd_h2d, hd_sort, hd_finish,
+    hd_d2h, hd_wait, hd_drain,
+};
 
 extern "C" gpusort_status gpusort__cuda_sort_host(gpusort_ctx *ctx, const gpusort__sort_args *d,
                                                   const int *pinned)
 {
     if (d->algorithm == GPUSORT_ALGORITHM_AUTO && gpusort__cuda_auto_on_cpu(ctx, d))
         return gpusort__cpu_sort(ctx, d);
-    /* A caller's workspace holds the single shot's buffers (scratch.cu sized it so). */
-    if (gpusort__cuda_impl_of(ctx)->ws)
-        return host_run(ctx, d, 0, d->n, d->keys_out, d->values_out, pinned);
-    size_t n = d->n;
-    size_t ks = gpusort_type_size(d->key_type);
-    size_t vs = d->value_type == GPUSORT_TYPE_NONE ? 0 : gpusort_type_size(d->value_type);
-    size_t cap = host_run_capacity(ctx, ks + vs);
-    if (n <= cap) {
-        gpusort_status s;
-        const size_t m = host_pipe_chunk(d, pinned);
-        if (m) {
-            s = host_pipeline(ctx, d, pinned, m);
-            if (s != GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY) return s;
-            ctx->last_error[0] = 0; /* host arrays untouched: try the single-shot path */
-        }
-        s = host_run(ctx, d, 0, n, d->keys_out, d->values_out, pinned);
-        if (s != GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY) return s;
-        ctx->last_error[0] = 0;
-        cap = n / 2; /* someone else took the memory meanwhile: fall through to runs */
-    }
-    if (cap == 0 || (cap < 1024 && !getenv("GPUSORT_CUDA_HOST_RUN_KEYS")))
-        return gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY,
-                                  "too little device memory for host data of %zu keys", n);
-    if (d->algorithm != GPUSORT_ALGORITHM_AUTO && d->algorithm != GPUSORT_ALGORITHM_RADIX &&
-        d->algorithm != GPUSORT_ALGORITHM_MERGE)
-        return gpusort__set_error(ctx, GPUSORT_STATUS_UNSUPPORTED,
-                                  "%zu keys do not fit on the device for this algorithm", n);
-
-    /* Runs: sorted on the device into host temporaries, then merged on the CPU. */
-    gpusort__cuda_scratch_release(gpusort__cuda_impl_of(ctx));
-    {
-        size_t again = host_run_capacity(ctx, ks + vs);
-        cap = again < cap || cap >= n ? again : cap;
-    }
-    if (cap == 0)
-        return gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY,
-                                  "too little device memory for host data of %zu keys", n);
-    size_t runs = (n + cap - 1) / cap;
-    gpusort__sort_args rd = *d;
-    char *tk = (char *)malloc(n * ks);
-    char *tv = vs ? (char *)malloc(n * vs) : NULL;
-    char *iota = (vs && !d->values_in) ? (char *)malloc(n * vs) : NULL;
-    uint64_t *offs = (uint64_t *)malloc((runs + 1) * sizeof *offs);
-    int tpin[4] = {pinned[0], 0, pinned[2], 0};
-    gpusort_status s = GPUSORT_STATUS_SUCCESS;
-    if (!tk || (vs && !tv) || (vs && !d->values_in && !iota) || !offs) {
-        s = gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY,
-                               "host temporaries for %zu keys in %zu runs", n, runs);
-        goto done;
-    }
-    if (iota) { /* argsort in runs: the runs sort pairs whose values are the global indices */
-        if (vs == 4) for (size_t i = 0; i < n; i++) ((uint32_t *)iota)[i] = (uint32_t)i;
-        else for (size_t i = 0; i < n; i++) ((uint64_t *)iota)[i] = i;
-        rd.values_in = iota;
-        tpin[2] = 0;
-    }
-    for (size_t r = 0; r < runs; r++) {
-        size_t off = r * cap, m = n - off < cap ? n - off : cap;
-        offs[r] = off;
-        if ((s = host_run(ctx, &rd, off, m, tk, tv, tpin))) goto done;
-    }
-    offs[runs] = n;
-    {
-        gpusort__sort_args md = *d;
-        md.keys_in = tk;
-        md.values_in = tv;
-        /* argsort: keys_out may be NULL; merge the keys into the key temporary's twin. */
-        char *mk = NULL;
-        if (!md.keys_out) {
-            mk = (char *)malloc(n * ks);
-            if (!mk) {
-                s = gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY, "merge keys");
-                goto done;
-            }
-            md.keys_out = mk;
-        }
-        s = gpusort__cpu_merge_runs(ctx, &md, offs, runs);
-        free(mk);
-    }
-done:
-    free(tk);
-    free(tv);
-    free(iota);
-    free(offs);
-    return s;
+    return gpusort__hostdata_sort(ctx, &host_arrays, d, pinned);
 }
 
 /* ---- segmented sort and reduce ---- */

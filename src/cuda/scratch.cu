@@ -200,13 +200,16 @@ static size_t scratch_bounds(gpusort_ctx *ctx, const gpusort__scratch_query *q, 
         gpusort__sort_args d = *q->sort;
         const size_t ks = gpusort_type_size(d.key_type);
         const size_t vs = d.value_type == GPUSORT_TYPE_NONE ? 0 : gpusort_type_size(d.value_type);
-        if (host) { /* the host data's device copies (host.cu: host_run, segmented_host) */
+        if (host) { /* the host data's device copies (src/hostdata.c through host.cu's hd_*
+                       operations, one chunk with a workspace; host.cu's segmented_host) */
             if (q->call == GPUSORT__CALL_SORT && d.algorithm == GPUSORT_ALGORITHM_AUTO &&
                 gpusort__cuda_auto_on_cpu(ctx, &d))
                 return 0;
             at_least(&b[GPUSORT_CUDA_SCRATCH_IO_KEYS], d.n * ks);
             at_least(&b[GPUSORT_CUDA_SCRATCH_IO_VALUES], d.n * vs);
             d.keys_out = (void *)1; /* sorted in place on the device */
+            /* argsort: hostdata.c makes the indices on the host; the device sorts pairs */
+            if (q->call == GPUSORT__CALL_SORT && vs && !d.values_in) d.values_in = (void *)1;
         }
         if (q->call == GPUSORT__CALL_SORT) {
             if (!d.keys_out) at_least(&b[GPUSORT_CUDA_SCRATCH_IO_KEYS], d.n * ks);

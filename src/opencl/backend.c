@@ -23,7 +23,7 @@
  * the context (grown on demand, reused), sorted there in place and copied back; such calls
  * complete before they return. Host arrays larger than one device sort (the kernels' 32-bit
  * limit, or the device's memory) are sorted in runs on the device and merged stably on the
- * host (sort_host_runs), so any n works on host data.
+ * host, so any n works on host data: src/hostdata.c drives both through the hostdev_ops below.
  * With gpusort__sort_args.flags = GPUSORT_FLAG_CL_MEM, keys_in, keys_out, values_in and values_out
  * are cl_mem handles cast to pointers, e.g.
  *     desc.keys_in = (const void *)my_cl_mem;
@@ -47,6 +47,7 @@
 #include "opencl_internal.h"
 
 #include "cpu/cpu.h"
+#include "hostdata.h"
 #include "opencl_kernels.h"
 
 #include <stdarg.h>
@@ -89,6 +90,12 @@ typedef struct cl_state {
     int kernel_count;
     cl_mem scratch[GPUSORT_CL_SCRATCH_COUNT];
     size_t scratch_bytes[GPUSORT_CL_SCRATCH_COUNT];
+    /* host data (hostdata.c drives them through hostdev_ops below) */
+    cl_mem hd_buf[2];              /* the run's keys, values: IO scratch slots */
+    size_t hd_es[2];               /* their element bytes */
+    cl_event hd_ev[2 * GPUSORT__HOSTDATA_MAX_THREADS]; /* staging buffer i's last copy */
+    void *hd_stage;                /* staging: plain host memory (no pinned API in CL 1.2) */
+    size_t hd_stage_bytes;
 } cl_state;
 
 static cl_state *state(gpusort_ctx *ctx) { return (cl_state *)ctx->impl; }
@@ -305,6 +312,9 @@ static gpusort_status ocl_trim(gpusort_ctx *ctx)
             st->scratch[i] = NULL;
             st->scratch_bytes[i] = 0;
         }
+    free(st->hd_stage);
+    st->hd_stage = NULL;
+    st->hd_stage_bytes = 0;
     return GPUSORT_STATUS_SUCCESS;
 }
 
@@ -645,52 +655,6 @@ static gpusort_status sort_cl_mem(gpusort_ctx *ctx, const gpusort__sort_args *d,
     return st->user_queue ? GPUSORT_STATUS_SUCCESS : ocl_synchronize(ctx);
 }
 
-static gpusort_status sort_host(gpusort_ctx *ctx, const gpusort__sort_args *d,
-                                gpusort_algorithm alg)
-{
-    cl_command_queue q = state(ctx)->queue;
-    size_t kb = d->n * gpusort_type_size(d->key_type);
-    int vb = d->value_type == GPUSORT_TYPE_NONE ? 0 : (int)gpusort_type_size(d->value_type);
-    gpusort__cl_sort_args a = {d->key_type, d->order, NULL, NULL, vb, NULL, NULL, d->n};
-    gpusort_status s;
-    cl_int err;
-    if ((s = gpusort__cl_scratch(ctx, GPUSORT_CL_SCRATCH_IO_KEYS, kb, &a.keys_in))) return s;
-    a.keys_out = a.keys_in;                             /* in place on the device copy */
-    if (vb) {
-        if ((s = gpusort__cl_scratch(ctx, GPUSORT_CL_SCRATCH_IO_VALUES, d->n * vb,
-                                     &a.values_out)))
-            return s;
-        if (d->values_in) a.values_in = a.values_out;
-    }
-    /* Writes may be non-blocking: the in-order queue orders them before the kernels, and the
-     * blocking read (or clFinish on failure) below ends before the host memory goes away. */
-    err = clEnqueueWriteBuffer(q, a.keys_in, CL_FALSE, 0, kb, d->keys_in, 0, NULL, NULL);
-    if (err != CL_SUCCESS) { s = gpusort__cl_fail(ctx, err, "clEnqueueWriteBuffer(keys)"); goto done; }
-    if (d->values_in) {
-        err = clEnqueueWriteBuffer(q, a.values_in, CL_FALSE, 0, d->n * vb, d->values_in, 0, NULL,
-                                   NULL);
-        if (err != CL_SUCCESS) {
-            s = gpusort__cl_fail(ctx, err, "clEnqueueWriteBuffer(values)");
-            goto done;
-        }
-    }
-    if ((s = run_algorithm(ctx, alg, &a))) goto done;
-    if (d->keys_out) {
-        err = clEnqueueReadBuffer(q, a.keys_out, vb ? CL_FALSE : CL_TRUE, 0, kb, d->keys_out, 0,
-                                  NULL, NULL);
-        if (err != CL_SUCCESS) { s = gpusort__cl_fail(ctx, err, "clEnqueueReadBuffer(keys)"); goto done; }
-    }
-    if (vb) {
-        err = clEnqueueReadBuffer(q, a.values_out, CL_TRUE, 0, d->n * vb, d->values_out, 0, NULL,
-                                  NULL);
-        if (err != CL_SUCCESS) s = gpusort__cl_fail(ctx, err, "clEnqueueReadBuffer(values)");
-    }
-done:
-    err = clFinish(q);   /* host data: the call completes; also after a failure */
-    if (s == GPUSORT_STATUS_SUCCESS && err != CL_SUCCESS) s = gpusort__cl_fail(ctx, err, "clFinish");
-    return s;
-}
-
 /* The most keys one device sort of host data takes: the kernels' 32-bit limit, what fits in
  * 3/4 of the device memory (device copy + temporaries, about 2 (K + V) + max(K, V, 4) + 4 bytes a
  * key), what one buffer may hold, and the testing knob GPUSORT_OPENCL_HOST_RUN_KEYS. */
@@ -711,56 +675,135 @@ static size_t host_run_limit(gpusort_ctx *ctx, const gpusort__sort_args *d, gpus
     return lim ? lim : 1;
 }
 
-/* Host data larger than one device sort: sort runs of `run` keys on the device into host
- * scratch, then merge the runs stably on the host (gpusort__cpu_merge_runs; ties go to the
- * earlier run, so the result is the stable sort). Host scratch: n * (K + V) bytes, plus the
- * merge's own. */
-static gpusort_status sort_host_runs(gpusort_ctx *ctx, const gpusort__sort_args *d,
-                                     gpusort_algorithm alg, size_t run)
+/* ---- host data: the device operations hostdata.c drives ----
+ * One run lives in the IO scratch slots; the in-order queue orders each sort after the run's
+ * writes and the reads after the sort, so the ranges need no events of their own (finish: one
+ * range). Staging is plain host memory: OpenCL 1.2 has no portable page-locking, and a
+ * driver that pins (CL_MEM_ALLOC_HOST_PTR) would be a measured change. Host arrays are
+ * `direct` here (the driver copies from and to them itself), so only the read/write callbacks
+ * of hoststream.c go through staging. The sort of a run is one chunk: the OpenCL kernels have
+ * no merge. */
+
+static void *hd_staging(gpusort_ctx *ctx, size_t bytes)
 {
-    size_t ks = gpusort_type_size(d->key_type);
-    size_t vs = d->value_type == GPUSORT_TYPE_NONE ? 0 : gpusort_type_size(d->value_type);
-    size_t runs = (d->n + run - 1) / run;
-    char *tk = (char *)gpusort__malloc(d->n * ks);
-    char *tv = vs ? (char *)gpusort__malloc(d->n * vs) : NULL;
-    uint64_t *offs = (uint64_t *)gpusort__malloc((runs + 1) * sizeof *offs);
-    gpusort_status s = GPUSORT_STATUS_SUCCESS;
-    if (!tk || (vs && !tv) || !offs) {
-        s = gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY,
-                               "%zu bytes of host scratch to sort %zu keys in runs of %zu",
-                               d->n * (ks + vs), d->n, run);
-        goto done;
+    cl_state *st = state(ctx);
+    if (st->hd_stage_bytes < bytes) {
+        free(st->hd_stage);
+        st->hd_stage_bytes = 0;
+        if (!(st->hd_stage = gpusort__malloc(bytes))) return NULL;
+        st->hd_stage_bytes = bytes;
     }
-    for (size_t r = 0; r < runs && !s; r++) {
-        size_t lo = r * run, m = d->n - lo < run ? d->n - lo : run;
-        offs[r] = lo;
-        gpusort__sort_args sub = *d;
-        sub.keys_in = (const char *)d->keys_in + lo * ks;
-        sub.keys_out = tk + lo * ks;
-        sub.values_in = d->values_in ? (const char *)d->values_in + lo * vs : NULL;
-        sub.values_out = vs ? tv + lo * vs : NULL;
-        sub.n = m;
-        if ((s = sort_host(ctx, &sub, alg))) break;
-        if (vs && !d->values_in) {           /* argsort: run-local indices -> global */
-            for (size_t i = 0; i < m; i++) {
-                if (vs == 4) ((uint32_t *)sub.values_out)[i] += (uint32_t)lo;
-                else ((uint64_t *)sub.values_out)[i] += lo;
-            }
-        }
-    }
-    offs[runs] = d->n;
-    if (!s) {
-        gpusort__sort_args all = *d;
-        all.keys_in = tk;
-        all.values_in = tv;
-        s = gpusort__cpu_merge_runs(ctx, &all, offs, runs);
-    }
-done:
-    free(tk);
-    free(tv);
-    free(offs);
-    return s;
+    return st->hd_stage;
 }
+
+static gpusort_status hd_begin(gpusort_ctx *ctx, const gpusort__sort_args *d, size_t n,
+                               size_t chunk)
+{
+    cl_state *st = state(ctx);
+    gpusort_status s;
+    (void)chunk;
+    if (d->algorithm == GPUSORT_ALGORITHM_MERGE || d->algorithm == GPUSORT_ALGORITHM_RANK)
+        return gpusort__set_error(ctx, GPUSORT_STATUS_UNSUPPORTED,
+                                  "the OpenCL backend has no %s sort",
+                                  gpusort_algorithm_name(d->algorithm));
+    st->hd_es[0] = gpusort_type_size(d->key_type);
+    st->hd_es[1] = d->value_type == GPUSORT_TYPE_NONE ? 0 : gpusort_type_size(d->value_type);
+    st->hd_buf[1] = NULL;
+    if ((s = gpusort__cl_scratch(ctx, GPUSORT_CL_SCRATCH_IO_KEYS, n * st->hd_es[0],
+                                 &st->hd_buf[0])))
+        return s;
+    if (st->hd_es[1] && (s = gpusort__cl_scratch(ctx, GPUSORT_CL_SCRATCH_IO_VALUES,
+                                                 n * st->hd_es[1], &st->hd_buf[1])))
+        return s;
+    return GPUSORT_STATUS_SUCCESS;
+}
+
+/* Keep the copy's event in slot ev (the slot's previous one was waited for or is done). */
+static void hd_keep(cl_state *st, int ev, cl_event e)
+{
+    if (ev < 0) return;
+    if (st->hd_ev[ev]) clReleaseEvent(st->hd_ev[ev]);
+    st->hd_ev[ev] = e;
+}
+
+static gpusort_status hd_h2d(gpusort_ctx *ctx, int slot, size_t first, size_t count,
+                             const void *src, int ev)
+{
+    cl_state *st = state(ctx);
+    cl_event e = NULL;
+    const size_t es = st->hd_es[slot];
+    cl_int err = clEnqueueWriteBuffer(st->queue, st->hd_buf[slot], CL_FALSE, first * es,
+                                      count * es, src, 0, NULL, ev >= 0 ? &e : NULL);
+    if (err != CL_SUCCESS) return gpusort__cl_fail(ctx, err, "clEnqueueWriteBuffer");
+    hd_keep(st, ev, e);
+    return GPUSORT_STATUS_SUCCESS;
+}
+
+static gpusort_status hd_d2h(gpusort_ctx *ctx, int slot, size_t first, size_t count, void *dst,
+                             int gate, int ev)
+{
+    cl_state *st = state(ctx);
+    cl_event e = NULL;
+    const size_t es = st->hd_es[slot];
+    (void)gate; /* the in-order queue has sorted first */
+    cl_int err = clEnqueueReadBuffer(st->queue, st->hd_buf[slot], CL_FALSE, first * es,
+                                     count * es, dst, 0, NULL, ev >= 0 ? &e : NULL);
+    if (err != CL_SUCCESS) return gpusort__cl_fail(ctx, err, "clEnqueueReadBuffer");
+    hd_keep(st, ev, e);
+    return GPUSORT_STATUS_SUCCESS;
+}
+
+static gpusort_status hd_wait(gpusort_ctx *ctx, int ev)
+{
+    cl_state *st = state(ctx);
+    if (ev < 0 || !st->hd_ev[ev]) return GPUSORT_STATUS_SUCCESS;
+    cl_int err = clWaitForEvents(1, &st->hd_ev[ev]);
+    clReleaseEvent(st->hd_ev[ev]);
+    st->hd_ev[ev] = NULL;
+    return err == CL_SUCCESS ? GPUSORT_STATUS_SUCCESS : gpusort__cl_fail(ctx, err, "clWaitForEvents");
+}
+
+static gpusort_status hd_sort(gpusort_ctx *ctx, const gpusort__sort_args *d, size_t first,
+                              size_t count)
+{
+    cl_state *st = state(ctx);
+    (void)first; /* one chunk: the whole run */
+    gpusort__cl_sort_args a = {d->key_type, d->order, st->hd_buf[0], st->hd_buf[0],
+                               (int)st->hd_es[1], st->hd_es[1] ? st->hd_buf[1] : NULL,
+                               st->hd_buf[1], count};
+    return run_algorithm(ctx, d->algorithm, &a);
+}
+
+static int hd_finish(gpusort_ctx *ctx, const gpusort__sort_args *d, size_t n, size_t chunk,
+                     uint64_t *range_end, int ranges, gpusort_status *status)
+{
+    (void)ctx, (void)d, (void)chunk, (void)ranges;
+    *status = GPUSORT_STATUS_SUCCESS;
+    range_end[0] = n;
+    return 1;
+}
+
+static gpusort_status hd_drain(gpusort_ctx *ctx)
+{
+    cl_state *st = state(ctx);
+    cl_int err = clFinish(st->queue);
+    for (int i = 0; i < 2 * GPUSORT__HOSTDATA_MAX_THREADS; i++)
+        if (st->hd_ev[i]) {
+            clReleaseEvent(st->hd_ev[i]);
+            st->hd_ev[i] = NULL;
+        }
+    return err == CL_SUCCESS ? GPUSORT_STATUS_SUCCESS : gpusort__cl_fail(ctx, err, "clFinish");
+}
+
+static size_t hd_capacity(gpusort_ctx *ctx, const gpusort__sort_args *d)
+{
+    return host_run_limit(ctx, d, d->algorithm);
+}
+
+static const gpusort__hostdev_ops hostdev_ops = {
+    hd_staging, hd_capacity, NULL, hd_begin, NULL, hd_h2d, hd_sort, hd_finish, hd_d2h, hd_wait,
+    hd_drain,
+};
 
 static gpusort_status ocl_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
@@ -772,8 +815,8 @@ static gpusort_status ocl_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
                                   gpusort_algorithm_name(alg));
     ctx->last_algorithm = alg == GPUSORT_ALGORITHM_BITONIC ? alg : GPUSORT_ALGORITHM_RADIX;
     if (!(d->flags & GPUSORT_FLAG_CL_MEM)) {
-        size_t run = host_run_limit(ctx, d, alg);
-        return d->n > run ? sort_host_runs(ctx, d, alg, run) : sort_host(ctx, d, alg);
+        static const int direct[4] = {1, 1, 1, 1};
+        return gpusort__hostdata_sort(ctx, &hostdev_ops, d, direct);
     }
     size_t limit = alg == GPUSORT_ALGORITHM_BITONIC ? GPUSORT_CL_BITONIC_MAX_N
                                                     : GPUSORT_CL_RADIX_MAX_N;
@@ -901,4 +944,5 @@ const gpusort_backend_ops gpusort__opencl_ops = {
     NULL,               /* set_scratch: likewise */
     NULL,               /* scratch_size: 0 bytes of device scratch to query */
     ocl_topk,
+    &hostdev_ops,
 };
