@@ -39,7 +39,7 @@ int gpusort_cli_gen(int argc, char **argv)
 {
     const char *cmd = "gen";
     cmd_opts o;
-    cmd_parse(argc, argv, "output type n dist seed entropy-k", 0, &o);
+    cmd_parse(argc, argv, "output type n dist seed entropy-k sync no-sync", 0, &o);
     if (o.help) {
         fputs(help_gen_head, stdout);
         for (int d = 0; d < DATAGEN_DIST_COUNT; d++)

@@ -52,7 +52,7 @@ int gpusort_cli_topk(int argc, char **argv)
     cmd_opts o;
     cmd_parse(argc, argv,
               "type k desc output indices index-type backend device threads stats verbose quiet "
-              "buffer-size",
+              "buffer-size sync no-sync",
               1, &o);
     if (o.help) { fputs(help_topk, stdout); return 0; }
     if (!o.type_set) cli_fail("topk: --type is required (types: %s)", cmd_type_list);
