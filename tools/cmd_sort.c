@@ -527,8 +527,9 @@ static void sort_streamed(sort_job *j, file_io *f, uint64_t n, gpusort_type vtyp
         cli_fail("sort: read error on %s: %s", f->in_name[k], strerror(f->failed_errno));
     }
     if (st == GPUSORT_STATUS_OUT_OF_HOST_MEMORY)
-        cli_fail("sort: out of host memory sorting %" PRIu64 " keys (%s); a smaller -S sorts "
-                 "keys in pieces", n, gpusort_ctx_get_last_error(j->ctx));
+        cli_fail("sort: out of memory sorting %" PRIu64 " keys in host memory (%s)%s", n,
+                 gpusort_ctx_get_last_error(j->ctx),
+                 vtype == GPUSORT_TYPE_NONE ? "; a smaller -S sorts them in pieces" : "");
     char w[128];
     snprintf(w, sizeof w, "sort: the %s backend (%s) failed",
              gpusort_backend_name(gpusort_ctx_get_backend(j->ctx)),
