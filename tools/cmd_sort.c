@@ -403,11 +403,30 @@ static void *ctx_start_main(void *arg)
     return NULL;
 }
 
+/* The one start-up in flight, for cli_fail_prepare (a failure exits only after it). */
+static ctx_start *ctx_pending;
+
+static void ctx_start_join(void)
+{
+    ctx_start *c = ctx_pending;
+    ctx_pending = NULL;
+    if (c && c->threaded && !c->joined) {
+        pthread_join(c->thread, NULL);
+        c->joined = 1;
+        gpusort_ctx_free(c->ctx);       /* a failure's exit: nobody will use it */
+        c->ctx = NULL;
+    }
+}
+
 static void ctx_start_begin(ctx_start *c, const cmd_opts *o)
 {
     memset(c, 0, sizeof *c);
     c->o = o;
     c->threaded = pthread_create(&c->thread, NULL, ctx_start_main, c) == 0;
+    if (c->threaded) {
+        ctx_pending = c;
+        cli_fail_prepare = ctx_start_join;
+    }
 }
 
 /* The context, once its thread is done; a failure is the usual one line (cmd_ctx_check). */
@@ -419,6 +438,8 @@ static gpusort_ctx *ctx_start_wait(ctx_start *c, const char *cmd)
         else ctx_start_main(c);
         c->waited = cli_now_s() - t0;
         c->joined = 1;
+        ctx_pending = NULL;
+        cli_fail_prepare = NULL;
         c->ctx = cmd_ctx_check(cmd, c->o, c->ctx, c->status);
     }
     return c->ctx;

@@ -257,9 +257,13 @@ static void verror(const char *fmt, va_list ap)
 }
 
 void (*cli_exit_hook)(int code) = NULL;
+void (*cli_fail_prepare)(void) = NULL;
 
 void cli_fail(const char *fmt, ...)
 {
+    void (*prepare)(void) = cli_fail_prepare;
+    cli_fail_prepare = NULL;
+    if (prepare) prepare();
     va_list ap;
     va_start(ap, fmt);
     verror(fmt, ap);
@@ -666,6 +670,12 @@ int cli_out_pwrite(cli_out *o, const void *data, uint64_t offset, size_t n)
             errno = ENOSPC;
             return -1;
         }
+#ifdef SYNC_FILE_RANGE_WRITE
+        /* --sync: start this range's writeback now (asynchronously), so that the disk works
+         * while the other pieces are written and the final fsync finds little left to do. */
+        if (cli_sync && o->tmp)
+            (void)sync_file_range(fd, (off_t)(o->base + offset), w, SYNC_FILE_RANGE_WRITE);
+#endif
         p += w;
         offset += (uint64_t)w;
         n -= (size_t)w;

@@ -23,6 +23,10 @@ void cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noretur
  * (tests/fuzz/) set it, to a function that longjmps back into their harness, so that a refused
  * input ends one run of the target instead of the fuzzer. NULL in the program. */
 extern void (*cli_exit_hook)(int code);
+/* When set, cli_fail calls it first (once, from the failing thread): the sort command joins
+ * the thread that creates its library context there, so that the process never exits while a
+ * driver initialises on another thread (CUDA's exit handlers then crash). */
+extern void (*cli_fail_prepare)(void);
 /* Same, without exiting: prints and returns 2. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -63,7 +63,7 @@ timed() {
     t0=$(now)
     bash -c "$cmd" > /dev/null 2> last.err
     t1=$(now)
-    times+=("$(echo "$t1 - $t0" | bc -l)")
+    times+=("$(calc "$t1 - $t0")")
   done
   last=$(printf '%s\n' "${times[@]}" | median)
   local lo hi
@@ -74,7 +74,9 @@ timed() {
 }
 # phases: the phase line of the last run (--stats), as a table note.
 phases() { grep -h 'phases (s)' last.err | tail -1 | sed 's/^gpusort: /|   | /; s/$/ | | |/'; }
-ratio() { echo "scale=2; $1 / $2" | bc -l 2>/dev/null || echo nan; }
+# calc EXPR: awk's arithmetic, 3 decimals (no bc on every machine); ratio A B: A / B, 2 decimals.
+calc() { awk "BEGIN { printf \"%.3f\", $1 }"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 > 0 && a != "nan") printf "%.2f", a / b; else printf "nan" }'; }
 
 header() {
   echo
@@ -213,7 +215,7 @@ EOF
       cpu=$last
       timed "gpusort ${2:-} (AUTO), durable (GPUSORT_SYNC=1)" "$RUNS" out -- "GPUSORT_SYNC=1 $G ${2:-} $1 -o out"
       echo
-      echo "GNU / gpusort AUTO: **$(ratio "$gnu" "$auto")x**; GNU / gpusort --backend cpu: **$(ratio "$gnu" "$cpu")x**; the fsync costs $(echo "$last - $auto" | bc -l | xargs printf '%.3f') s"
+      echo "GNU / gpusort AUTO: **$(ratio "$gnu" "$auto")x**; GNU / gpusort --backend cpu: **$(ratio "$gnu" "$cpu")x**; the fsync costs $(calc "$last - $auto") s"
     done ;;
   small)
     [ -s u32s.bin ] || "$G" gen --type u32 --n $((1 << (26 - S))) --seed 5 -o u32s.bin
@@ -235,7 +237,7 @@ EOF
     done
     st=$(printf '%s\n' "${sorts[@]}" | median)
     echo
-    echo "library sort alone (median of $RUNS --stats): $st s; durable / (sort + cp + sync): **$(ratio "$dur" "$(echo "$st + $cpsync" | bc -l)")x**; not durable / (sort + cp): **$(ratio "$nd" "$(echo "$st + $cp" | bc -l)")x**" ;;
+    echo "library sort alone (median of $RUNS --stats): $st s; durable / (sort + cp + sync): **$(ratio "$dur" "$(calc "$st + $cpsync")")x**; not durable / (sort + cp): **$(ratio "$nd" "$(calc "$st + $cp")")x**" ;;
   *) log "unknown section $sec"; exit 2 ;;
   esac
 done
