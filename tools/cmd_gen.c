@@ -26,6 +26,7 @@ static const char help_gen_head[] =
     "  --seed S         64-bit seed (default 1); the same arguments always give the same bytes\n"
     "  -o, --output F   the file (written atomically); without -o, standard output, which\n"
     "                   must not be a terminal\n"
+    "  --sync           fsync the file before renaming it into place (see gpusort sort --help)\n"
     "\n"
     "Distributions:\n";
 

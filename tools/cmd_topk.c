@@ -44,6 +44,7 @@ static const char help_topk[] =
     "  -S SIZE         read FILE in pieces of at most SIZE bytes (default 256M); memory is\n"
     "                  about K * (key + 8 bytes) + the piece\n"
     "  --stats         time and keys/s on stderr\n"
+    "  --sync          fsync the outputs before renaming them (see gpusort sort --help)\n"
     "Outputs appear only when complete (temporary files renamed into place).\n";
 
 int gpusort_cli_topk(int argc, char **argv)
