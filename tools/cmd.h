@@ -83,6 +83,9 @@ void cmd_fail_status(const char *what, gpusort_status s, const gpusort_ctx *ctx)
 /* A context for --backend/--device/--threads; a backend that is not built or has no device is
  * a clear error. */
 gpusort_ctx *cmd_make_ctx(const char *cmd, const cmd_opts *o);
+/* The second half of cmd_make_ctx, for a context created elsewhere (on a thread, while the
+ * input is opened): returns ctx when s is SUCCESS (setting --threads), else the clear error. */
+gpusort_ctx *cmd_ctx_check(const char *cmd, const cmd_opts *o, gpusort_ctx *ctx, gpusort_status s);
 
 /* The context's device name (or "device N") in buf. */
 const char *cmd_device_name(const gpusort_ctx *ctx, char *buf, size_t size);

@@ -26,6 +26,7 @@ static const char help_gen_head[] =
     "  --seed S         64-bit seed (default 1); the same arguments always give the same bytes\n"
     "  -o, --output F   the file (written atomically); without -o, standard output, which\n"
     "                   must not be a terminal\n"
+    "  --sync           fsync the file before renaming it into place (see gpusort sort --help)\n"
     "\n"
     "Distributions:\n";
 
@@ -39,7 +40,7 @@ int gpusort_cli_gen(int argc, char **argv)
 {
     const char *cmd = "gen";
     cmd_opts o;
-    cmd_parse(argc, argv, "output type n dist seed entropy-k", 0, &o);
+    cmd_parse(argc, argv, "output type n dist seed entropy-k sync no-sync", 0, &o);
     if (o.help) {
         fputs(help_gen_head, stdout);
         for (int d = 0; d < DATAGEN_DIST_COUNT; d++)

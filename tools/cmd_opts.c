@@ -21,7 +21,8 @@
 enum {
     O_OUT, O_TYPE, O_DESC, O_BACKEND, O_DEVICE, O_ALGORITHM, O_VALUES, O_VALUES_OUT,
     O_VALUE_TYPE, O_THREADS, O_STATS, O_VERBOSE, O_QUIET, O_HELP, O_N, O_DIST, O_SEED,
-    O_ENTROPY_K, O_OP, O_RUNS, O_BUFFER_SIZE, O_TMPDIR, O_K, O_INDICES, O_INDEX_TYPE, O_MPI
+    O_ENTROPY_K, O_OP, O_RUNS, O_BUFFER_SIZE, O_TMPDIR, O_K, O_INDICES, O_INDEX_TYPE, O_MPI,
+    O_SYNC, O_NO_SYNC
 };
 
 typedef struct opt_spec {
@@ -45,7 +46,8 @@ static const opt_spec all_specs[] = {
     {O_BUFFER_SIZE, "buffer-size", 'S', 1}, {O_TMPDIR, "temporary-directory", 'T', 1},
     {O_K, "k", 'k', 1},                 {O_INDICES, "indices", 0, 1},
     {O_INDEX_TYPE, "index-type", 0, 1},
-    {O_MPI, "mpi", 0, 0},
+    {O_MPI, "mpi", 0, 0},               {O_SYNC, "sync", 0, 0},
+    {O_NO_SYNC, "no-sync", 0, 0},
 };
 #define NUM_SPECS ((int)(sizeof all_specs / sizeof all_specs[0]))
 
@@ -109,6 +111,8 @@ static void set_option(cmd_opts *o, const char *cmd, const opt_spec *sp, const c
     case O_QUIET: o->quiet = 1; cli_quiet = 1; break;
     case O_HELP: o->help = 1; break;
     case O_MPI: o->mpi = 1; break;
+    case O_SYNC: cli_sync = 1; break;           /* util.c: outputs fsynced before the rename */
+    case O_NO_SYNC: cli_sync = 0; break;
     case O_N:
         if (cli_parse_count(arg, &o->n) != 0)
             cli_fail("%s: invalid count '%s' for --n (e.g. 1000000, 1e6, 2^26, 64M)", cmd, arg);
@@ -242,6 +246,11 @@ gpusort_ctx *cmd_make_ctx(const char *cmd, const cmd_opts *o)
 {
     gpusort_ctx *ctx = NULL;
     gpusort_status s = gpusort_ctx_create(&ctx, o->backend, o->device);
+    return cmd_ctx_check(cmd, o, ctx, s);
+}
+
+gpusort_ctx *cmd_ctx_check(const char *cmd, const cmd_opts *o, gpusort_ctx *ctx, gpusort_status s)
+{
     if (s != GPUSORT_STATUS_SUCCESS) {
         const char *bn = gpusort_backend_name(o->backend);
         if (s == GPUSORT_STATUS_BACKEND_NOT_BUILT)

@@ -2,28 +2,44 @@
  * cmd_sort.c -- `gpusort sort IN --type T [-o OUT]`: sort a file of little-endian numbers
  * (binfile.h), keys alone or with a parallel file of payloads (--values).
  *
- * Keys only: the input is read in pieces of half the memory budget (-S, default
- * SORT_DEFAULT_BUDGET_PERCENT of RAM). An input that fits one piece is sorted IN PLACE by the
- * library (memory: the data plus the library's scratch, n*K for the CPU radix sort: 2x the
- * data) and written. A larger one is sorted piece by piece, each piece written as a run to -T,
- * and the runs are merged by extsort.c's k-way merge, the one the text and record modes use,
- * here comparing radix keys (src/keys.h), ties to the earlier run: the result is
- * byte-identical to the in-memory stable sort.
- * With --values: keys and values are read whole and sorted in place as pairs.
+ * Three paths, picked by what the files are:
+ *   streamed   IN (and the values file) regular files that fit half the memory budget (-S,
+ *              default SORT_DEFAULT_BUDGET_PERCENT of RAM), outputs that take pwrite (files,
+ *              /dev/null): the library pulls the elements through pread callbacks and pushes
+ *              the sorted ones through pwrite callbacks into the outputs' temporaries
+ *              (src/hoststream.h: several threads, disjoint ranges; a device backend stages
+ *              them through its pinned buffers). No copy of the data passes through here.
+ *   in memory  standard input, a pipe as output: read whole, sorted in place, written.
+ *   external   keys over half the budget: sorted piece by piece, each piece written as a run
+ *              to -T, and the runs merged by extsort.c's k-way merge (the one the text and
+ *              record modes use), comparing radix keys (src/keys.h), ties to the earlier run:
+ *              byte-identical to the in-memory stable sort. Pairs are never external.
  *
- * Output is written atomically (util.c: temp file in the destination's folder, fsync, rename).
- * The outputs are created before the input is read, so an unwritable destination fails at
- * once; both outputs of a pair sort are written and synced before either is renamed into
- * place. With --backend auto, a GPU that fails is replaced by the CPU after the data is re-read
- * from its file (sort_in_place); a backend the user named is never replaced.
+ * Start-up off the critical path: the library context (CUDA's initialisation takes about half
+ * a second) is created on a thread started first thing, while this thread checks and opens
+ * the input, creates the outputs' temporaries and asks the kernel to read the input ahead
+ * (posix_fadvise WILLNEED: on a cold page cache the disk works during the start-up). We do
+ * not read the input into our own memory meanwhile: with a warm page cache a pread is one
+ * copy, so reading early into a buffer would only add a second copy when the library takes
+ * the data. The streamed path joins the thread before its first read.
+ *
+ * Output is written atomically (util.c: temp file in the destination's folder, renamed into
+ * place; fsynced first with --sync). The outputs are created before the input is read, so an
+ * unwritable destination fails at once; both outputs of a pair sort are complete (and synced)
+ * before either is renamed into place. With --backend auto, a GPU that fails is replaced by
+ * the CPU, which reads the data again from its file; a backend the user named is never
+ * replaced.
  */
 #include "binfile.h"
 #include "cmd.h"
 #include "extsort.h"
 #include "util.h"
 
+#include "hoststream.h"
+
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +60,14 @@ static uint64_t default_budget(void)
     return ram / 100 * SORT_DEFAULT_BUDGET_PERCENT;
 }
 
+/* The phases --stats reports, in order: start-up is the context's creation on its thread (it
+ * overlaps the rest; "waited" says how long the job stood still for it), the next five are
+ * hoststream.h's, then the external sort's merge and the outputs' sync. */
+enum { PH_STARTUP, PH_READ, PH_TO_DEVICE, PH_SORT, PH_FROM_DEVICE, PH_WRITE, PH_MERGE, PH_SYNC,
+       SORT_PHASES };
+static const char *const sort_phase_names[SORT_PHASES] = {
+    "start-up", "read", "to-device", "sort", "from-device", "write", "merge", "sync"};
+
 /* One sort command's library state and what it did (for --stats). */
 typedef struct sort_job {
     gpusort_ctx *ctx;
@@ -56,6 +80,8 @@ typedef struct sort_job {
     gpusort_type value_type;
     gpusort_backend requested;  /* --backend (AUTO: a failing GPU may be replaced by the CPU) */
     int threads;            /* --threads, for the CPU context of a fall-back */
+    double phase[SORT_PHASES];  /* --stats: seconds of each phase (sort_phase_names) */
+    int quiet_sort;         /* run forming shows one progress line: sort_call shows none */
 } sort_job;
 
 /* Restores the data a failed sort may have left half-written (re-reads it from its file);
@@ -79,13 +105,14 @@ static gpusort_status sort_call(sort_job *j, void *keys, void *vals, size_t n)
 {
     char what[64];
     snprintf(what, sizeof what, "sorting %zu keys", n);
-    cli_progress_start(what, 0);
+    if (!j->quiet_sort) cli_progress_start(what, 0);
     double t0 = cli_now_s();
     gpusort_status s = vals ? gpusort_sort_pairs(j->ctx, j->type, j->value_type, keys, vals, n,
                                                  keys, vals, j->order, j->algorithm, 0)
                             : gpusort_sort(j->ctx, j->type, keys, n, keys, j->order, j->algorithm, 0);
     j->sort_s += cli_now_s() - t0;
-    cli_progress_end();
+    j->phase[PH_SORT] += cli_now_s() - t0;
+    if (!j->quiet_sort) cli_progress_end();
     return s;
 }
 
@@ -187,13 +214,21 @@ static void sort_keys(sort_job *j, const char *in, cli_out *out, uint64_t budget
     extsort_items items = {.record_size = ksize, .arg = &ko, .key = run_key};
     extsort x;
     extsort_init(&x, &items, tmpdirs, ntmpdirs, budget, SORT_FANIN);
-    uint64_t done = 0;
+    /* An input known to need runs shows one line for the whole run forming: its reads and
+     * its runs' writes, each counting the input's size once (the sorts in between are short
+     * beside them). */
+    int forming = known && size > chunk;
+    uint64_t done = 0, formed = 0;
+    j->quiet_sort = forming;
+    if (forming) cli_progress_start("forming runs", 2 * size);
     for (;;) {
-        cli_progress_start("reading", size);
+        if (!forming) cli_progress_start("reading", size);
+        double t0 = cli_now_s();
         size_t len = 0;
         int eof = 0;
         for (;;) {
             size_t got = bin_read_full("sort", fd, buf + len, cap - len, name, &done);
+            if (forming) cli_progress_update(formed + done);
             len += got;
             if (len < cap || (known && done >= size)) {     /* the end of the input */
                 eof = 1;
@@ -209,7 +244,8 @@ static void sort_keys(sort_job *j, const char *in, cli_out *out, uint64_t budget
             buf = nb;
             cap = ncap;
         }
-        cli_progress_end();
+        j->phase[PH_READ] += cli_now_s() - t0;
+        if (!forming) cli_progress_end();
         if (len % ksize)
             cli_fail("sort: %s: size %" PRIu64 " bytes is not a multiple of %zu (the size of %s)",
                      name, done, ksize, gpusort_type_name(j->type));
@@ -219,28 +255,43 @@ static void sort_keys(sort_job *j, const char *in, cli_out *out, uint64_t budget
         if (j->runs == 0 && eof) {                   /* everything fits: sort in memory */
             bin_to_from_le(buf, n, ksize);
             sort_in_place(j, buf, NULL, n, chunk_reload, &src);
+            t0 = cli_now_s();
             bin_write_elements(out, buf, n, ksize);
+            j->phase[PH_WRITE] += cli_now_s() - t0;
             break;
         }
         if (n) {
             bin_to_from_le(buf, n, ksize);
             sort_in_place(j, buf, NULL, n, chunk_reload, &src);
             bin_to_from_le(buf, n, ksize);
+            t0 = cli_now_s();
             ext_sink sink;
             extsort_run_open(&x, &sink);
-            ext_sink_write(&sink, buf, len);
+            /* In pieces, so that the progress line moves while a run of gigabytes is written. */
+            for (size_t at = 0; at < len; at += BIN_IO_CHUNK) {
+                size_t k = len - at < BIN_IO_CHUNK ? len - at : BIN_IO_CHUNK;
+                ext_sink_write(&sink, buf + at, k);
+                formed += k;
+                if (forming) cli_progress_update(formed + done);
+            }
             extsort_run_close(&x, &sink);
+            j->phase[PH_WRITE] += cli_now_s() - t0;
             j->runs++;
         }
         if (eof) break;
     }
+    if (forming) cli_progress_end();
+    j->quiet_sort = 0;
     if (fd != STDIN_FILENO) close(fd);
     free(buf);                                         /* the merge needs the memory */
     if (j->runs) {
         char what[64];
         snprintf(what, sizeof what, "merging %zu runs", j->runs);
-        cli_progress_start(what, 0);
+        /* raw_write (extsort.c) moves the percent as the merged output is written. */
+        cli_progress_start(what, known ? size : 0);
+        double t0 = cli_now_s();
         extsort_finish(&x, out);
+        j->phase[PH_MERGE] += cli_now_s() - t0;
         cli_progress_end();
     }
     extsort_free(&x);
@@ -268,6 +319,26 @@ static int pair_reload(void *arg)
     return 0;
 }
 
+/* The values' type: given (--value-type), or inferred from the values file's size vbytes for
+ * n keys; cli_fail when the size does not match. */
+static gpusort_type pair_value_type(const char *in, const char *values, gpusort_type vtype,
+                                    uint64_t n, uint64_t vbytes)
+{
+    if (vtype == GPUSORT_TYPE_NONE) {
+        if (vbytes == n * 4) vtype = GPUSORT_TYPE_U32;
+        else if (vbytes == n * 8) vtype = GPUSORT_TYPE_U64;
+        else
+            cli_fail("sort: %s holds %" PRIu64 " bytes: not %" PRIu64 " keys' worth of u32 or "
+                     "u64 values", values, vbytes, n);
+    }
+    size_t vsize = gpusort_type_size(vtype);
+    if (vbytes % vsize || vbytes / vsize != n)
+        cli_fail("sort: %s holds %" PRIu64 " bytes = %g %s values, but %s holds %" PRIu64
+                 " keys", values, vbytes, (double)vbytes / (double)vsize,
+                 gpusort_type_name(vtype), bin_is_stdio(in) ? "standard input" : in, n);
+    return vtype;
+}
+
 /* Sort keys and their values in memory (the values file must match the keys in count). */
 static void sort_pairs_in_memory(sort_job *j, const char *in, const char *values,
                                  gpusort_type vtype, cli_out *kout, cli_out *vo, uint64_t budget)
@@ -283,35 +354,256 @@ static void sort_pairs_in_memory(sort_job *j, const char *in, const char *values
                  " (-S); sorts with --values run in memory only", in, values,
                  2 * ((uint64_t)sk.st_size + (uint64_t)sv.st_size), budget);
     size_t n = 0;
+    double t0 = cli_now_s();
     void *keys = bin_read_elements(cmd, in, ksize, tname, &n);
     size_t vbytes;
     void *vals = cli_read_file(values, &vbytes);
-    if (vtype == GPUSORT_TYPE_NONE) {
-        if (vbytes == n * 4) vtype = GPUSORT_TYPE_U32;
-        else if (vbytes == n * 8) vtype = GPUSORT_TYPE_U64;
-        else
-            cli_fail("sort: %s holds %zu bytes: not %zu keys' worth of u32 or u64 values",
-                     values, vbytes, n);
-    }
+    j->phase[PH_READ] += cli_now_s() - t0;
+    vtype = pair_value_type(in, values, vtype, n, vbytes);
     size_t vsize = gpusort_type_size(vtype);
-    if (vbytes % vsize || vbytes / vsize != n)
-        cli_fail("sort: %s holds %zu bytes = %g %s values, but %s holds %zu keys", values,
-                 vbytes, (double)vbytes / (double)vsize, gpusort_type_name(vtype),
-                 bin_is_stdio(in) ? "standard input" : in, n);
     bin_to_from_le(vals, n, vsize);
     j->value_type = vtype;
     j->n = n;
     pair_src src = {{in, values}, {keys, vals}, {n * ksize, vbytes}, {ksize, vsize}};
     sort_in_place(j, keys, vals, n, pair_reload, &src);
+    t0 = cli_now_s();
     bin_write_elements(kout, keys, n, ksize);
     bin_write_elements(vo, vals, n, vsize);
-    /* Both complete and on disk before either replaces anything. */
+    j->phase[PH_WRITE] += cli_now_s() - t0;
+    /* Both complete (and on disk, with --sync) before either replaces anything. */
+    t0 = cli_now_s();
     cli_out_sync(kout);
     cli_out_sync(vo);
     cli_out_commit(kout);
     cli_out_commit(vo);
+    j->phase[PH_SYNC] += cli_now_s() - t0;
     free(keys);
     free(vals);
+}
+
+
+/* ---- the context's start-up, on its own thread ---- */
+
+typedef struct ctx_start {
+    const cmd_opts *o;
+    pthread_t thread;
+    int threaded, joined;
+    gpusort_ctx *ctx;
+    gpusort_status status;
+    double seconds;         /* the creation, on its thread */
+    double waited;          /* how long the job stood still for it */
+} ctx_start;
+
+static void *ctx_start_main(void *arg)
+{
+    ctx_start *c = (ctx_start *)arg;
+    double t0 = cli_now_s();
+    c->status = gpusort_ctx_create(&c->ctx, c->o->backend, c->o->device);
+    c->seconds = cli_now_s() - t0;
+    return NULL;
+}
+
+/* The one start-up in flight, for cli_fail_prepare (a failure exits only after it). */
+static ctx_start *ctx_pending;
+
+static void ctx_start_join(void)
+{
+    ctx_start *c = ctx_pending;
+    ctx_pending = NULL;
+    if (c && c->threaded && !c->joined) {
+        pthread_join(c->thread, NULL);
+        c->joined = 1;
+        gpusort_ctx_free(c->ctx);       /* a failure's exit: nobody will use it */
+        c->ctx = NULL;
+    }
+}
+
+static void ctx_start_begin(ctx_start *c, const cmd_opts *o)
+{
+    memset(c, 0, sizeof *c);
+    c->o = o;
+    c->threaded = pthread_create(&c->thread, NULL, ctx_start_main, c) == 0;
+    if (c->threaded) {
+        ctx_pending = c;
+        cli_fail_prepare = ctx_start_join;
+    }
+}
+
+/* The context, once its thread is done; a failure is the usual one line (cmd_ctx_check). */
+static gpusort_ctx *ctx_start_wait(ctx_start *c, const char *cmd)
+{
+    if (!c->joined) {
+        double t0 = cli_now_s();
+        if (c->threaded) pthread_join(c->thread, NULL);
+        else ctx_start_main(c);
+        c->waited = cli_now_s() - t0;
+        c->joined = 1;
+        ctx_pending = NULL;
+        cli_fail_prepare = NULL;
+        c->ctx = cmd_ctx_check(cmd, c->o, c->ctx, c->status);
+    }
+    return c->ctx;
+}
+
+/* ---- the streamed path: pread from the inputs, pwrite into the outputs' temporaries ---- */
+
+/* The files of one streamed sort: stream 0 the keys, stream 1 the values. */
+typedef struct file_io {
+    int in_fd[2];
+    const char *in_name[2];
+    cli_out *out[2];
+    pthread_mutex_t lock;
+    int failed;                     /* the first failure, for the message: */
+    int failed_writing, failed_stream, failed_errno;   /* errno 0 on a read: the file shrank */
+    int shown;                      /* the phase on the progress line, -1: none */
+} file_io;
+
+static void io_note_failure(file_io *f, int writing, int stream, int err)
+{
+    pthread_mutex_lock(&f->lock);
+    if (!f->failed) {
+        f->failed = 1;
+        f->failed_writing = writing;
+        f->failed_stream = stream;
+        f->failed_errno = err;
+    }
+    pthread_mutex_unlock(&f->lock);
+}
+
+static int io_read(void *user, int stream, void *buf, uint64_t offset, size_t bytes)
+{
+    file_io *f = (file_io *)user;
+    for (size_t got = 0; got < bytes;) {
+        ssize_t r = pread(f->in_fd[stream], (char *)buf + got, bytes - got,
+                          (off_t)(offset + got));
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) {                           /* 0: the file is shorter than when checked */
+            int e = r < 0 ? errno : 0;
+            io_note_failure(f, 0, stream, e);
+            errno = e ? e : EIO;
+            return -1;
+        }
+        got += (size_t)r;
+    }
+    return 0;
+}
+
+static int io_write(void *user, int stream, const void *buf, uint64_t offset, size_t bytes)
+{
+    file_io *f = (file_io *)user;
+    if (cli_out_pwrite(f->out[stream], buf, offset, bytes) == 0) return 0;
+    int e = errno;
+    io_note_failure(f, 1, stream, e);
+    errno = e;
+    return -1;
+}
+
+/* The progress line follows the phases: percent of the reads, then the sort's elapsed time
+ * (it cannot report), then percent of the writes. Called by one thread at a time. */
+static void io_progress(void *user, gpusort__stream_phase phase, uint64_t done, uint64_t total)
+{
+    static const char *const names[GPUSORT__PHASE_COUNT] = {
+        "reading", "copying to the device", "sorting", "copying from the device", "writing"};
+    file_io *f = (file_io *)user;
+    if ((int)phase != f->shown && phase < GPUSORT__PHASE_COUNT) {
+        cli_progress_start(names[phase], total);
+        f->shown = (int)phase;
+    }
+    cli_progress_update(done);
+    if (phase == GPUSORT__PHASE_READ && done == total) {
+        cli_progress_start("sorting", 0);
+        f->shown = GPUSORT__PHASE_SORT;
+    }
+}
+
+/* Sort the open files of f (n keys; values of vtype, or NONE) through the library's stream,
+ * into the outputs' temporaries (not committed here). With --backend auto, a GPU that fails
+ * is replaced by the CPU, which simply streams the files again (the inputs are untouched: the
+ * outputs are temporaries). */
+static void sort_streamed(sort_job *j, file_io *f, uint64_t n, gpusort_type vtype)
+{
+    gpusort_status st;
+    for (;;) {
+        gpusort__stream s = {io_read, io_write, io_progress, f, {0}, 0};
+        f->shown = -1;
+        st = gpusort__sort_stream(j->ctx, j->type, vtype, n, &s, j->order, j->algorithm, 0);
+        cli_progress_end();
+        j->phase[PH_READ] += s.seconds[GPUSORT__PHASE_READ];
+        j->phase[PH_TO_DEVICE] += s.seconds[GPUSORT__PHASE_TO_DEVICE];
+        j->phase[PH_SORT] += s.seconds[GPUSORT__PHASE_SORT];
+        j->phase[PH_FROM_DEVICE] += s.seconds[GPUSORT__PHASE_FROM_DEVICE];
+        j->phase[PH_WRITE] += s.seconds[GPUSORT__PHASE_WRITE];
+        j->sort_s += s.seconds[GPUSORT__PHASE_SORT];
+        if (st == GPUSORT_STATUS_SUCCESS) return;
+        if (s.io_errno != 0 || f->failed) break;
+        if (!cmd_fall_back_to_cpu(&j->ctx, st, j->requested, j->threads, "sorting")) break;
+    }
+    if (f->failed) {
+        int k = f->failed_stream;
+        if (f->failed_writing)
+            cli_fail("sort: write error on %s: %s", f->out[k]->path ? f->out[k]->path
+                     : "standard output", strerror(f->failed_errno));
+        if (f->failed_errno == 0)
+            cli_fail("sort: %s: the file became shorter while it was read", f->in_name[k]);
+        cli_fail("sort: read error on %s: %s", f->in_name[k], strerror(f->failed_errno));
+    }
+    if (st == GPUSORT_STATUS_OUT_OF_HOST_MEMORY)
+        cli_fail("sort: out of memory sorting %" PRIu64 " keys in host memory (%s)%s", n,
+                 gpusort_ctx_get_last_error(j->ctx),
+                 vtype == GPUSORT_TYPE_NONE ? "; a smaller -S sorts them in pieces" : "");
+    char w[128];
+    snprintf(w, sizeof w, "sort: the %s backend (%s) failed",
+             gpusort_backend_name(gpusort_ctx_get_backend(j->ctx)),
+             gpusort_algorithm_name(j->algorithm));
+    cmd_fail_status(w, st, j->ctx);
+}
+
+/* The streamed path when it applies (the top of the file): returns 1 after sorting into the
+ * outputs (not committed), 0 to leave the job to the other paths. Opens the inputs and asks
+ * the kernel to read them ahead while the context starts. */
+static int try_streamed(sort_job *j, ctx_start *cs, const char *in, const char *values,
+                        gpusort_type vtype, cli_out *kout, cli_out *vo, uint64_t budget)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return 0;       /* the stream moves file bytes as they are: little-endian hosts only */
+#endif
+    const char *paths[2] = {in, values};
+    int nin = values ? 2 : 1;
+    struct stat st[2];
+    uint64_t bytes = 0;
+    for (int i = 0; i < nin; i++) {
+        if (bin_is_stdio(paths[i]) || stat(paths[i], &st[i]) != 0 || !S_ISREG(st[i].st_mode))
+            return 0;
+        bytes += (uint64_t)st[i].st_size;
+    }
+    /* The budget rule of the other paths: the data and the library's scratch of its size. */
+    if (2 * bytes > budget) return 0;
+    if (!cli_out_pwrite_ready(kout) || (values && !cli_out_pwrite_ready(vo))) return 0;
+
+    size_t ksize = gpusort_type_size(j->type);
+    uint64_t n = (uint64_t)st[0].st_size / ksize;
+    if (values) vtype = pair_value_type(in, values, vtype, n, (uint64_t)st[1].st_size);
+    file_io f;
+    memset(&f, 0, sizeof f);
+    pthread_mutex_init(&f.lock, NULL);
+    cli_out *outs[2] = {kout, vo};
+    for (int i = 0; i < nin; i++) {
+        f.in_name[i] = paths[i];
+        f.in_fd[i] = open(paths[i], O_RDONLY | O_CLOEXEC);
+        if (f.in_fd[i] < 0) cli_fail("sort: cannot open %s: %s", paths[i], strerror(errno));
+        (void)posix_fadvise(f.in_fd[i], 0, 0, POSIX_FADV_WILLNEED);
+        f.out[i] = outs[i];
+    }
+    j->ctx = ctx_start_wait(cs, "sort");
+    j->n = n;
+    j->value_type = values ? vtype : GPUSORT_TYPE_NONE;
+    sort_streamed(j, &f, n, j->value_type);
+    for (int i = 0; i < nin; i++) {
+        close(f.in_fd[i]);
+        cli_out_pwrite_end(outs[i], n * (i ? gpusort_type_size(vtype) : ksize));
+    }
+    pthread_mutex_destroy(&f.lock);
+    return 1;
 }
 
 
@@ -337,7 +629,18 @@ static const char help_sort[] =
     "  --threads N         CPU threads (0 = all cores, the default)\n"
     "  --stats, -v         print on stderr: sorted N T keys with BACKEND (ALGORITHM, DEVICE)\n"
     "                      in X s: Y Mkeys/s (the time of the sort itself, data in memory;\n"
-    "                      for an external sort, the whole time)\n"
+    "                      for an external sort, the whole time), then the phases in seconds:\n"
+    "                      start-up (the backend's, on its own thread, overlapping the\n"
+    "                      others; 'waited': how long the job stood still for it), read,\n"
+    "                      to-device, sort, from-device, write, merge (external), sync, and\n"
+    "                      the total from the program's start to the renamed output\n"
+    "  --sync              make the output durable: fsync it before renaming it into place,\n"
+    "                      and its folder after (costs about the time of writing it to disk)\n"
+    "  --no-sync           the default, as GNU sort and cp: the output is complete and renamed\n"
+    "                      into place, but the system may still hold it in memory: a power\n"
+    "                      loss or system crash in the next seconds can leave OUT empty or\n"
+    "                      old (with -o IN, the input's contents too). GPUSORT_SYNC=1 in the\n"
+    "                      environment is --sync for every command and mode\n"
     "  -q, --quiet         no progress display\n"
     "  -S, --buffer-size SIZE  memory budget (default 50% of RAM): 512M, 4G, 25%; a plain\n"
     "                      number is KiB, as in GNU sort\n"
@@ -349,7 +652,9 @@ static const char help_sort[] =
     "\n"
     "Floats sort as -inf < ... < -0.0 == +0.0 < ... < +inf < NaN (NaN first with --desc).\n"
     "Output is written to a temporary file next to OUT and renamed into place only when\n"
-    "complete: an error or Ctrl-C never leaves a partial OUT and never damages IN.\n"
+    "complete: an error or Ctrl-C never leaves a partial OUT and never damages IN. A run\n"
+    "killed by SIGKILL leaves its .OUT.gpusort-XXXXXX; the next run names it and says how\n"
+    "to remove it (it cannot know whether another gpusort is still writing it).\n"
     "Memory: an input of up to half the budget is sorted in memory (the data plus the\n"
     "backend's scratch of the same size). A larger one (keys only) is sorted in pieces of\n"
     "half the budget, written as runs to -T, and merged stably: the result is the same.\n"
@@ -362,7 +667,7 @@ int gpusort_cli_sort(int argc, char **argv)
     cmd_opts o;
     cmd_parse(argc, argv,
               "output type desc backend device algorithm values values-out value-type threads "
-              "stats verbose quiet buffer-size temporary-directory mpi",
+              "stats verbose quiet buffer-size temporary-directory mpi sync no-sync",
               1, &o);
     if (o.help) { fputs(help_sort, stdout); return 0; }
     if (!o.type_set) cli_fail("sort: --type is required for binary files (see gpusort sort --help)");
@@ -400,6 +705,10 @@ int gpusort_cli_sort(int argc, char **argv)
         if (same_file(o.values, in)) cli_fail("sort: --values names the input file itself");
     }
 
+    /* The context starts on its own thread while the files are checked and opened. */
+    ctx_start cs;
+    ctx_start_begin(&cs, &o);
+
     /* Fail early on a bad input before touching anything. */
     bin_check_file_size(cmd, in, ksize, tname);
     if (o.values && !bin_is_stdio(o.values)) {
@@ -409,17 +718,26 @@ int gpusort_cli_sort(int argc, char **argv)
         if (access(o.values, R_OK) != 0)
             cli_fail("sort: cannot open %s: %s", o.values, strerror(errno));
     }
-    gpusort_ctx *ctx = cmd_make_ctx(cmd, &o);
 
     cli_out kout, vo;
     cli_out_open(&kout, out);
     if (o.values) cli_out_open(&vo, vout);
 
-    sort_job job = {ctx, o.type, o.desc ? GPUSORT_ORDER_DESC : GPUSORT_ORDER_ASC, o.algorithm,
-                    0, 0, 0, GPUSORT_TYPE_NONE, o.backend, o.threads};
+    sort_job job = {NULL, o.type, o.desc ? GPUSORT_ORDER_DESC : GPUSORT_ORDER_ASC, o.algorithm,
+                    0, 0, 0, GPUSORT_TYPE_NONE, o.backend, o.threads, {0}, 0};
     uint64_t budget = o.budget ? o.budget : default_budget();
     double t0 = cli_now_s();
-    if (!o.values) {
+    if (try_streamed(&job, &cs, in, o.values, o.value_type, &kout, o.values ? &vo : NULL,
+                     budget)) {
+        /* Both complete (and on disk, with --sync) before either replaces anything. */
+        double ts = cli_now_s();
+        cli_out_sync(&kout);
+        if (o.values) cli_out_sync(&vo);
+        cli_out_commit(&kout);
+        if (o.values) cli_out_commit(&vo);
+        job.phase[PH_SYNC] += cli_now_s() - ts;
+    } else if (!o.values) {
+        job.ctx = ctx_start_wait(&cs, cmd);
         const char *tmp_default[1];
         const char *const *tmpdirs = o.tmpdirs;
         int ntmp = o.ntmpdirs;
@@ -430,12 +748,15 @@ int gpusort_cli_sort(int argc, char **argv)
             ntmp = 1;
         }
         sort_keys(&job, in, &kout, budget, tmpdirs, ntmp);
+        double ts = cli_now_s();
         cli_out_commit(&kout);
+        job.phase[PH_SYNC] += cli_now_s() - ts;
     } else {
+        job.ctx = ctx_start_wait(&cs, cmd);
         sort_pairs_in_memory(&job, in, o.values, o.value_type, &kout, &vo, budget);
     }
     double t1 = cli_now_s();
-    ctx = job.ctx;      /* the CPU backend, if a GPU picked by auto failed */
+    gpusort_ctx *ctx = job.ctx;      /* the CPU backend, if a GPU picked by auto failed */
 
     if (o.stats) {
         char dev[256], pairs[32] = "", ext[96] = "";
@@ -453,6 +774,15 @@ int gpusort_cli_sort(int argc, char **argv)
                                            ? o.algorithm : gpusort_ctx_get_last_algorithm(ctx)),
                 cmd_device_name(ctx, dev, sizeof dev), secs,
                 secs > 0 ? (double)job.n / secs / 1e6 : 0.0, ext);
+        /* The phases; total: from the program's start to the renamed output. */
+        char waited[64];
+        snprintf(waited, sizeof waited, " (waited %.3f)", cs.waited);
+        job.phase[PH_STARTUP] = cs.seconds;
+        if (!job.runs) job.phase[PH_MERGE] = -1;
+        cli_phase ph[SORT_PHASES];
+        for (int i = 0; i < SORT_PHASES; i++)
+            ph[i] = (cli_phase){sort_phase_names[i], job.phase[i], i == PH_STARTUP ? waited : NULL};
+        cli_stats_phases("sort", ph, SORT_PHASES, t1 - cli_start_s);
     }
     gpusort_ctx_free(ctx);
     return 0;

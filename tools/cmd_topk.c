@@ -44,6 +44,7 @@ static const char help_topk[] =
     "  -S SIZE         read FILE in pieces of at most SIZE bytes (default 256M); memory is\n"
     "                  about K * (key + 8 bytes) + the piece\n"
     "  --stats         time and keys/s on stderr\n"
+    "  --sync          fsync the outputs before renaming them (see gpusort sort --help)\n"
     "Outputs appear only when complete (temporary files renamed into place).\n";
 
 int gpusort_cli_topk(int argc, char **argv)
@@ -52,7 +53,7 @@ int gpusort_cli_topk(int argc, char **argv)
     cmd_opts o;
     cmd_parse(argc, argv,
               "type k desc output indices index-type backend device threads stats verbose quiet "
-              "buffer-size",
+              "buffer-size sync no-sync",
               1, &o);
     if (o.help) { fputs(help_topk, stdout); return 0; }
     if (!o.type_set) cli_fail("topk: --type is required (types: %s)", cmd_type_list);

@@ -71,12 +71,15 @@ void ext_sink_to_out(ext_sink *s, cli_out *out)
 
 static void raw_write(ext_sink *s, const uint8_t *p, size_t n)
 {
+    s->written += n;
     if (s->out) {
         cli_out_write(s->out, p, n);
+        cli_progress_update(s->written);   /* a merge's percent, when its total is known */
         return;
     }
     while (n) {
-        ssize_t w = write(s->fd, p, n);
+        size_t k = n;
+        ssize_t w = cli_write_fault(&k) == 0 ? write(s->fd, p, k) : -1;
         if (w < 0) {
             if (errno == EINTR) continue;
             cli_fail("cannot write temporary file %s: %s", s->path, strerror(errno));

@@ -64,6 +64,7 @@ typedef struct ext_sink {
     char *path;            /* run file path (for messages and the run list) */
     uint8_t *buf;
     size_t len, cap;
+    uint64_t written;      /* bytes passed to the output or run file (the progress line) */
 } ext_sink;
 
 void ext_sink_to_out(ext_sink *s, cli_out *out);

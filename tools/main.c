@@ -122,6 +122,15 @@ int main(int argc, char **argv)
      * this run fail, and every later one (src/alloc.c). */
     const char *fail_at = getenv("GPUSORT_TEST_FAIL_ALLOC");
     if (fail_at && *fail_at) gpusort__alloc_fail_at(strtol(fail_at, NULL, 10));
+    /* Test-only (tests/fault/): GPUSORT_TEST_FAIL_WRITE=k[:eio|enospc|short] makes the k-th
+     * write or fsync of an output or temporary file fail (util.c's cli_write_fault). */
+    const char *fail_write = getenv("GPUSORT_TEST_FAIL_WRITE");
+    if (fail_write && *fail_write && cli_write_fault_set(fail_write) != 0)
+        return cli_error("GPUSORT_TEST_FAIL_WRITE=%s: expected k, k:eio, k:enospc or k:short",
+                         fail_write);
+    /* GPUSORT_SYNC=1: every mode fsyncs its outputs before renaming them (as --sync). */
+    const char *sync_env = getenv("GPUSORT_SYNC");
+    if (sync_env && *sync_env) cli_sync = strcmp(sync_env, "0") != 0;
     cli_signals_install();
     if (argc < 2) return run_text(argc, argv, 1, NULL);   /* like sort: stdin to stdout */
 

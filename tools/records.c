@@ -181,9 +181,25 @@ static void gather_slice(void *arg, size_t a, size_t b, ext_out_buf *out)
     out->len = len;
 }
 
+/* --stats (cli_stats): seconds of each phase of the job, printed by text_records_main. */
+enum { RP_STARTUP, RP_READ, RP_KEYS, RP_SORT, RP_WRITE, RP_MERGE, RP_SYNC, RP_COUNT };
+static double rec_phase[RP_COUNT];
+
+static void rec_stats(int spilled)
+{
+    static const char *const names[RP_COUNT] = {"start-up", "read", "keys", "sort", "write",
+                                                "merge", "sync"};
+    if (!cli_stats) return;
+    cli_phase ph[RP_COUNT];
+    for (int i = 0; i < RP_COUNT; i++)
+        ph[i] = (cli_phase){names[i], i == RP_MERGE && !spilled ? -1 : rec_phase[i], NULL};
+    cli_stats_phases("records", ph, RP_COUNT, cli_now_s() - cli_start_s);
+}
+
 static void sort_chunk(const text_opts *o, rec_cmp_arg *ra, gpusort_ctx **ctxp,
                        const uint8_t *rec, size_t n, ext_sink *s)
 {
+    double t0 = cli_now_s(), t1;
     gpusort_ctx *ctx = *ctxp;
     size_t ks = o->key_size;
     int threads = gpusort_ctx_get_threads(ctx);
@@ -195,6 +211,9 @@ static void sort_chunk(const text_opts *o, rec_cmp_arg *ra, gpusort_ctx **ctxp,
         j.keys = (uint8_t *)gpusort__malloc(n * ks);
         if (!j.keys) cli_fail("out of memory: %zu bytes of keys", n * ks);
         pack_task_all(&j);
+        t1 = cli_now_s();
+        rec_phase[RP_KEYS] += t1 - t0;
+        t0 = t1;
         gpusort_order order = o->reverse ? GPUSORT_ORDER_DESC : GPUSORT_ORDER_ASC;
         gpusort_status st = gpusort_sort_records(ctx, GPUSORT_TYPE_U64, j.keys, n, ks, 0, ks, j.keys, perm, order, 0);
         if (st && st != GPUSORT_STATUS_INVALID_ARGUMENT && o->backend == GPUSORT_BACKEND_AUTO &&
@@ -213,8 +232,11 @@ static void sort_chunk(const text_opts *o, rec_cmp_arg *ra, gpusort_ctx **ctxp,
                      gpusort_ctx_get_last_error(ctx));
         free(j.keys);
     }
+    t1 = cli_now_s();
+    rec_phase[RP_SORT] += t1 - t0;
     j.perm = perm;
     ext_sink_gather(s, n, GATHER_SLICE, j.parts, gather_slice, &j);
+    rec_phase[RP_WRITE] += cli_now_s() - t1;
     free(perm);
 }
 
@@ -255,17 +277,21 @@ int text_records_main(const text_opts *o)
     size_t cap = (size_t)(known && total <= chunk ? (total ? total : rs) : chunk);
     uint8_t *buf = (uint8_t *)ext_big_alloc(cap);
 
+    double t0 = cli_now_s();
     gpusort_ctx *ctx = text_context(o);
+    rec_phase[RP_STARTUP] += cli_now_s() - t0;
     rin in = {o, 0, -1, NULL, 0};
     int spilled = 0;
     cli_progress_start("sorting", 0);
     if (known && total <= chunk && o->nfiles == 1 && total >= ((uint64_t)16 << 20)) {
         /* One regular file that fits: all threads read it (parallel pread). */
+        t0 = cli_now_s();
         int fd = open(o->files[0], O_RDONLY | O_CLOEXEC);
         if (fd < 0) cli_fail("cannot read: %s: %s", o->files[0], strerror(errno));
         size_t got = ext_read_parallel(fd, buf, (size_t)total, gpusort_ctx_get_threads(ctx),
                                        o->files[0]);
         close(fd);
+        rec_phase[RP_READ] += cli_now_s() - t0;
         if (got % rs)
             cli_fail("%s: the size %zu is not a multiple of the record size %zu", o->files[0],
                      got, rs);
@@ -274,8 +300,13 @@ int text_records_main(const text_opts *o)
         ext_sink sk;
         ext_sink_to_out(&sk, &out);
         sort_chunk(o, &ra, &ctx, buf, got / rs, &sk);
+        t0 = cli_now_s();
         ext_sink_close(&sk);
+        rec_phase[RP_WRITE] += cli_now_s() - t0;
+        t0 = cli_now_s();
         cli_out_commit(&out);
+        rec_phase[RP_SYNC] += cli_now_s() - t0;
+        rec_stats(0);
         free(buf);
         gpusort_ctx_free(ctx);
         extsort_free(&x);
@@ -285,7 +316,9 @@ int text_records_main(const text_opts *o)
     for (;;) {
         size_t got = 0;
         if (pending >= 0) buf[got++] = (uint8_t)pending;
+        t0 = cli_now_s();
         got += rin_read(&in, buf + got, cap - got);
+        rec_phase[RP_READ] += cli_now_s() - t0;
         pending = -1;
         size_t n = got / rs;
         if (got % rs) {
@@ -305,8 +338,13 @@ int text_records_main(const text_opts *o)
             ext_sink sk;
             ext_sink_to_out(&sk, &out);
             sort_chunk(o, &ra, &ctx, buf, n, &sk);
+            t0 = cli_now_s();
             ext_sink_close(&sk);
+            rec_phase[RP_WRITE] += cli_now_s() - t0;
+            t0 = cli_now_s();
             cli_out_commit(&out);
+            rec_phase[RP_SYNC] += cli_now_s() - t0;
+            rec_stats(0);
             break;
         }
         if (n) {
@@ -319,8 +357,13 @@ int text_records_main(const text_opts *o)
         if (last) {
             cli_progress_end();
             cli_out_open(&out, o->outfile);
+            t0 = cli_now_s();
             extsort_finish(&x, &out);
+            rec_phase[RP_MERGE] += cli_now_s() - t0;
+            t0 = cli_now_s();
             cli_out_commit(&out);
+            rec_phase[RP_SYNC] += cli_now_s() - t0;
+            rec_stats(1);
             break;
         }
     }

@@ -6,11 +6,14 @@
  *                                 exits with 2
  *   cli_temp_register / _forget   a registry of temporary files, removed on cli_fail, on exit
  *                                 and on SIGINT/SIGTERM/SIGHUP/SIGPIPE (cli_signals_install)
- *   cli_out_*                     atomic output: temp file in the destination's folder, fsync,
- *                                 rename into place
+ *   cli_out_*                     atomic output: temp file in the destination's folder, renamed
+ *                                 into place (fsync first with cli_sync: --sync, GPUSORT_SYNC=1);
+ *                                 cli_out_pwrite for writes at offsets from several threads
+ *   cli_write_fault               the test-only write fault (GPUSORT_TEST_FAIL_WRITE)
  *   cli_read_file                 read a whole file or stdin into memory
  *   cli_alloc, cli_now_s          malloc or fail; the monotonic clock
  *   cli_progress_*                "\rsorting: 45%" on a terminal, after the first second
+ *   cli_stats_phases              the --stats line of a job's phases
  *   cli_parse_size / cli_parse_count   "64M", "50%", "2^26", "1e6"
  *
  * Order of calls: cli_signals_install() once at start; then any of the others.
@@ -55,6 +58,9 @@
 #include <unistd.h>
 
 int cli_quiet = 0;
+int cli_sync = 0;
+int cli_stats = 0;
+double cli_start_s = 0;
 
 /* ---- temporary-file registry ---- */
 
@@ -191,6 +197,7 @@ void cli_signals_install(void)
     static int installed = 0;
     if (installed) return;
     installed = 1;
+    cli_start_s = cli_now_s();
     atexit(temp_cleanup_at_exit);
     pthread_once(&temp_lock_once, temp_lock_init);
     sigemptyset(&waited_signals);
@@ -251,9 +258,13 @@ static void verror(const char *fmt, va_list ap)
 }
 
 void (*cli_exit_hook)(int code) = NULL;
+void (*cli_fail_prepare)(void) = NULL;
 
 void cli_fail(const char *fmt, ...)
 {
+    void (*prepare)(void) = cli_fail_prepare;
+    cli_fail_prepare = NULL;
+    if (prepare) prepare();
     va_list ap;
     va_start(ap, fmt);
     verror(fmt, ap);
@@ -382,6 +393,22 @@ void cli_progress_end(void)
     }
     prog.active = 0;
     progress_clear();
+}
+
+/* ---- --stats ---- */
+
+void cli_stats_phases(const char *what, const cli_phase *phases, int n, double total)
+{
+    char line[1024];
+    int len = snprintf(line, sizeof line, "gpusort: %s phases (s):", what);
+    for (int i = 0; i < n && len < (int)sizeof line; i++)
+        if (phases[i].seconds >= 0)
+            len += snprintf(line + len, sizeof line - (size_t)len, " %s %.3f%s", phases[i].name,
+                            phases[i].seconds, phases[i].note ? phases[i].note : "");
+    if (len < (int)sizeof line)
+        snprintf(line + len, sizeof line - (size_t)len, " | total %.3f\n", total);
+    progress_clear();
+    fputs(line, stderr);
 }
 
 /* ---- reading ---- */
@@ -553,13 +580,115 @@ void cli_out_open(cli_out *o, const char *path)
 
 static const char *out_name(const cli_out *o) { return o->path ? o->path : "standard output"; }
 
+/* ---- test-only write faults ----
+ * GPUSORT_TEST_FAIL_WRITE=k[:eio|enospc|short] (main.c reads it): the k-th write or fsync of an
+ * output or temporary file fails with EIO or ENOSPC, or ("short") writes half its bytes and the
+ * next one fails with ENOSPC, as a disk that fills up mid-write does. Every such call site asks
+ * cli_write_fault first; tests/fault/cli_fault.sh sweeps k over small jobs. */
+static struct {
+    long at;                /* 0: off */
+    int kind;               /* 'e' EIO, 'n' ENOSPC, 's' short */
+    long count;
+    int full;               /* after a short write: every later call fails with ENOSPC */
+    pthread_mutex_t lock;
+} wfault = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+int cli_write_fault_set(const char *spec)
+{
+    char *e;
+    long k = strtol(spec, &e, 10);
+    if (k < 1) return -1;
+    int kind = 'e';
+    if (*e == ':') {
+        if (strcmp(e + 1, "eio") == 0) kind = 'e';
+        else if (strcmp(e + 1, "enospc") == 0) kind = 'n';
+        else if (strcmp(e + 1, "short") == 0) kind = 's';
+        else return -1;
+    } else if (*e) {
+        return -1;
+    }
+    wfault.at = k;
+    wfault.kind = kind;
+    return 0;
+}
+
+int cli_write_fault(size_t *n)
+{
+    if (!wfault.at) return 0;
+    pthread_mutex_lock(&wfault.lock);
+    long c = ++wfault.count;
+    int r = 0, err = 0;
+    if (wfault.full) {
+        r = -1;
+        err = ENOSPC;
+    } else if (c == wfault.at) {
+        if (wfault.kind == 's' && n && *n > 1) {
+            *n /= 2;
+            wfault.full = 1;
+        } else {
+            r = -1;
+            err = wfault.kind == 'e' ? EIO : ENOSPC;
+        }
+    }
+    pthread_mutex_unlock(&wfault.lock);
+    if (r) errno = err;
+    return r;
+}
+
 void cli_out_write(cli_out *o, const void *data, size_t n)
 {
     if (!o->f) cli_fail("internal error: write to a closed output");
-    if (n && fwrite(data, 1, n, o->f) != n) {
-        int err = errno;
-        cli_fail("write error on %s: %s", out_name(o), strerror(err ? err : EIO));
+    size_t k = n;
+    int err = 0;
+    if (n && cli_write_fault(&k) != 0) err = errno;
+    else if (n && (fwrite(data, 1, k, o->f) != k || k < n)) err = k < n ? ENOSPC : errno;
+    if (err) cli_fail("write error on %s: %s", out_name(o), strerror(err ? err : EIO));
+}
+
+int cli_out_pwrite_ready(cli_out *o)
+{
+    if (!o->f || fflush(o->f) != 0) return 0;
+    int fd = fileno(o->f);
+    int fl = fcntl(fd, F_GETFL);
+    off_t at = lseek(fd, 0, SEEK_CUR);
+    /* O_APPEND (a `>>` redirection) would make pwrite append, whatever its offset. */
+    if (fl < 0 || (fl & O_APPEND) || at < 0) return 0;
+    o->base = (uint64_t)at;
+    return 1;
+}
+
+int cli_out_pwrite(cli_out *o, const void *data, uint64_t offset, size_t n)
+{
+    int fd = fileno(o->f);
+    const char *p = (const char *)data;
+    while (n) {
+        size_t k = n;
+        if (cli_write_fault(&k) != 0) return -1;
+        ssize_t w = pwrite(fd, p, k, (off_t)(o->base + offset));
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0) return -1;
+        if (w == 0) {
+            errno = ENOSPC;
+            return -1;
+        }
+#ifdef SYNC_FILE_RANGE_WRITE
+        /* --sync: start this range's writeback now (asynchronously), so that the disk works
+         * while the other pieces are written and the final fsync finds little left to do. */
+        if (cli_sync && o->tmp)
+            (void)sync_file_range(fd, (off_t)(o->base + offset), w, SYNC_FILE_RANGE_WRITE);
+#endif
+        p += w;
+        offset += (uint64_t)w;
+        n -= (size_t)w;
     }
+    return 0;
+}
+
+void cli_out_pwrite_end(cli_out *o, uint64_t bytes)
+{
+    /* Leave the file offset after the data, as sequential writes would (standard output
+     * redirected to a file may be written further by the shell). */
+    (void)lseek(fileno(o->f), (off_t)(o->base + bytes), SEEK_SET);
 }
 
 void cli_out_sync(cli_out *o)
@@ -568,7 +697,9 @@ void cli_out_sync(cli_out *o)
     const char *name = out_name(o);
     int err = 0;
     if (fflush(o->f) != 0 || ferror(o->f)) err = errno ? errno : EIO;
-    if (!err && o->tmp && fsync(fileno(o->f)) != 0) err = errno;
+    if (!err && o->tmp && cli_sync &&
+        (cli_write_fault(NULL) != 0 || fsync(fileno(o->f)) != 0))
+        err = errno;
     if (o->f == stdout) {
         o->f = NULL;
         if (err) cli_fail("write error on %s: %s", name, strerror(err));
@@ -582,10 +713,15 @@ void cli_out_sync(cli_out *o)
 void cli_out_commit(cli_out *o)
 {
     cli_out_sync(o);
+    int renamed = o->tmp != NULL;
     if (o->tmp) {
         if (rename(o->tmp, o->path) != 0)
             cli_fail("cannot rename %s to %s: %s", o->tmp, o->path, strerror(errno));
         cli_temp_forget(o->tmp);
+        free(o->tmp);
+        o->tmp = NULL;
+    }
+    if (cli_sync && renamed) {
         /* Make the rename itself durable: fsync the folder (best effort). */
         char *slash = strrchr(o->path, '/');
         char dir[PATH_MAX];
@@ -596,8 +732,6 @@ void cli_out_commit(cli_out *o)
             (void)fsync(dfd);
             close(dfd);
         }
-        free(o->tmp);
-        o->tmp = NULL;
     }
     free(o->path);
     o->path = NULL;

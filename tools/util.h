@@ -3,7 +3,8 @@
  *
  * Errors: one clear line on stderr, "gpusort: <message>", then exit code 2 (cli_fail).
  * Output files are written atomically: cli_out_open() creates a temporary file in the same folder
- * as the destination; cli_out_commit() flushes, fsyncs and renames it into place; cli_out_abort()
+ * as the destination; cli_out_commit() flushes (fsyncs the file and then its folder when
+ * cli_sync is set) and renames it into place; cli_out_abort()
  * (also run by the SIGINT/SIGTERM handler and by cli_fail) removes it. So a failure never leaves a
  * partial or empty output, and `-o` may name an input file.
  */
@@ -22,6 +23,10 @@ void cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noretur
  * (tests/fuzz/) set it, to a function that longjmps back into their harness, so that a refused
  * input ends one run of the target instead of the fuzzer. NULL in the program. */
 extern void (*cli_exit_hook)(int code);
+/* When set, cli_fail calls it first (once, from the failing thread): the sort command joins
+ * the thread that creates its library context there, so that the process never exits while a
+ * driver initialises on another thread (CUDA's exit handlers then crash). */
+extern void (*cli_fail_prepare)(void);
 /* Same, without exiting: prints and returns 2. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -29,6 +34,26 @@ int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void *cli_alloc(size_t n);
 /* Seconds on the monotonic clock (for --stats and timings). */
 double cli_now_s(void);
+
+/* Set by --sync (or GPUSORT_SYNC=1, main.c): outputs are fsynced before they are renamed into
+ * place, and their folder after. Off by default, as in GNU sort and cp: a crash of the system
+ * (not of gpusort) soon after a run may then lose the new output's contents. */
+extern int cli_sync;
+/* cli_now_s() when the program started (cli_signals_install), for --stats totals. */
+extern double cli_start_s;
+
+/* Set by a mode's --stats: the text mode's parser sets it (text_options.c), and records.c then
+ * prints its phases through cli_stats_phases. (The binary commands keep theirs in cmd_opts.) */
+extern int cli_stats;
+/* --stats: one line "gpusort: <what> phases (s): read 0.101 sort 0.010 ... | total 1.020" on
+ * stderr; a phase with seconds < 0 is left out; note (may be NULL) follows its number. The
+ * binary sort, records and (through this same call) the text mode print their phases here. */
+typedef struct cli_phase {
+    const char *name;
+    double seconds;
+    const char *note;
+} cli_phase;
+void cli_stats_phases(const char *what, const cli_phase *phases, int n, double total);
 
 /* Set by --quiet; progress is shown only when stderr is a terminal and !quiet. */
 extern int cli_quiet;
@@ -47,13 +72,30 @@ typedef struct cli_out {
     FILE *f;
     char *path;     /* destination */
     char *tmp;      /* temporary file in the same folder; NULL for stdout */
+    uint64_t base;  /* cli_out_pwrite: the file offset of byte 0 */
 } cli_out;
 void cli_out_open(cli_out *o, const char *path);
 /* Write n bytes; cli_fail (after removing the temp file) on a short write (e.g. full disk). */
 void cli_out_write(cli_out *o, const void *data, size_t n);
-/* Flush, fsync, close and rename into place; cli_fail on any error. */
+/* Writes at offsets from several threads at once (the streaming sort): cli_out_pwrite_ready
+ * flushes what was written so far and returns 1 if the output takes pwrite (a regular file or
+ * a device such as /dev/null; not a pipe, a terminal or an O_APPEND file), else 0. Then
+ * cli_out_pwrite(o, data, off, n) stores n bytes at offset off (from the current position):
+ * 0, or -1 with errno set (it never exits: it runs on library threads). cli_out_pwrite_end
+ * leaves the file position after `bytes` bytes. */
+int cli_out_pwrite_ready(cli_out *o);
+int cli_out_pwrite(cli_out *o, const void *data, uint64_t offset, size_t n);
+void cli_out_pwrite_end(cli_out *o, uint64_t bytes);
+/* Test-only: GPUSORT_TEST_FAIL_WRITE=k[:eio|enospc|short] (main.c passes the value to
+ * cli_write_fault_set, -1 if malformed). Every write or fsync of an output or temporary file
+ * calls cli_write_fault first: 0 to go on (*n may be halved: a short write), or -1 with errno
+ * set (EIO or ENOSPC) for the k-th call, and ENOSPC for every call after a short one. n may be
+ * NULL (an fsync). */
+int cli_write_fault_set(const char *spec);
+int cli_write_fault(size_t *n);
+/* Flush, fsync (with cli_sync), close and rename into place; cli_fail on any error. */
 void cli_out_commit(cli_out *o);
-/* Flush, fsync and close without renaming yet (commit then only renames). Lets a caller finish
+/* Flush, fsync (with cli_sync) and close without renaming yet (commit then only renames). Lets a caller finish
  * several outputs before it publishes any of them. */
 void cli_out_sync(cli_out *o);
 /* Close and remove the temporary file (safe to call twice). */

@@ -8,6 +8,14 @@
 #      then EFBIG) for the output's temporary and for the run files of -T; the same outcome;
 #   3. SIGKILL in the middle of `gpusort BIG -o BIG`: BIG intact; the next run names the stale
 #      temporary and says how to remove it (util.c's note_stale_temps).
+#   4. failing writes (GPUSORT_TEST_FAIL_WRITE=k:eio|enospc|short, util.c's cli_write_fault):
+#      the k-th write or fsync of an output or temporary file fails, for every k of small jobs
+#      (binary keys and pairs streamed across 8 MiB pieces, -o INPUT, standard input, external
+#      runs, records, text in memory and spilling; with and without GPUSORT_SYNC=1): the same
+#      outcome as 1.
+#   5. SIGINT and SIGTERM at spread-out moments of a streamed sort (start-up, read, sort, write,
+#      rename): killed by the signal, or done with the right output; never a partial output or
+#      a temporary file left, the input intact.
 # Prints "N passed, N failed" and exits 1 on a failure. Under ASan the program's own reports
 # (a leak, a bad access) make a run exit with another code, which counts as a failure.
 set -u
@@ -149,6 +157,90 @@ else
   fi
   rm -f "$work"/tmp/gpusort-*   # run files of the killed run (-T): README says how
 fi
+
+echo "== 4. failing writes and fsyncs"
+# wsweep LABEL KIND EXPECTED CMD...: CMD with GPUSORT_TEST_FAIL_WRITE=k:KIND for k = 1, 2, ...
+# until a run succeeds (k past the job's last write); "out" in $work is the output. The
+# input of -o INPUT jobs is $work/inplace.* (copied afresh each run, compared after a failure).
+wsweep() {
+  local label=$1 kind=$2 want=$3; shift 3
+  local k rc n_fail=0 err=$work/err
+  for ((k = 1; k <= 300; k++)); do
+    cp "$work/in.txt" "$work/inplace.txt"; cp "$work/w.u32" "$work/inplace.u32"; cp "$work/wv.u64" "$work/inplace.u64"
+    GPUSORT_TEST_FAIL_WRITE=$k:$kind "$@" > "$work/stdout" 2> "$err"
+    rc=$?
+    [ "$rc" = 0 ] && break
+    n_fail=$((n_fail + 1))
+    check_failed "$label ($kind) k=$k" "$rc" "$err" || return
+    cmp -s "$work/in.txt" "$work/inplace.txt" && cmp -s "$work/w.u32" "$work/inplace.u32" &&
+      cmp -s "$work/wv.u64" "$work/inplace.u64" || { fail "$label ($kind) k=$k: an input changed"; return; }
+  done
+  if [ "$k" -gt 300 ]; then fail "$label ($kind): still failing at k=300"; return; fi
+  if [ "$n_fail" = 0 ]; then fail "$label ($kind): no write failed: the knob missed this job"; return; fi
+  if [ "$want" != - ] && ! cmp -s "$want" "$work/out"; then fail "$label ($kind): wrong output after k=$k"; return; fi
+  rm -f "$work/out" "$work/out.v"
+  faults=$((faults + n_fail))
+  echo "ok: $label ($kind): $n_fail runs with a failed write ended cleanly, then k=$k ran whole"
+  pass
+}
+# 20 MiB of u32 keys: three of the stream's 8 MiB pieces, the last one partial.
+"$gs" gen --type u32 --n 5000000 --seed 11 -o "$work/w.u32" 2>/dev/null
+"$gs" gen --type u64 --n 5000000 --seed 12 -o "$work/wv.u64" 2>/dev/null
+"$gs" sort "$work/w.u32" --type u32 --backend cpu -o "$work/w.sorted" 2>/dev/null
+"$gs" sort "$work/w.u32" --type u32 --backend cpu --values "$work/wv.u64" --values-out "$work/wv.sorted" -o "$work/w.sorted2" 2>/dev/null
+cmp -s "$work/w.sorted" "$work/w.sorted2" || fail "pairs: keys differ from the keys-only sort"
+"$gs" --backend=cpu -S 64K -T "$work/tmp" "$work/spill.txt" -o "$work/spill.sorted2" 2>/dev/null
+for kind in eio enospc short; do
+  wsweep "sort u32 streamed" $kind "$work/w.sorted" "$gs" sort "$work/w.u32" --type u32 --backend cpu -o "$work/out"
+  wsweep "sort u32 streamed, GPUSORT_SYNC=1" $kind "$work/w.sorted" env GPUSORT_SYNC=1 "$gs" sort "$work/w.u32" --type u32 --backend cpu -o "$work/out"
+  wsweep "sort u32 -o INPUT --values INPUT2" $kind - "$gs" sort "$work/inplace.u32" --type u32 --backend cpu --values "$work/inplace.u64" -o "$work/inplace.u32" --sync
+  cmp -s "$work/inplace.u32" "$work/w.sorted" && cmp -s "$work/inplace.u64" "$work/wv.sorted" && pass ||
+    fail "-o INPUT --values ($kind): wrong result after the sweep"
+  wsweep "sort u32 pairs" $kind "$work/wv.sorted" "$gs" sort "$work/w.u32" --type u32 --backend cpu --values "$work/wv.u64" --values-out "$work/out" -o "$work/out.v"
+  wsweep "sort u32 < stdin (in memory)" $kind "$work/u32.sorted" sh -c '"$0" sort --type u32 --backend cpu -o "$2" < "$1"' "$gs" "$work/u32.bin" "$work/out"
+  wsweep "sort u32 external (-S 64K)" $kind "$work/u32.sorted" "$gs" sort "$work/u32.bin" --type u32 --backend cpu -S 64K -T "$work/tmp" -o "$work/out"
+  wsweep "records" $kind "$work/rec.sorted" "$gs" --record-size 100 --key-size 10 --backend cpu "$work/rec.bin" -o "$work/out"
+  wsweep "text" $kind "$work/sorted.txt" "$gs" --backend=cpu "$work/in.txt" -o "$work/out"
+  wsweep "text -o INPUT, GPUSORT_SYNC=1" $kind - env GPUSORT_SYNC=1 "$gs" --backend=cpu "$work/inplace.txt" -o "$work/inplace.txt"
+  cmp -s "$work/inplace.txt" "$work/sorted.txt" && pass || fail "text -o INPUT ($kind): wrong result after the sweep"
+  wsweep "text spilling (-S 64K -T)" $kind "$work/spill.sorted" "$gs" --backend=cpu -S 64K -T "$work/tmp" "$work/spill.txt" -o "$work/out"
+done
+
+echo "== 5. SIGINT and SIGTERM at every phase of a streamed sort"
+# 2^23 keys (32 MiB): a few tenths of a second on 2 cores, so that delays from 0 to 0.6 s land
+# in the start-up, the reads, the sort, the writes, the rename, or after the end.
+"$gs" gen --type u32 --n 2^23 --seed 13 -o "$work/sig.u32" 2>/dev/null
+"$gs" sort "$work/sig.u32" --type u32 --backend cpu -o "$work/sig.sorted" 2>/dev/null
+cp "$work/sig.u32" "$work/sig.orig"
+n_killed=0 n_done=0
+for sig in INT TERM; do
+  for delay in 0 0.01 0.03 0.05 0.08 0.12 0.16 0.2 0.25 0.3 0.4 0.6; do
+    set -m        # job control: a background job does not ignore SIGINT
+    "$gs" sort "$work/sig.u32" --type u32 --backend cpu -o "$work/out" 2> "$work/err" &
+    pid=$!
+    set +m
+    sleep "$delay"
+    kill -$sig "$pid" 2>/dev/null
+    wait "$pid"; rc=$?
+    s=$(strays)
+    if [ -n "$s" ]; then fail "SIG$sig after $delay s: temporaries left: $s"; rm -f $s; continue; fi
+    cmp -s "$work/sig.u32" "$work/sig.orig" || { fail "SIG$sig after $delay s: the input changed"; cp "$work/sig.orig" "$work/sig.u32"; continue; }
+    if [ "$rc" = 0 ]; then
+      cmp -s "$work/out" "$work/sig.sorted" && n_done=$((n_done + 1)) || fail "SIG$sig after $delay s: exit 0 with a wrong output"
+    elif [ "$rc" -gt 128 ]; then
+      # Killed after the rename (the output is whole) or before it (no output at all).
+      if [ -e "$work/out" ] && ! cmp -s "$work/out" "$work/sig.sorted"; then
+        fail "SIG$sig after $delay s: killed, and a partial output was left"
+      else n_killed=$((n_killed + 1)); fi
+    else
+      fail "SIG$sig after $delay s: exit $rc: $(head -c 300 "$work/err")"
+    fi
+    rm -f "$work/out"
+  done
+done
+faults=$((faults + n_killed))
+echo "ok: signals: $n_killed runs killed cleanly, $n_done finished whole before the signal"
+pass
 
 echo "faults injected and survived: $faults"
 echo "$passed passed, $failed failed"
