@@ -80,6 +80,13 @@ static void tie_task(void *arg, size_t i)
     text_slice(j->nruns, j->parts, i, &a, &b);
     for (size_t r = a; r < b; r++) {
         uint64_t lo = j->runs[2 * r], hi = j->runs[2 * r + 1];
+        /* A run of identical lines (duplicates in the input, common under -V, -n, ...) is
+         * already in order under every comparison: one pass of memcmp instead of a sort. */
+        const uint64_t *v = j->perm + lo;
+        const uint8_t *p0 = LP(j->L, v[0]);
+        size_t l0 = LL(j->L, v[0]), x = 1;
+        while (x < hi - lo && LL(j->L, v[x]) == l0 && memcmp(LP(j->L, v[x]), p0, l0) == 0) x++;
+        if (x == hi - lo) continue;
         tie_sort(j, j->perm + lo, j->tmp + lo, (size_t)(hi - lo));
     }
 }
@@ -153,6 +160,45 @@ static int lib_fallback(tsort *t, gpusort_status s)
     return 1;
 }
 
+/* ---- --backend auto: the CPU or a GPU, by the cost of the whole job ----
+ * The text mode starts on the CPU backend (text_main.c). Before each library sort the job's
+ * two costs are estimated and a GPU context is created only when its total is the smaller:
+ *   CPU  n lines x the CPU time per line of the library sort / threads;
+ *   GPU  its start-up (once per run) + the bytes to the device and back / the copy rate
+ *        + n x the device's time per line.
+ * Both the keys and all the rest (reading, key building, ties, writing) run on the CPU either
+ * way, so only the sort is compared. The constants are measurements (bench/results/
+ * text-2026-11-25.md): CUDA start-up 0.47-0.69 s on the H200 (issue 13's `gpusort devices`);
+ * 40 ns of CPU per line for the radix sort of 32/64-bit key images with indices and 115 ns
+ * for the string sort (2-core machine, GPUSORT_TIMING=1, CPU seconds of the sort phase over
+ * 10M -n lines and 5M words). With 16 cores the GPU pays from about 200M -n lines (more than
+ * the default -S holds in one chunk), which is why `gpusort -n` of 20M lines under AUTO took
+ * 1.02 s on CUDA and 0.58 s on the CPU before this model. */
+#define GPU_STARTUP_S 0.5
+#define GPU_COPY_BYTES_PER_S 10e9     /* pageable host memory, both ways */
+#define GPU_S_PER_LINE 2e-9
+#define CPU_S_PER_LINE_IMAGES 40e-9
+#define CPU_S_PER_LINE_STRINGS 115e-9
+
+/* Switch t->ctx to a GPU context when the model says it is cheaper for this sort of n lines
+ * (bytes: what goes to the device and comes back, each way; cpu_per_line: one of the
+ * CPU_S_PER_LINE_* above). Once a GPU context exists it stays (its start-up is paid). */
+static void pick_backend(tsort *t, size_t n, double bytes, double cpu_per_line)
+{
+    if (!t->gpu_maybe) return;
+    double cpu = (double)n * cpu_per_line / (double)(t->threads > 0 ? t->threads : 1);
+    double gpu = GPU_STARTUP_S + 2.0 * bytes / GPU_COPY_BYTES_PER_S + (double)n * GPU_S_PER_LINE;
+    const char *e = getenv("GPUSORT_TEXT_AUTO");     /* "gpu": try the GPU whatever the model */
+    if (!(e && strcmp(e, "gpu") == 0) && cpu <= gpu) return;
+    t->gpu_maybe = 0;
+    gpusort_ctx *c = NULL;
+    if (gpusort_ctx_create(&c, GPUSORT_BACKEND_AUTO, t->o.device) != GPUSORT_STATUS_SUCCESS)
+        return;                                       /* no GPU after all: stay on the CPU */
+    if (t->o.threads) gpusort_ctx_set_threads(c, t->o.threads);
+    gpusort_ctx_free(t->ctx);
+    t->ctx = c;
+}
+
 uint64_t *text_sort_lines(tsort *t, lineset *L)
 {
     size_t n = L->n;
@@ -166,6 +212,7 @@ uint64_t *text_sort_lines(tsort *t, lineset *L)
         text_compact_lines(t, L);
         text_phase("compact");
         int desc = k0 ? k0->reverse : t->o.reverse;
+        pick_backend(t, n, (double)L->off[n] + 16.0 * (double)n, CPU_S_PER_LINE_STRINGS);
     again_lines:
         s = gpusort_sort_strings(t->ctx, GPUSORT_TYPE_U64, L->bytes, L->off,
                                  n, perm,
@@ -190,6 +237,7 @@ uint64_t *text_sort_lines(tsort *t, lineset *L)
         gpusort_type kt = narrow ? GPUSORT_TYPE_U32 : GPUSORT_TYPE_U64;
         gpusort_type it = idx32 ? GPUSORT_TYPE_U32 : GPUSORT_TYPE_U64;
         void *iout = idx32 ? (void *)perm32 : (void *)perm;
+        pick_backend(t, n, (double)n * (double)(ksz + (idx32 ? 4 : 8)), CPU_S_PER_LINE_IMAGES);
         /* the sorted images and their indices: pairs whose values are generated (NULL) */
 #define SORT_IMAGES() gpusort_sort_pairs(t->ctx, kt, it, img, NULL, n, sorted, iout, \
                                          GPUSORT_ORDER_ASC, GPUSORT_ALGORITHM_AUTO, 0)
@@ -222,9 +270,10 @@ uint64_t *text_sort_lines(tsort *t, lineset *L)
      * collation key, its -R digest or its -V projection, and sort them as strings. */
     uint8_t *kb;
     uint64_t *ko;
-    text_pack_keys(t, L, &kb, &ko);
+    int exact = text_pack_keys(t, L, &kb, &ko);
     text_phase("keys");
     int desc = k0 ? k0->reverse : t->o.reverse;
+    pick_backend(t, n, (double)ko[n] + 16.0 * (double)n, CPU_S_PER_LINE_STRINGS);
 again_keys:
     s = gpusort_sort_strings(t->ctx, GPUSORT_TYPE_U64, kb, ko,
                              n,
@@ -232,10 +281,9 @@ again_keys:
     if (s && lib_fallback(t, s)) goto again_keys;
     if (s) lib_fail(t, "key sort", s);
     text_phase("sort");
-    /* Ties: packed bytes are exact for their key, so they go on from the second key; a
-     * collation projection or a -R digest is not, so from the first (with no -k: the last
-     * resort, which the projection of the whole line approximates). */
-    int exact = !text_collate && !(k0 && (k0->random || k0->version));
+    /* Ties: packed bytes and -V projections are exact for their key, so they go on from the
+     * second key; a collation projection or a -R digest is not, so from the first (with no
+     * -k: the last resort, which the projection of the whole line approximates). */
     int need = !exact || t->nkeys > 1 || (!t->o.stable && !t->o.unique);
     if (need) {
         eq_str q = {kb, ko, perm};
