@@ -41,15 +41,52 @@ typedef struct tie_job {
     tsort *t;
     lineset *L;
     uint64_t *perm, *tmp;
-    const uint64_t *runs;      /* pairs lo, hi */
-    size_t nruns;
-    int parts;
+    int parts;                 /* slices of the positions (tie_task) */
     int first;                 /* first key text_line_cmp needs (1: key 0 is known equal) */
+    const uint64_t *via;       /* NULL, or the values sorted are positions in via[] */
+    int (*eq)(void *, size_t); /* perm[x] ties with perm[x - 1] on the projection */
+    void *eqarg;
+    uint64_t **runs;           /* per slice: the runs starting in it, pairs lo, hi */
+    size_t *nruns;
 } tie_job;
 
 static inline int tie_cmp(const tie_job *j, uint64_t a, uint64_t b)
 {
+    if (j->via) {
+        a = j->via[a];
+        b = j->via[b];
+    }
     return text_line_cmp_from(j->t, j->first, LP(j->L, a), LL(j->L, a), LP(j->L, b), LL(j->L, b));
+}
+
+/* Byte order of lines a and b (memcmp, then length). */
+static inline int byte_cmp(const lineset *L, uint64_t a, uint64_t b)
+{
+    size_t la = LL(L, a), lb = LL(L, b);
+    int c = memcmp(LP(L, a), LP(L, b), la < lb ? la : lb);
+    return c ? c : (la > lb) - (la < lb);
+}
+
+/* Merge sort of line indices by byte_cmp (tmp: n / 2 entries). */
+static void byte_sort(const lineset *L, uint64_t *v, uint64_t *tmp, size_t n)
+{
+    if (n <= 12) {
+        for (size_t i = 1; i < n; i++) {
+            uint64_t x = v[i];
+            size_t k = i;
+            while (k > 0 && byte_cmp(L, v[k - 1], x) > 0) { v[k] = v[k - 1]; k--; }
+            v[k] = x;
+        }
+        return;
+    }
+    size_t h = n / 2;
+    byte_sort(L, v, tmp, h);
+    byte_sort(L, v + h, tmp, n - h);
+    if (byte_cmp(L, v[h - 1], v[h]) <= 0) return;
+    memcpy(tmp, v, h * sizeof *v);
+    size_t a = 0, b = h, k = 0;
+    while (a < h && b < n) v[k++] = byte_cmp(L, v[b], tmp[a]) < 0 ? v[b++] : tmp[a++];
+    while (a < h) v[k++] = tmp[a++];
 }
 
 static void tie_sort(const tie_job *j, uint64_t *v, uint64_t *tmp, size_t n)
@@ -73,49 +110,111 @@ static void tie_sort(const tie_job *j, uint64_t *v, uint64_t *tmp, size_t n)
     while (a < h) v[k++] = tmp[a++];
 }
 
-static void tie_task(void *arg, size_t i)
+/* Runs of at least this many lines are first grouped into identical lines (tie_run). */
+#define TIE_GROUP_MIN 16
+
+/* Sort one run v[0, n) (tmp: n entries of scratch) with text_line_cmp. Identical lines
+ * compare equal under every option, and the full comparison (strcoll, a number parse, a key
+ * copy, ...) costs far more than memcmp, so a long run is first sorted by bytes: when it holds
+ * one line only, it is done; when it holds duplicates, only one representative of each
+ * distinct line is sorted with text_line_cmp, and its copies follow it. That is the sort's
+ * answer, byte for byte, when no two representatives compare equal (then the order of the
+ * distinct lines is the only one there is, and copies are indistinguishable); when two do
+ * (-s, -u, or keys that tie without the last resort), their input order matters and the run
+ * is sorted as it came, stably. Example: 57 lines of the 3-letter word "abc" in its case and
+ * accent variants, 30 of them "abc": 20 distinct lines go through strcoll instead of 57. */
+static void tie_run(const tie_job *j, uint64_t *v, uint64_t *tmp, size_t n)
 {
-    tie_job *j = (tie_job *)arg;
-    size_t a, b;
-    text_slice(j->nruns, j->parts, i, &a, &b);
-    for (size_t r = a; r < b; r++) {
-        uint64_t lo = j->runs[2 * r], hi = j->runs[2 * r + 1];
-        /* A run of identical lines (duplicates in the input, common under -V, -n, ...) is
-         * already in order under every comparison: one pass of memcmp instead of a sort. */
-        const uint64_t *v = j->perm + lo;
-        const uint8_t *p0 = LP(j->L, v[0]);
-        size_t l0 = LL(j->L, v[0]), x = 1;
-        while (x < hi - lo && LL(j->L, v[x]) == l0 && memcmp(LP(j->L, v[x]), p0, l0) == 0) x++;
-        if (x == hi - lo) continue;
-        tie_sort(j, j->perm + lo, j->tmp + lo, (size_t)(hi - lo));
+    if (n < TIE_GROUP_MIN) {
+        tie_sort(j, v, tmp, n);
+        return;
     }
+    uint64_t *w = (uint64_t *)cli_alloc(2 * n * sizeof *w), *rep = w + n;
+    memcpy(w, v, n * sizeof *v);
+    byte_sort(j->L, w, tmp, n);
+    size_t d = 0;                                  /* distinct lines: their first positions */
+    for (size_t x = 0; x < n; x++)
+        if (x == 0 || byte_cmp(j->L, w[x - 1], w[x]) != 0) rep[d++] = x;
+    if (d * 4 > n * 3) {                           /* few duplicates: sort the run itself */
+        free(w);
+        tie_sort(j, v, tmp, n);
+        return;
+    }
+    if (d > 1) {
+        tie_job jr = *j;
+        jr.via = w;
+        tie_sort(&jr, rep, tmp, d);
+        for (size_t r = 1; r < d; r++)
+            if (tie_cmp(&jr, rep[r - 1], rep[r]) == 0) {   /* distinct lines tie */
+                free(w);
+                tie_sort(j, v, tmp, n);
+                return;
+            }
+    }
+    /* Each representative's group: the identical lines from its position in w. */
+    size_t k = 0;
+    for (size_t r = 0; r < d; r++) {
+        size_t x = rep[r];
+        do v[k++] = w[x++]; while (x < n && byte_cmp(j->L, w[x - 1], w[x]) == 0);
+    }
+    free(w);
 }
 
-/* Find the tie runs with eq(x, y) on neighbours of perm and resolve them. */
-static void resolve_ties(tsort *t, lineset *L, uint64_t *perm, uint64_t *tmp, int first,
-                         int (*eq)(void *, size_t), void *eqarg)
+/* Pass 1 over slice i of the positions: the runs that start in it (a run may reach past its
+ * end), found with eq on neighbours. Read only: no slice sorts before all have scanned. */
+static void tie_scan_task(void *arg, size_t i)
 {
-    size_t n = L->n, cap = 64, nr = 0;
-    uint64_t *runs = (uint64_t *)cli_alloc(cap * 2 * sizeof *runs);
-    for (size_t i = 0; i < n;) {
-        size_t e = i + 1;
-        while (e < n && eq(eqarg, e)) e++;
-        if (e - i > 1) {
+    tie_job *j = (tie_job *)arg;
+    size_t n = j->L->n, a, b, cap = 0, nr = 0;
+    uint64_t *runs = NULL;
+    text_slice(n, j->parts, i, &a, &b);
+    while (a < b && a > 0 && j->eq(j->eqarg, a)) a++;     /* inside the previous slice's run */
+    for (size_t x = a; x < b;) {
+        size_t e = x + 1;
+        while (e < n && j->eq(j->eqarg, e)) e++;
+        if (e - x > 1) {
             if (nr == cap) {
-                cap *= 2;
+                cap = cap ? 2 * cap : 64;
                 uint64_t *nrn = (uint64_t *)gpusort__realloc(runs, cap * 2 * sizeof *runs);
                 if (!nrn) cli_fail("out of memory");
                 runs = nrn;
             }
-            runs[2 * nr] = i;
+            runs[2 * nr] = x;
             runs[2 * nr + 1] = e;
             nr++;
         }
-        i = e;
+        x = e;
     }
-    tie_job j = {t, L, perm, tmp, runs, nr, nr < 64 ? 1 : t->threads, first};
-    gpusort__cpu_parallel_for(j.parts, (size_t)j.parts, tie_task, &j);
-    free(runs);
+    j->runs[i] = runs;
+    j->nruns[i] = nr;
+}
+
+/* Pass 2: sort the runs slice i found. */
+static void tie_sort_task(void *arg, size_t i)
+{
+    tie_job *j = (tie_job *)arg;
+    for (size_t r = 0; r < j->nruns[i]; r++) {
+        uint64_t lo = j->runs[i][2 * r], hi = j->runs[i][2 * r + 1];
+        tie_run(j, j->perm + lo, j->tmp + lo, (size_t)(hi - lo));
+    }
+    free(j->runs[i]);
+}
+
+/* Find the tie runs with eq(arg, x) (line perm[x] ties with perm[x - 1] on the projection)
+ * and resolve them: the positions cut into slices, many more than threads so that slices
+ * full of long runs do not hold the others back; each slice's runs are found (all slices
+ * first: eq reads perm) and then sorted by one thread. */
+static void resolve_ties(tsort *t, lineset *L, uint64_t *perm, uint64_t *tmp, int first,
+                         int (*eq)(void *, size_t), void *eqarg)
+{
+    int parts = L->n < TEXT_PARALLEL_MIN_LINES ? 1 : t->threads * 8;
+    tie_job j = {t, L, perm, tmp, parts, first, NULL, eq, eqarg, NULL, NULL};
+    j.runs = (uint64_t **)cli_alloc((size_t)parts * sizeof *j.runs);
+    j.nruns = (size_t *)cli_alloc((size_t)parts * sizeof *j.nruns);
+    gpusort__cpu_parallel_for(t->threads, (size_t)parts, tie_scan_task, &j);
+    gpusort__cpu_parallel_for(t->threads, (size_t)parts, tie_sort_task, &j);
+    free(j.runs);
+    free(j.nruns);
 }
 
 typedef struct eq_img { const void *sorted; int narrow; } eq_img;
