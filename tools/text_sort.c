@@ -12,12 +12,14 @@
  *                   library's radix sort (gpusort_sort_pairs with generated indices); equal images go to
  *                   text_line_cmp from the first key (an image may round).
  * Ties: the runs of neighbours in the sorted order with equal projections are merge-sorted
- * with text_line_cmp (a stable merge sort, insertion sort below 13 lines), the runs spread over
- * the threads.
+ * with text_line_cmp (a stable merge sort, insertion sort below 13 lines; long runs grouped
+ * into identical lines first, tie_run), found and sorted in parallel slices of the positions.
  *
- * With --backend auto, a GPU whose sort fails (device memory too small, an unsupported size,
- * ...) is replaced by the CPU backend and the sort retried (lib_fallback); a backend the user
- * named is never replaced: its failure is the answer.
+ * With --backend auto the sorts run on the CPU backend unless pick_backend's cost model (the
+ * GPU's start-up and copies against the CPU sort) says a GPU is faster for the chunk; a GPU
+ * whose sort fails (device memory too small, an unsupported size, ...) is replaced by the CPU
+ * backend and the sort retried (lib_fallback); a backend the user named is never replaced:
+ * its failure is the answer.
  */
 #include "text.h"
 #include "util.h"
