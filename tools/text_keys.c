@@ -760,7 +760,8 @@ static void xpack_task(void *arg, size_t i)
     text_slice(j->L->n, j->parts, i, &a, &b);
     uint8_t *buf = NULL, *tmp = NULL, *hin = NULL;
     size_t len = 0, cap = 0, tcap = 0, hcap = 0, nsyms = 0;
-    grow(&buf, &cap, (size_t)(j->L->off[b] - j->L->off[a]) * 4 + 64);
+    cap = (size_t)(j->L->off[b] - j->L->off[a]) * 4 + 64;   /* grows by realloc if need be */
+    buf = (uint8_t *)ext_big_alloc(cap);
     for (size_t x = a; x < b; x++) {
         const uint8_t *kb, *ke;
         key_span(j->t, k, LP(j->L, x), LL(j->L, x), &kb, &ke);
@@ -825,7 +826,7 @@ int text_pack_keys(tsort *t, lineset *L, uint8_t **kb, uint64_t **ko)
     j.L = L;
     j.parts = text_parts_for(t, n);
     j.key = t->nkeys ? &t->keys[0] : &whole_line;
-    j.ko = (uint64_t *)cli_alloc((n + 1) * sizeof *j.ko);
+    j.ko = (uint64_t *)ext_big_alloc((n + 1) * sizeof *j.ko);
     j.total = (size_t *)cli_alloc((size_t)j.parts * sizeof *j.total);
     if (text_collate || j.key->random || j.key->version) {
         j.bufs = (uint8_t **)cli_alloc((size_t)j.parts * sizeof *j.bufs);
@@ -843,7 +844,7 @@ int text_pack_keys(tsort *t, lineset *L, uint8_t **kb, uint64_t **ko)
         for (int p = 0; p < j.parts; p++) j.total[p] = j.code ? j.nsyms[p] : j.old_total[p];
         size_t sum = text_slice_starts(j.total, j.parts);
         j.ko[n] = sum;
-        j.kb = (uint8_t *)cli_alloc(sum);
+        j.kb = (uint8_t *)ext_big_alloc(sum ? sum : 1);
         gpusort__cpu_parallel_for(j.parts, (size_t)j.parts, xpack_copy_task, &j);
         if (j.code) text_coll_code_free(&code);
         free(j.bufs);
@@ -854,7 +855,7 @@ int text_pack_keys(tsort *t, lineset *L, uint8_t **kb, uint64_t **ko)
     } else {
         gpusort__cpu_parallel_for(j.parts, (size_t)j.parts, pack_size_task, &j);
         size_t sum = text_slice_starts(j.total, j.parts);
-        j.kb = (uint8_t *)cli_alloc(sum);
+        j.kb = (uint8_t *)ext_big_alloc(sum ? sum : 1);
         gpusort__cpu_parallel_for(j.parts, (size_t)j.parts, pack_fill_task, &j);
         j.ko[n] = sum;
     }

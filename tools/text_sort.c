@@ -131,7 +131,7 @@ static void tie_run(const tie_job *j, uint64_t *v, uint64_t *tmp, size_t n)
         tie_sort(j, v, tmp, n);
         return;
     }
-    uint64_t *w = (uint64_t *)cli_alloc(2 * n * sizeof *w), *rep = w + n;
+    uint64_t *w = (uint64_t *)ext_big_alloc(2 * n * sizeof *w), *rep = w + n;
     memcpy(w, v, n * sizeof *v);
     byte_sort(j->L, w, tmp, n);
     size_t d = 0;                                  /* distinct lines: their first positions */
@@ -327,14 +327,14 @@ uint64_t *text_sort_lines(tsort *t, lineset *L)
 
     if (k0 && (k0->numeric || k0->general || k0->human || k0->month)) {
         par p = {t, L, n, text_parts_for(t, n), NULL, NULL, NULL, NULL};
-        uint64_t *img = (uint64_t *)cli_alloc(n * sizeof *img);
+        uint64_t *img = (uint64_t *)ext_big_alloc(n * sizeof *img);
         int exact;
         int narrow = text_key_images(t, L, img, &exact);
         text_phase("keys");
         int idx32 = n <= UINT32_MAX;
         size_t ksz = narrow ? 4 : 8;
-        void *sorted = cli_alloc(n * ksz);
-        uint32_t *perm32 = idx32 ? (uint32_t *)cli_alloc(n * sizeof *perm32) : NULL;
+        void *sorted = ext_big_alloc(n * ksz);
+        uint32_t *perm32 = idx32 ? (uint32_t *)ext_big_alloc(n * sizeof *perm32) : NULL;
         gpusort_type kt = narrow ? GPUSORT_TYPE_U32 : GPUSORT_TYPE_U64;
         gpusort_type it = idx32 ? GPUSORT_TYPE_U32 : GPUSORT_TYPE_U64;
         void *iout = idx32 ? (void *)perm32 : (void *)perm;
@@ -358,7 +358,7 @@ uint64_t *text_sort_lines(tsort *t, lineset *L)
          * and no last resort (-s, -u). */
         if (!exact || t->nkeys > 1 || (!t->o.stable && !t->o.unique)) {
             eq_img q = {sorted, narrow};
-            uint64_t *tmp = (uint64_t *)cli_alloc(n * sizeof *tmp);
+            uint64_t *tmp = (uint64_t *)ext_big_alloc(n * sizeof *tmp);
             resolve_ties(t, L, perm, tmp, exact, eq_image, &q);
             text_phase("ties");
             free(tmp);
@@ -388,7 +388,7 @@ again_keys:
     int need = !exact || t->nkeys > 1 || (!t->o.stable && !t->o.unique);
     if (need) {
         eq_str q = {kb, ko, perm};
-        uint64_t *tmp = (uint64_t *)cli_alloc(n * sizeof *tmp);
+        uint64_t *tmp = (uint64_t *)ext_big_alloc(n * sizeof *tmp);
         resolve_ties(t, L, perm, tmp, exact ? 1 : 0, eq_packed, &q);
         text_phase("ties");
         free(tmp);
