@@ -88,6 +88,8 @@ typedef struct tsort {
     int delim;                  /* '\n', or '\0' with -z */
     gpusort_ctx *ctx;
     int threads;
+    int gpu_maybe;              /* --backend auto: ctx is the CPU backend's until the cost model
+                                   (text_sort.c, pick_backend) says a GPU context pays */
 } tsort;
 
 /* Parse argv (argv[0] is the program name) into *t, whose keys, files and tmpdirs arrays the
@@ -150,9 +152,10 @@ size_t text_coll_encode(const text_coll_code *c, const uint8_t *k, size_t n, uin
 int text_month(const uint8_t *s, size_t len);
 
 /* -V (text_version.c): GNU filenvercmp, and a byte string of at most 4n + 8 bytes whose
- * order is filenvercmp's (equal strings: compare with text_version_cmp). */
+ * order is filenvercmp's; equal strings are equal names unless *cut was set (a digit run of
+ * 255 digits or more: then compare with text_version_cmp). */
 int text_version_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen);
-size_t text_version_key(const uint8_t *s, size_t n, uint8_t *out);
+size_t text_version_key(const uint8_t *s, size_t n, uint8_t *out, int *cut);
 
 /* -R (text_random.c): the salt from --random-source FILE (its first 16 bytes) or, with NULL,
  * from getrandom; then the 16-byte MD5 digest of salt + key. */
@@ -262,8 +265,10 @@ uint64_t *text_sort_lines(tsort *t, lineset *L);
 int text_key_images(tsort *t, lineset *L, uint64_t *img, int *exact);
 
 /* Pack the first key's bytes (after -b/-d/-i/-f) of every line: key i is
- * (*kb)[(*ko)[i], (*ko)[i+1]); both malloc'd. */
-void text_pack_keys(tsort *t, lineset *L, uint8_t **kb, uint64_t **ko);
+ * (*kb)[(*ko)[i], (*ko)[i+1]); both malloc'd. Returns 1 when equal packed keys are equal
+ * first keys (plain bytes, or -V projections none of which was cut), 0 when they only may be
+ * (collation projections, -R digests). */
+int text_pack_keys(tsort *t, lineset *L, uint8_t **kb, uint64_t **ko);
 
 /* ---- input and output (text_io.c) ---- */
 

@@ -530,6 +530,7 @@ typedef struct pack_job {
     text_coll_syms *syms;      /* collation keys: weight sequences per slice */
     size_t *nsyms;             /* and how many */
     const text_coll_code *code;   /* the compact code, or NULL */
+    int *cut;                  /* per slice: a -V projection was cut (text_version_key) */
 } pack_job;
 
 /* The whole line as a key, for the last-resort collation of a sort with no keys. */
@@ -748,8 +749,9 @@ static void grow(uint8_t **buf, size_t *cap, size_t need)
 /* Transformed keys, one pass per slice into the slice's own buffer: in a collating locale the
  * collation key projection (text_coll_key; an empty key's is empty, and a key of ignorable
  * characters may have an empty one too: they tie, and the tie is finished with GNU's rule,
- * empty first); with -R the 16-byte digest; with -V text_version_key. None is exact: equal
- * ones are finished with text_line_cmp. */
+ * empty first); with -R the 16-byte digest; with -V text_version_key. Equal ones are finished
+ * with text_line_cmp: from the first key for the collation key and the digest, from the second
+ * for -V projections (exact unless cut). */
 static void xpack_task(void *arg, size_t i)
 {
     pack_job *j = (pack_job *)arg;
@@ -758,7 +760,8 @@ static void xpack_task(void *arg, size_t i)
     text_slice(j->L->n, j->parts, i, &a, &b);
     uint8_t *buf = NULL, *tmp = NULL, *hin = NULL;
     size_t len = 0, cap = 0, tcap = 0, hcap = 0, nsyms = 0;
-    grow(&buf, &cap, (size_t)(j->L->off[b] - j->L->off[a]) * 4 + 64);
+    cap = (size_t)(j->L->off[b] - j->L->off[a]) * 4 + 64;   /* grows by realloc if need be */
+    buf = (uint8_t *)ext_big_alloc(cap);
     for (size_t x = a; x < b; x++) {
         const uint8_t *kb, *ke;
         key_span(j->t, k, LP(j->L, x), LL(j->L, x), &kb, &ke);
@@ -777,7 +780,7 @@ static void xpack_task(void *arg, size_t i)
             len += 16;
         } else if (k->version) {
             grow(&buf, &cap, len + 4 * n + 8);
-            len += text_version_key(p, n, buf + len);
+            len += text_version_key(p, n, buf + len, &j->cut[i]);
         } else if (n) {
             size_t at = len;
             text_coll_key(p, n, &buf, &len, &cap);
@@ -813,8 +816,9 @@ static void xpack_copy_task(void *arg, size_t i)
     free(j->bufs[i]);
 }
 
-void text_pack_keys(tsort *t, lineset *L, uint8_t **kb, uint64_t **ko)
+int text_pack_keys(tsort *t, lineset *L, uint8_t **kb, uint64_t **ko)
 {
+    int exact = 1;
     size_t n = L->n;
     pack_job j;
     memset(&j, 0, sizeof j);
@@ -822,36 +826,41 @@ void text_pack_keys(tsort *t, lineset *L, uint8_t **kb, uint64_t **ko)
     j.L = L;
     j.parts = text_parts_for(t, n);
     j.key = t->nkeys ? &t->keys[0] : &whole_line;
-    j.ko = (uint64_t *)cli_alloc((n + 1) * sizeof *j.ko);
+    j.ko = (uint64_t *)ext_big_alloc((n + 1) * sizeof *j.ko);
     j.total = (size_t *)cli_alloc((size_t)j.parts * sizeof *j.total);
     if (text_collate || j.key->random || j.key->version) {
         j.bufs = (uint8_t **)cli_alloc((size_t)j.parts * sizeof *j.bufs);
         j.old_total = (size_t *)cli_alloc((size_t)j.parts * sizeof *j.old_total);
         j.nsyms = (size_t *)cli_alloc((size_t)j.parts * sizeof *j.nsyms);
         j.syms = (text_coll_syms *)calloc((size_t)j.parts, sizeof *j.syms);
-        if (!j.syms) cli_fail("out of memory");
+        j.cut = (int *)calloc((size_t)j.parts, sizeof *j.cut);
+        if (!j.syms || !j.cut) cli_fail("out of memory");
         gpusort__cpu_parallel_for(j.parts, (size_t)j.parts, xpack_task, &j);
+        exact = j.key->version;
+        for (int p = 0; p < j.parts; p++) exact &= !j.cut[p];
         text_coll_code code;
         if (!j.key->random && !j.key->version && text_coll_code_init(&code, j.syms, j.parts))
             j.code = &code;
         for (int p = 0; p < j.parts; p++) j.total[p] = j.code ? j.nsyms[p] : j.old_total[p];
         size_t sum = text_slice_starts(j.total, j.parts);
         j.ko[n] = sum;
-        j.kb = (uint8_t *)cli_alloc(sum);
+        j.kb = (uint8_t *)ext_big_alloc(sum ? sum : 1);
         gpusort__cpu_parallel_for(j.parts, (size_t)j.parts, xpack_copy_task, &j);
         if (j.code) text_coll_code_free(&code);
         free(j.bufs);
         free(j.old_total);
         free(j.nsyms);
         free(j.syms);
+        free(j.cut);
     } else {
         gpusort__cpu_parallel_for(j.parts, (size_t)j.parts, pack_size_task, &j);
         size_t sum = text_slice_starts(j.total, j.parts);
-        j.kb = (uint8_t *)cli_alloc(sum);
+        j.kb = (uint8_t *)ext_big_alloc(sum ? sum : 1);
         gpusort__cpu_parallel_for(j.parts, (size_t)j.parts, pack_fill_task, &j);
         j.ko[n] = sum;
     }
     free(j.total);
     *kb = j.kb;
     *ko = j.ko;
+    return exact;
 }

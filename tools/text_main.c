@@ -284,7 +284,13 @@ int gpusort_cli_text_main(int argc, char **argv)
         extsort_free(&x);
     } else {
         text_check_readable(&t.o);
-        t.ctx = text_context(&t.o);
+        /* --backend auto starts on the CPU backend: a GPU context costs about half a second
+         * to create, which the text mode's sorts seldom win back; text_sort_lines creates
+         * one only when its cost model says it pays (text_sort.c, pick_backend). */
+        text_opts o = t.o;
+        t.gpu_maybe = o.backend == GPUSORT_BACKEND_AUTO;
+        if (t.gpu_maybe) o.backend = GPUSORT_BACKEND_CPU;
+        t.ctx = text_context(&o);
         t.threads = gpusort_ctx_get_threads(t.ctx);
         sort_text(&t);
         gpusort_ctx_free(t.ctx);

@@ -40,7 +40,7 @@ static int key_default(const tkey *k)
 static const char usage_text[] =
     "Usage: gpusort [OPTION]... [FILE]...\n"
     "Sort lines of text like `sort` (GNU coreutils) in the same locale, with the same options\n"
-    "and byte-identical output, on a GPU when one is present (--backend), else on all CPU cores.\n"
+    "and byte-identical output, on all CPU cores, or on a GPU where that is faster (--backend).\n"
     "With no FILE, or when FILE is -, read standard input.\n"
     "\n"
     "Ordering options (also as -k modifiers):\n"
@@ -75,7 +75,8 @@ static const char usage_text[] =
     "  -u, --unique                 output only the first of an equal run\n"
     "  -z, --zero-terminated        line delimiter is NUL, not newline\n"
     "gpusort options:\n"
-    "      --backend=auto|cpu|cuda|opencl   library backend (default auto)\n"
+    "      --backend=auto|cpu|cuda|opencl   library backend (default auto: the CPU, or a GPU\n"
+    "                               when the sort is large enough to pay for its start-up)\n"
     "      --device=N               device of the backend\n"
     "      --record-size=R --key-size=K [--key-offset=O]\n"
     "                               sort fixed-size binary records by the bytes\n"

@@ -12,12 +12,14 @@
  *                   library's radix sort (gpusort_sort_pairs with generated indices); equal images go to
  *                   text_line_cmp from the first key (an image may round).
  * Ties: the runs of neighbours in the sorted order with equal projections are merge-sorted
- * with text_line_cmp (a stable merge sort, insertion sort below 13 lines), the runs spread over
- * the threads.
+ * with text_line_cmp (a stable merge sort, insertion sort below 13 lines; long runs grouped
+ * into identical lines first, tie_run), found and sorted in parallel slices of the positions.
  *
- * With --backend auto, a GPU whose sort fails (device memory too small, an unsupported size,
- * ...) is replaced by the CPU backend and the sort retried (lib_fallback); a backend the user
- * named is never replaced: its failure is the answer.
+ * With --backend auto the sorts run on the CPU backend unless pick_backend's cost model (the
+ * GPU's start-up and copies against the CPU sort) says a GPU is faster for the chunk; a GPU
+ * whose sort fails (device memory too small, an unsupported size, ...) is replaced by the CPU
+ * backend and the sort retried (lib_fallback); a backend the user named is never replaced:
+ * its failure is the answer.
  */
 #include "text.h"
 #include "util.h"
@@ -41,15 +43,52 @@ typedef struct tie_job {
     tsort *t;
     lineset *L;
     uint64_t *perm, *tmp;
-    const uint64_t *runs;      /* pairs lo, hi */
-    size_t nruns;
-    int parts;
+    int parts;                 /* slices of the positions (tie_task) */
     int first;                 /* first key text_line_cmp needs (1: key 0 is known equal) */
+    const uint64_t *via;       /* NULL, or the values sorted are positions in via[] */
+    int (*eq)(void *, size_t); /* perm[x] ties with perm[x - 1] on the projection */
+    void *eqarg;
+    uint64_t **runs;           /* per slice: the runs starting in it, pairs lo, hi */
+    size_t *nruns;
 } tie_job;
 
 static inline int tie_cmp(const tie_job *j, uint64_t a, uint64_t b)
 {
+    if (j->via) {
+        a = j->via[a];
+        b = j->via[b];
+    }
     return text_line_cmp_from(j->t, j->first, LP(j->L, a), LL(j->L, a), LP(j->L, b), LL(j->L, b));
+}
+
+/* Byte order of lines a and b (memcmp, then length). */
+static inline int byte_cmp(const lineset *L, uint64_t a, uint64_t b)
+{
+    size_t la = LL(L, a), lb = LL(L, b);
+    int c = memcmp(LP(L, a), LP(L, b), la < lb ? la : lb);
+    return c ? c : (la > lb) - (la < lb);
+}
+
+/* Merge sort of line indices by byte_cmp (tmp: n / 2 entries). */
+static void byte_sort(const lineset *L, uint64_t *v, uint64_t *tmp, size_t n)
+{
+    if (n <= 12) {
+        for (size_t i = 1; i < n; i++) {
+            uint64_t x = v[i];
+            size_t k = i;
+            while (k > 0 && byte_cmp(L, v[k - 1], x) > 0) { v[k] = v[k - 1]; k--; }
+            v[k] = x;
+        }
+        return;
+    }
+    size_t h = n / 2;
+    byte_sort(L, v, tmp, h);
+    byte_sort(L, v + h, tmp, n - h);
+    if (byte_cmp(L, v[h - 1], v[h]) <= 0) return;
+    memcpy(tmp, v, h * sizeof *v);
+    size_t a = 0, b = h, k = 0;
+    while (a < h && b < n) v[k++] = byte_cmp(L, v[b], tmp[a]) < 0 ? v[b++] : tmp[a++];
+    while (a < h) v[k++] = tmp[a++];
 }
 
 static void tie_sort(const tie_job *j, uint64_t *v, uint64_t *tmp, size_t n)
@@ -73,42 +112,111 @@ static void tie_sort(const tie_job *j, uint64_t *v, uint64_t *tmp, size_t n)
     while (a < h) v[k++] = tmp[a++];
 }
 
-static void tie_task(void *arg, size_t i)
+/* Runs of at least this many lines are first grouped into identical lines (tie_run). */
+#define TIE_GROUP_MIN 16
+
+/* Sort one run v[0, n) (tmp: n entries of scratch) with text_line_cmp. Identical lines
+ * compare equal under every option, and the full comparison (strcoll, a number parse, a key
+ * copy, ...) costs far more than memcmp, so a long run is first sorted by bytes: when it holds
+ * one line only, it is done; when it holds duplicates, only one representative of each
+ * distinct line is sorted with text_line_cmp, and its copies follow it. That is the sort's
+ * answer, byte for byte, when no two representatives compare equal (then the order of the
+ * distinct lines is the only one there is, and copies are indistinguishable); when two do
+ * (-s, -u, or keys that tie without the last resort), their input order matters and the run
+ * is sorted as it came, stably. Example: 57 lines of the 3-letter word "abc" in its case and
+ * accent variants, 30 of them "abc": 20 distinct lines go through strcoll instead of 57. */
+static void tie_run(const tie_job *j, uint64_t *v, uint64_t *tmp, size_t n)
 {
-    tie_job *j = (tie_job *)arg;
-    size_t a, b;
-    text_slice(j->nruns, j->parts, i, &a, &b);
-    for (size_t r = a; r < b; r++) {
-        uint64_t lo = j->runs[2 * r], hi = j->runs[2 * r + 1];
-        tie_sort(j, j->perm + lo, j->tmp + lo, (size_t)(hi - lo));
+    if (n < TIE_GROUP_MIN) {
+        tie_sort(j, v, tmp, n);
+        return;
     }
+    uint64_t *w = (uint64_t *)ext_big_alloc(2 * n * sizeof *w), *rep = w + n;
+    memcpy(w, v, n * sizeof *v);
+    byte_sort(j->L, w, tmp, n);
+    size_t d = 0;                                  /* distinct lines: their first positions */
+    for (size_t x = 0; x < n; x++)
+        if (x == 0 || byte_cmp(j->L, w[x - 1], w[x]) != 0) rep[d++] = x;
+    if (d * 4 > n * 3) {                           /* few duplicates: sort the run itself */
+        free(w);
+        tie_sort(j, v, tmp, n);
+        return;
+    }
+    if (d > 1) {
+        tie_job jr = *j;
+        jr.via = w;
+        tie_sort(&jr, rep, tmp, d);
+        for (size_t r = 1; r < d; r++)
+            if (tie_cmp(&jr, rep[r - 1], rep[r]) == 0) {   /* distinct lines tie */
+                free(w);
+                tie_sort(j, v, tmp, n);
+                return;
+            }
+    }
+    /* Each representative's group: the identical lines from its position in w. */
+    size_t k = 0;
+    for (size_t r = 0; r < d; r++) {
+        size_t x = rep[r];
+        do v[k++] = w[x++]; while (x < n && byte_cmp(j->L, w[x - 1], w[x]) == 0);
+    }
+    free(w);
 }
 
-/* Find the tie runs with eq(x, y) on neighbours of perm and resolve them. */
-static void resolve_ties(tsort *t, lineset *L, uint64_t *perm, uint64_t *tmp, int first,
-                         int (*eq)(void *, size_t), void *eqarg)
+/* Pass 1 over slice i of the positions: the runs that start in it (a run may reach past its
+ * end), found with eq on neighbours. Read only: no slice sorts before all have scanned. */
+static void tie_scan_task(void *arg, size_t i)
 {
-    size_t n = L->n, cap = 64, nr = 0;
-    uint64_t *runs = (uint64_t *)cli_alloc(cap * 2 * sizeof *runs);
-    for (size_t i = 0; i < n;) {
-        size_t e = i + 1;
-        while (e < n && eq(eqarg, e)) e++;
-        if (e - i > 1) {
+    tie_job *j = (tie_job *)arg;
+    size_t n = j->L->n, a, b, cap = 0, nr = 0;
+    uint64_t *runs = NULL;
+    text_slice(n, j->parts, i, &a, &b);
+    while (a < b && a > 0 && j->eq(j->eqarg, a)) a++;     /* inside the previous slice's run */
+    for (size_t x = a; x < b;) {
+        size_t e = x + 1;
+        while (e < n && j->eq(j->eqarg, e)) e++;
+        if (e - x > 1) {
             if (nr == cap) {
-                cap *= 2;
+                cap = cap ? 2 * cap : 64;
                 uint64_t *nrn = (uint64_t *)gpusort__realloc(runs, cap * 2 * sizeof *runs);
                 if (!nrn) cli_fail("out of memory");
                 runs = nrn;
             }
-            runs[2 * nr] = i;
+            runs[2 * nr] = x;
             runs[2 * nr + 1] = e;
             nr++;
         }
-        i = e;
+        x = e;
     }
-    tie_job j = {t, L, perm, tmp, runs, nr, nr < 64 ? 1 : t->threads, first};
-    gpusort__cpu_parallel_for(j.parts, (size_t)j.parts, tie_task, &j);
-    free(runs);
+    j->runs[i] = runs;
+    j->nruns[i] = nr;
+}
+
+/* Pass 2: sort the runs slice i found. */
+static void tie_sort_task(void *arg, size_t i)
+{
+    tie_job *j = (tie_job *)arg;
+    for (size_t r = 0; r < j->nruns[i]; r++) {
+        uint64_t lo = j->runs[i][2 * r], hi = j->runs[i][2 * r + 1];
+        tie_run(j, j->perm + lo, j->tmp + lo, (size_t)(hi - lo));
+    }
+    free(j->runs[i]);
+}
+
+/* Find the tie runs with eq(arg, x) (line perm[x] ties with perm[x - 1] on the projection)
+ * and resolve them: the positions cut into slices, many more than threads so that slices
+ * full of long runs do not hold the others back; each slice's runs are found (all slices
+ * first: eq reads perm) and then sorted by one thread. */
+static void resolve_ties(tsort *t, lineset *L, uint64_t *perm, uint64_t *tmp, int first,
+                         int (*eq)(void *, size_t), void *eqarg)
+{
+    int parts = L->n < TEXT_PARALLEL_MIN_LINES ? 1 : t->threads * 8;
+    tie_job j = {t, L, perm, tmp, parts, first, NULL, eq, eqarg, NULL, NULL};
+    j.runs = (uint64_t **)cli_alloc((size_t)parts * sizeof *j.runs);
+    j.nruns = (size_t *)cli_alloc((size_t)parts * sizeof *j.nruns);
+    gpusort__cpu_parallel_for(t->threads, (size_t)parts, tie_scan_task, &j);
+    gpusort__cpu_parallel_for(t->threads, (size_t)parts, tie_sort_task, &j);
+    free(j.runs);
+    free(j.nruns);
 }
 
 typedef struct eq_img { const void *sorted; int narrow; } eq_img;
@@ -153,6 +261,45 @@ static int lib_fallback(tsort *t, gpusort_status s)
     return 1;
 }
 
+/* ---- --backend auto: the CPU or a GPU, by the cost of the whole job ----
+ * The text mode starts on the CPU backend (text_main.c). Before each library sort the job's
+ * two costs are estimated and a GPU context is created only when its total is the smaller:
+ *   CPU  n lines x the CPU time per line of the library sort / threads;
+ *   GPU  its start-up (once per run) + the bytes to the device and back / the copy rate
+ *        + n x the device's time per line.
+ * Both the keys and all the rest (reading, key building, ties, writing) run on the CPU either
+ * way, so only the sort is compared. The constants are measurements (bench/results/
+ * text-2026-11-25.md): CUDA start-up 0.47-0.69 s on the H200 (issue 13's `gpusort devices`);
+ * 40 ns of CPU per line for the radix sort of 32/64-bit key images with indices and 115 ns
+ * for the string sort (2-core machine, GPUSORT_TIMING=1, CPU seconds of the sort phase over
+ * 10M -n lines and 5M words). With 16 cores the GPU pays from about 200M -n lines (more than
+ * the default -S holds in one chunk), which is why `gpusort -n` of 20M lines under AUTO took
+ * 1.02 s on CUDA and 0.58 s on the CPU before this model. */
+#define GPU_STARTUP_S 0.5
+#define GPU_COPY_BYTES_PER_S 10e9     /* pageable host memory, both ways */
+#define GPU_S_PER_LINE 2e-9
+#define CPU_S_PER_LINE_IMAGES 40e-9
+#define CPU_S_PER_LINE_STRINGS 115e-9
+
+/* Switch t->ctx to a GPU context when the model says it is cheaper for this sort of n lines
+ * (bytes: what goes to the device and comes back, each way; cpu_per_line: one of the
+ * CPU_S_PER_LINE_* above). Once a GPU context exists it stays (its start-up is paid). */
+static void pick_backend(tsort *t, size_t n, double bytes, double cpu_per_line)
+{
+    if (!t->gpu_maybe) return;
+    double cpu = (double)n * cpu_per_line / (double)(t->threads > 0 ? t->threads : 1);
+    double gpu = GPU_STARTUP_S + 2.0 * bytes / GPU_COPY_BYTES_PER_S + (double)n * GPU_S_PER_LINE;
+    const char *e = getenv("GPUSORT_TEXT_AUTO");     /* "gpu": try the GPU whatever the model */
+    if (!(e && strcmp(e, "gpu") == 0) && cpu <= gpu) return;
+    t->gpu_maybe = 0;
+    gpusort_ctx *c = NULL;
+    if (gpusort_ctx_create(&c, GPUSORT_BACKEND_AUTO, t->o.device) != GPUSORT_STATUS_SUCCESS)
+        return;                                       /* no GPU after all: stay on the CPU */
+    if (t->o.threads) gpusort_ctx_set_threads(c, t->o.threads);
+    gpusort_ctx_free(t->ctx);
+    t->ctx = c;
+}
+
 uint64_t *text_sort_lines(tsort *t, lineset *L)
 {
     size_t n = L->n;
@@ -166,6 +313,7 @@ uint64_t *text_sort_lines(tsort *t, lineset *L)
         text_compact_lines(t, L);
         text_phase("compact");
         int desc = k0 ? k0->reverse : t->o.reverse;
+        pick_backend(t, n, (double)L->off[n] + 16.0 * (double)n, CPU_S_PER_LINE_STRINGS);
     again_lines:
         s = gpusort_sort_strings(t->ctx, GPUSORT_TYPE_U64, L->bytes, L->off,
                                  n, perm,
@@ -179,17 +327,18 @@ uint64_t *text_sort_lines(tsort *t, lineset *L)
 
     if (k0 && (k0->numeric || k0->general || k0->human || k0->month)) {
         par p = {t, L, n, text_parts_for(t, n), NULL, NULL, NULL, NULL};
-        uint64_t *img = (uint64_t *)cli_alloc(n * sizeof *img);
+        uint64_t *img = (uint64_t *)ext_big_alloc(n * sizeof *img);
         int exact;
         int narrow = text_key_images(t, L, img, &exact);
         text_phase("keys");
         int idx32 = n <= UINT32_MAX;
         size_t ksz = narrow ? 4 : 8;
-        void *sorted = cli_alloc(n * ksz);
-        uint32_t *perm32 = idx32 ? (uint32_t *)cli_alloc(n * sizeof *perm32) : NULL;
+        void *sorted = ext_big_alloc(n * ksz);
+        uint32_t *perm32 = idx32 ? (uint32_t *)ext_big_alloc(n * sizeof *perm32) : NULL;
         gpusort_type kt = narrow ? GPUSORT_TYPE_U32 : GPUSORT_TYPE_U64;
         gpusort_type it = idx32 ? GPUSORT_TYPE_U32 : GPUSORT_TYPE_U64;
         void *iout = idx32 ? (void *)perm32 : (void *)perm;
+        pick_backend(t, n, (double)n * (double)(ksz + (idx32 ? 4 : 8)), CPU_S_PER_LINE_IMAGES);
         /* the sorted images and their indices: pairs whose values are generated (NULL) */
 #define SORT_IMAGES() gpusort_sort_pairs(t->ctx, kt, it, img, NULL, n, sorted, iout, \
                                          GPUSORT_ORDER_ASC, GPUSORT_ALGORITHM_AUTO, 0)
@@ -209,7 +358,7 @@ uint64_t *text_sort_lines(tsort *t, lineset *L)
          * and no last resort (-s, -u). */
         if (!exact || t->nkeys > 1 || (!t->o.stable && !t->o.unique)) {
             eq_img q = {sorted, narrow};
-            uint64_t *tmp = (uint64_t *)cli_alloc(n * sizeof *tmp);
+            uint64_t *tmp = (uint64_t *)ext_big_alloc(n * sizeof *tmp);
             resolve_ties(t, L, perm, tmp, exact, eq_image, &q);
             text_phase("ties");
             free(tmp);
@@ -222,9 +371,10 @@ uint64_t *text_sort_lines(tsort *t, lineset *L)
      * collation key, its -R digest or its -V projection, and sort them as strings. */
     uint8_t *kb;
     uint64_t *ko;
-    text_pack_keys(t, L, &kb, &ko);
+    int exact = text_pack_keys(t, L, &kb, &ko);
     text_phase("keys");
     int desc = k0 ? k0->reverse : t->o.reverse;
+    pick_backend(t, n, (double)ko[n] + 16.0 * (double)n, CPU_S_PER_LINE_STRINGS);
 again_keys:
     s = gpusort_sort_strings(t->ctx, GPUSORT_TYPE_U64, kb, ko,
                              n,
@@ -232,14 +382,13 @@ again_keys:
     if (s && lib_fallback(t, s)) goto again_keys;
     if (s) lib_fail(t, "key sort", s);
     text_phase("sort");
-    /* Ties: packed bytes are exact for their key, so they go on from the second key; a
-     * collation projection or a -R digest is not, so from the first (with no -k: the last
-     * resort, which the projection of the whole line approximates). */
-    int exact = !text_collate && !(k0 && (k0->random || k0->version));
+    /* Ties: packed bytes and -V projections are exact for their key, so they go on from the
+     * second key; a collation projection or a -R digest is not, so from the first (with no
+     * -k: the last resort, which the projection of the whole line approximates). */
     int need = !exact || t->nkeys > 1 || (!t->o.stable && !t->o.unique);
     if (need) {
         eq_str q = {kb, ko, perm};
-        uint64_t *tmp = (uint64_t *)cli_alloc(n * sizeof *tmp);
+        uint64_t *tmp = (uint64_t *)ext_big_alloc(n * sizeof *tmp);
         resolve_ties(t, L, perm, tmp, exact ? 1 : 0, eq_packed, &q);
         text_phase("ties");
         free(tmp);

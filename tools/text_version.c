@@ -98,7 +98,19 @@ int text_version_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
  * text_version_key writes a byte string whose order is text_version_cmp's, so that -V keys
  * sort with the library's string sort and only equal projections need text_version_cmp:
  *   class byte (empty 0, "." 1, ".." 2, other names starting with '.' 3, the rest 4), then
- *   enc(prefix), then enc(whole name) (rule 3: only reached when the prefixes tie).
+ *   enc(prefix), then R, rule 3 (only reached when the prefixes tie), in fewer bytes than
+ *   enc(whole name): 0 for no suffix; else 1 + enc(suffix) when the prefix ends in a digit
+ *   (D), 2 + enc(suffix) when not (N).
+ * Why that is rule 3: when the prefixes tie, verrevcmp of the whole names walks through them
+ * without a difference (the same non-digit bytes, digit runs of the same values) up to the
+ * suffixes, which begin with '.'. If both prefixes are D, or both N, it meets them as at the
+ * start of a string (after a digit run, or inside a non-digit run that the suffix continues),
+ * so enc(suffix) orders them. A D and an N prefix tie only when the D's last digit run is all
+ * zeros ("x0" and "x" both end "B 0 E"): the walk meets that '0' (weight 0) opposite the N's
+ * suffix '.' (D first) or, when the N has no suffix, the end opposite the D's suffix (N
+ * first); two names without suffixes are equal whatever their types (rule 3 is not reached).
+ * So: none 0 < D 1 < N 2, each by its suffix. Example: ".0.Z" < "..~" (prefixes ".0" and ".",
+ * equal), though ".Z" > ".~"; found by tests/text/locale_tests.sh (vtiny).
  * enc(x) follows verrevcmp's loop: each non-digit byte as its weight's rank (code_of), then
  * at the end of the run (a digit or the end of x) B, then the digit run without leading zeros
  * as its length (one byte) and its digits; after the last run E. Codes: '~' 1 < E 2 < B 3 <
@@ -106,7 +118,10 @@ int text_version_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
  * c + 256): the end of a run compares with a byte as verrevcmp's digit or end does; B
  * directly before E never happens, nor E opposite B; a run of zeros is length 0, like no run.
  * Example: "a1.10" -> a B 01 '1' . B 02 '1' '0' E.
- * A digit run of 255 digits or more ends the projection (both sides tie there: full compare). */
+ * A digit run of 255 digits or more ends the projection (both sides tie there: full compare)
+ * and sets *cut. Without a cut, equal projections are names that text_version_cmp calls equal
+ * (every step of verrevcmp and of the class rule is encoded), so the ties of a sort by them
+ * need only the later keys and the last resort (text_sort.c). */
 static uint8_t code_of[256];
 static int codes_ready;
 
@@ -145,7 +160,7 @@ static size_t enc(const uint8_t *s, size_t n, uint8_t *out)
     return m;
 }
 
-size_t text_version_key(const uint8_t *s, size_t n, uint8_t *out)
+size_t text_version_key(const uint8_t *s, size_t n, uint8_t *out, int *cut)
 {
     if (!codes_ready) codes_init();
     if (n == 0) {
@@ -158,9 +173,20 @@ size_t text_version_key(const uint8_t *s, size_t n, uint8_t *out)
     if (out[0] == 1 || out[0] == 2) return 1;
     size_t p = prefix_len(s, n);
     size_t e = enc(s, p, out + m);
-    if (e > 4 * n + 8) return m + ((size_t)-1 - e);     /* saturated: stop here */
+    if (e > 4 * n + 8) {                                 /* saturated: stop here */
+        *cut = 1;
+        return m + ((size_t)-1 - e);
+    }
     m += e;
-    e = enc(s, n, out + m);
-    if (e > 4 * n + 8) return m + ((size_t)-1 - e);
+    if (p == n) {
+        out[m] = 0;                                      /* no suffix */
+        return m + 1;
+    }
+    out[m++] = p > 0 && is_digit(s[p - 1]) ? 1 : 2;      /* D or N */
+    e = enc(s + p, n - p, out + m);
+    if (e > 4 * n + 8) {
+        *cut = 1;
+        return m + ((size_t)-1 - e);
+    }
     return m + e;
 }

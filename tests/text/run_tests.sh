@@ -157,6 +157,9 @@ diffcase "-n" big
 for o in "-n" "-nr" "-nu" "-nru" "-n -s" "-k1,1n -r"; do diffcase "$o" ints; done
 diffcase "-k2,2 -k1,1n" big
 diffcase "" big
+# --backend auto with its cost model overruled (GPUSORT_TEXT_AUTO=gpu, text_sort.c): a GPU
+# context when there is one (there the GPU sorts, the rest is the same), else the CPU again
+for o in "" "-n" "-k2,2 -k1,1n"; do GPUSORT_TEXT_AUTO=gpu diffcase "$o" big; done
 
 # ---- random combinations of options and keys (bash RANDOM seeded with SEED) ----
 RANDOM=$SEED
