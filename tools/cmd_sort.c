@@ -388,31 +388,57 @@ typedef struct ctx_start {
     const cmd_opts *o;
     pthread_t thread;
     int threaded, joined;
+    pthread_mutex_t lock;
+    pthread_cond_t ready;
+    int done;               /* the creation ended (guarded by lock) */
     gpusort_ctx *ctx;
     gpusort_status status;
     double seconds;         /* the creation, on its thread */
     double waited;          /* how long the job stood still for it */
 } ctx_start;
 
+/* The thread creates the context, says so, and then stays parked until the process ends
+ * rather than ending: a thread whose first OpenCL call went through PoCL and that then exits
+ * makes AddressSanitizer fail on PoCL's alternate signal stack (tests/fault/tests.cmake), and
+ * --backend auto probes OpenCL. The parked thread holds no lock and uses nothing. */
+static void ctx_start_create(ctx_start *c)
+{
+    double t0 = cli_now_s();
+    gpusort_ctx *ctx = NULL;
+    gpusort_status st = gpusort_ctx_create(&ctx, c->o->backend, c->o->device);
+    pthread_mutex_lock(&c->lock);
+    c->ctx = ctx;
+    c->status = st;
+    c->seconds = cli_now_s() - t0;
+    c->done = 1;
+    pthread_cond_signal(&c->ready);
+    pthread_mutex_unlock(&c->lock);     /* c may be gone from here on */
+}
+
 static void *ctx_start_main(void *arg)
 {
-    ctx_start *c = (ctx_start *)arg;
-    double t0 = cli_now_s();
-    c->status = gpusort_ctx_create(&c->ctx, c->o->backend, c->o->device);
-    c->seconds = cli_now_s() - t0;
+    ctx_start_create((ctx_start *)arg);
+    for (;;) pause();
     return NULL;
 }
 
 /* The one start-up in flight, for cli_fail_prepare (a failure exits only after it). */
 static ctx_start *ctx_pending;
 
+static void ctx_start_await(ctx_start *c)
+{
+    pthread_mutex_lock(&c->lock);
+    while (!c->done) pthread_cond_wait(&c->ready, &c->lock);
+    pthread_mutex_unlock(&c->lock);
+    c->joined = 1;
+}
+
 static void ctx_start_join(void)
 {
     ctx_start *c = ctx_pending;
     ctx_pending = NULL;
     if (c && c->threaded && !c->joined) {
-        pthread_join(c->thread, NULL);
-        c->joined = 1;
+        ctx_start_await(c);
         gpusort_ctx_free(c->ctx);       /* a failure's exit: nobody will use it */
         c->ctx = NULL;
     }
@@ -422,7 +448,13 @@ static void ctx_start_begin(ctx_start *c, const cmd_opts *o)
 {
     memset(c, 0, sizeof *c);
     c->o = o;
-    c->threaded = pthread_create(&c->thread, NULL, ctx_start_main, c) == 0;
+    pthread_mutex_init(&c->lock, NULL);
+    pthread_cond_init(&c->ready, NULL);
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    c->threaded = pthread_create(&c->thread, &attr, ctx_start_main, c) == 0;
+    pthread_attr_destroy(&attr);
     if (c->threaded) {
         ctx_pending = c;
         cli_fail_prepare = ctx_start_join;
@@ -434,8 +466,8 @@ static gpusort_ctx *ctx_start_wait(ctx_start *c, const char *cmd)
 {
     if (!c->joined) {
         double t0 = cli_now_s();
-        if (c->threaded) pthread_join(c->thread, NULL);
-        else ctx_start_main(c);
+        if (c->threaded) ctx_start_await(c);
+        else ctx_start_create(c);
         c->waited = cli_now_s() - t0;
         c->joined = 1;
         ctx_pending = NULL;
