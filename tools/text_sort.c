@@ -50,16 +50,8 @@ typedef struct tie_job {
     void *eqarg;
     uint64_t **runs;           /* per slice: the runs starting in it, pairs lo, hi */
     size_t *nruns;
+    int bytes;                 /* compare lines by their bytes (tie_run's grouping) */
 } tie_job;
-
-static inline int tie_cmp(const tie_job *j, uint64_t a, uint64_t b)
-{
-    if (j->via) {
-        a = j->via[a];
-        b = j->via[b];
-    }
-    return text_line_cmp_from(j->t, j->first, LP(j->L, a), LL(j->L, a), LP(j->L, b), LL(j->L, b));
-}
 
 /* Byte order of lines a and b (memcmp, then length). */
 static inline int byte_cmp(const lineset *L, uint64_t a, uint64_t b)
@@ -69,26 +61,15 @@ static inline int byte_cmp(const lineset *L, uint64_t a, uint64_t b)
     return c ? c : (la > lb) - (la < lb);
 }
 
-/* Merge sort of line indices by byte_cmp (tmp: n / 2 entries). */
-static void byte_sort(const lineset *L, uint64_t *v, uint64_t *tmp, size_t n)
+/* text_line_cmp of the lines a and b (or of via[a] and via[b]); byte order in bytes mode. */
+static inline int tie_cmp(const tie_job *j, uint64_t a, uint64_t b)
 {
-    if (n <= 12) {
-        for (size_t i = 1; i < n; i++) {
-            uint64_t x = v[i];
-            size_t k = i;
-            while (k > 0 && byte_cmp(L, v[k - 1], x) > 0) { v[k] = v[k - 1]; k--; }
-            v[k] = x;
-        }
-        return;
+    if (j->bytes) return byte_cmp(j->L, a, b);
+    if (j->via) {
+        a = j->via[a];
+        b = j->via[b];
     }
-    size_t h = n / 2;
-    byte_sort(L, v, tmp, h);
-    byte_sort(L, v + h, tmp, n - h);
-    if (byte_cmp(L, v[h - 1], v[h]) <= 0) return;
-    memcpy(tmp, v, h * sizeof *v);
-    size_t a = 0, b = h, k = 0;
-    while (a < h && b < n) v[k++] = byte_cmp(L, v[b], tmp[a]) < 0 ? v[b++] : tmp[a++];
-    while (a < h) v[k++] = tmp[a++];
+    return text_line_cmp_from(j->t, j->first, LP(j->L, a), LL(j->L, a), LP(j->L, b), LL(j->L, b));
 }
 
 static void tie_sort(const tie_job *j, uint64_t *v, uint64_t *tmp, size_t n)
@@ -133,7 +114,10 @@ static void tie_run(const tie_job *j, uint64_t *v, uint64_t *tmp, size_t n)
     }
     uint64_t *w = (uint64_t *)ext_big_alloc(2 * n * sizeof *w), *rep = w + n;
     memcpy(w, v, n * sizeof *v);
-    byte_sort(j->L, w, tmp, n);
+    tie_job jb = *j;
+    jb.via = NULL;
+    jb.bytes = 1;
+    tie_sort(&jb, w, tmp, n);
     size_t d = 0;                                  /* distinct lines: their first positions */
     for (size_t x = 0; x < n; x++)
         if (x == 0 || byte_cmp(j->L, w[x - 1], w[x]) != 0) rep[d++] = x;
@@ -210,7 +194,7 @@ static void resolve_ties(tsort *t, lineset *L, uint64_t *perm, uint64_t *tmp, in
                          int (*eq)(void *, size_t), void *eqarg)
 {
     int parts = L->n < TEXT_PARALLEL_MIN_LINES ? 1 : t->threads * 8;
-    tie_job j = {t, L, perm, tmp, parts, first, NULL, eq, eqarg, NULL, NULL};
+    tie_job j = {t, L, perm, tmp, parts, first, NULL, eq, eqarg, NULL, NULL, 0};
     j.runs = (uint64_t **)cli_alloc((size_t)parts * sizeof *j.runs);
     j.nruns = (size_t *)cli_alloc((size_t)parts * sizeof *j.nruns);
     gpusort__cpu_parallel_for(t->threads, (size_t)parts, tie_scan_task, &j);
