@@ -9,7 +9,7 @@ if(TARGET gpusort_cli)
   target_link_libraries(gpusort_clitool PRIVATE m)
   add_test(NAME cli COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cli_test.sh
            $<TARGET_FILE:gpusort_cli> $<TARGET_FILE:gpusort_clitool>)
-  set_tests_properties(cli PROPERTIES TIMEOUT 300 LABELS cli)
+  set_tests_properties(cli PROPERTIES TIMEOUT 600 LABELS cli)
 endif()
 
 # topk_test.sh: `gpusort topk` against the head of the stable sort, and its error paths.
