@@ -136,7 +136,7 @@ typedef struct num {
 /* The separator as GNU's -n and -h read numbers (strnumcmp): a locale without one gets
  * coreutils' NON_CHAR = CHAR_MAX + 1 = 128, which gnulib compares with unsigned bytes, so in
  * the C locale byte 0x80 is skipped inside a number ("1\2001" is 11: LC_ALL=C sort -n,
- * coreutils 9.1; found by tests/fuzz/fuzz_diff). */
+ * coreutils 9.1; tests/fuzz/corpus/diff/regress-n-0x80-* check it). */
 static inline int is_sep(uint8_t c)
 {
     return text_thousands_sep < 0 ? c == 0x80 : (int)c == text_thousands_sep;

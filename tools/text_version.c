@@ -110,7 +110,7 @@ int text_version_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
  * suffix '.' (D first) or, when the N has no suffix, the end opposite the D's suffix (N
  * first); two names without suffixes are equal whatever their types (rule 3 is not reached).
  * So: none 0 < D 1 < N 2, each by its suffix. Example: ".0.Z" < "..~" (prefixes ".0" and ".",
- * equal), though ".Z" > ".~"; found by tests/text/locale_tests.sh (vtiny).
+ * equal), though ".Z" > ".~" (tests/text/locale_tests.sh, vtiny, checks it).
  * enc(x) follows verrevcmp's loop: each non-digit byte as its weight's rank (code_of), then
  * at the end of the run (a digit or the end of x) B, then the digit run without leading zeros
  * as its length (one byte) and its digits; after the last run E. Codes: '~' 1 < E 2 < B 3 <

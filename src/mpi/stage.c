@@ -11,9 +11,8 @@
  * of) its pinned buffer runs while the other threads copy their chunks between pinned and
  * pageable memory, so the copy engine and the CPUs work at once, and the pageable buffers
  * (fresh allocations: their page faults are part of the first touch) are written by several
- * cores. Pinning the whole transfer instead (cudaMallocHost of n keys, the first version)
- * cost more than the copy itself: 488 ms of a 1 GiB local-sort phase on the H200
- * (bench/results/mpi-2026-11-24.md). When MPIX_Query_cuda_support says the MPI library takes
+ * cores. Small buffers, because pinning the whole transfer (cudaMallocHost of n keys) costs
+ * more than the copy itself (bench/results/merged-2026-11-25.md). When MPIX_Query_cuda_support says the MPI library takes
  * device pointers, sort.c passes them and stages only the keys the selection reads.
  */
 #include "stage.h"

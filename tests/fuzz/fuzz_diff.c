@@ -226,9 +226,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                        memmem(f.p, f.n, "naN", 3) || memmem(f.p, f.n, "NAn", 3) ||
                        memmem(f.p, f.n, "NaN", 3) || memmem(f.p, f.n, "nAN", 3);
     int g_u_nan = g_nan && uniq;
-    /* Fixed defect (found by this target, 2026-11-24): in the C locale GNU sort's -n takes byte
-     * 0x80 for a thousands separator (coreutils' NON_CHAR = CHAR_MAX + 1 compared with unsigned
-     * bytes); tools/text_keys.c now does too. Regression inputs: corpus/diff/regress-n-0x80-*. */
+    /* In the C locale GNU sort's -n takes byte 0x80 for a thousands separator (coreutils'
+     * NON_CHAR = CHAR_MAX + 1 compared with unsigned bytes), as tools/text_keys.c does:
+     * corpus/diff/regress-n-0x80-* hold inputs that check it. */
     if (rc_g == 0 && !check && !g_u_nan && !random_order) {
         size_t lg = 0, ls = 0;
         uint8_t *bg = slurp(out_g, &lg), *bs = slurp(out_s, &ls);
