@@ -36,7 +36,7 @@
  *     major version; enumerations only gain values at their end (before their COUNT_ entry).
  *   - Versions: GPUSORT_VERSION_* below and gpusort_version() at run time. Before 1.0 a minor
  *     release may change the API and the ABI, and the shared library's SONAME carries major and
- *     minor (libgpusort.so.0.3). From 1.0 on the SONAME is libgpusort.so.MAJOR, and only a new
+ *     minor (libgpusort.so.0.4). From 1.0 on the SONAME is libgpusort.so.MAJOR, and only a new
  *     major version breaks callers.
  *
  * CONTRACT (every backend, every algorithm)
@@ -96,11 +96,11 @@ extern "C" {
 
 /* ---- Version ---- */
 #define GPUSORT_VERSION_MAJOR 0
-#define GPUSORT_VERSION_MINOR 3
+#define GPUSORT_VERSION_MINOR 4
 #define GPUSORT_VERSION_PATCH 0
 #define GPUSORT_VERSION_NUMBER \
     (GPUSORT_VERSION_MAJOR * 10000 + GPUSORT_VERSION_MINOR * 100 + GPUSORT_VERSION_PATCH)
-#define GPUSORT_VERSION_STRING "0.3.0"
+#define GPUSORT_VERSION_STRING "0.4.0"
 
 #if defined(_WIN32) && defined(GPUSORT_SHARED_BUILD)
 #define GPUSORT_API __declspec(dllexport)
@@ -131,7 +131,7 @@ typedef enum gpusort_status {
 /* Static string naming a status ("invalid argument"); "unknown status" for a bad code. */
 GPUSORT_API const char *gpusort_status_string(gpusort_status status);
 
-/* The library's version: "0.3.0" (GPUSORT_VERSION_STRING of the library that runs, which may
+/* The library's version: "0.4.0" (GPUSORT_VERSION_STRING of the library that runs, which may
  * differ from the header a program was compiled with), and its GPUSORT_VERSION_NUMBER. */
 GPUSORT_API const char *gpusort_version(void);
 GPUSORT_API unsigned gpusort_version_number(void);
@@ -417,6 +417,65 @@ GPUSORT_API gpusort_status gpusort_sort_records(gpusort_ctx *ctx, gpusort_type i
                                                 size_t key_size, void *records_out,
                                                 void *indices_out, gpusort_order order,
                                                 unsigned flags);
+
+/* ---- Several devices of one host (since 0.4) ----
+ *
+ * One sequence spread over `count` contexts (typically one per GPU), sorted as a whole: piece
+ * g is keys[g][0 .. n[g]) in the memory of ctxs[g]; on return piece g holds the positions
+ * [n[0] + ... + n[g-1], ... + n[g]) of the stable sorted sequence of all pieces, in which
+ * equal keys keep (g, position) order. Each piece keeps its size (0 allowed), so callers
+ * allocate nothing new. The sort is in place.
+ *   Memory   either every piece is in host memory (any backend: the pieces are sorted by their
+ *            contexts, then merged on the host), or every piece is device memory of its own
+ *            context's GPU (CUDA contexts). Mixed, or a device piece on another GPU than its
+ *            context's, is an invalid argument. Several contexts may share one GPU.
+ *   Method   each context sorts its piece (one host thread per context, at once); the exact
+ *            split of every sorted piece at the output boundaries is computed by a radix
+ *            selection on the sorted pieces (on the GPUs for device data); one all-to-all
+ *            exchange moves each slice to its destination (GPU to GPU: NCCL's ncclSend and
+ *            ncclRecv in one group when libnccl.so.2 can be loaded -- GPUSORT_NCCL_LIBRARY names
+ *            it -- and every context has its own GPU; CUDA peer copies otherwise); each
+ *            destination merges its count received runs stably (on its GPU for device data).
+ *            GPUSORT_MULTI_EXCHANGE=peer or =nccl in the environment forces the exchange.
+ *   Memory   per context n[g] * (key + value bytes) for the received runs, in the pieces' kind
+ *            of memory, plus its local sort's scratch.
+ *   Threads  the call uses every context from a thread of its own; none may be in use
+ *            elsewhere meanwhile, and ctxs[] may not name one context twice. A context's
+ *            stream (gpusort_ctx_set_stream) is honoured: the call waits for it first and
+ *            completes before returning.
+ *   Errors   any context's failure fails the call; its message goes to that context's
+ *            gpusort_ctx_get_last_error() and, prefixed with its index, to ctxs[0]'s. The
+ *            pieces are then unspecified (a permutation of the input is not promised).
+ */
+
+/* Sort the pieces keys[0 .. count) (n[g] keys of `type` each) as one sequence, in place.
+ * flags must be 0. */
+GPUSORT_API gpusort_status gpusort_multi_sort(gpusort_ctx *const *ctxs, int count,
+                                              gpusort_type type, void *const *keys,
+                                              const size_t *n, gpusort_order order,
+                                              unsigned flags);
+
+/* The same for (key, value) pairs: values[g] holds n[g] values of value_type (U32 or U64)
+ * beside keys[g] and moves with them. flags must be 0. */
+GPUSORT_API gpusort_status gpusort_multi_sort_pairs(gpusort_ctx *const *ctxs, int count,
+                                                    gpusort_type key_type,
+                                                    gpusort_type value_type,
+                                                    void *const *keys, void *const *values,
+                                                    const size_t *n, gpusort_order order,
+                                                    unsigned flags);
+
+/* Where this thread's last successful gpusort_multi_* call spent its time (seconds of wall
+ * time, phases in order), for benchmarks and logs. */
+typedef struct gpusort_multi_times {
+    double local_sort_s;    /* every context's sort of its piece (the slowest) */
+    double split_s;         /* the exact splits of the sorted pieces */
+    double exchange_s;      /* the all-to-all exchange of the slices */
+    double merge_s;         /* every destination's merge of its runs (the slowest) */
+    double total_s;         /* the whole call */
+    uint64_t moved_bytes;   /* keys and values that changed context */
+    const char *exchange;   /* "host", "peer" or "nccl": how the slices moved */
+} gpusort_multi_times;
+GPUSORT_API void gpusort_multi_get_last_times(gpusort_multi_times *times);
 
 /* ---- Reduction ---- */
 typedef union gpusort_value {

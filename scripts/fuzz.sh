@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # fuzz.sh -- build the libFuzzer targets of tests/fuzz/ with clang and fuzz them.
 #
-#   scripts/fuzz.sh [--time S] [--jobs J] [--build DIR] [TARGET...]
+#   scripts/fuzz.sh [--time S | --cpu S] [--jobs J] [--build DIR] [TARGET...]
 #   scripts/fuzz.sh --coverage [--build DIR] [TARGET...]
 #
 # Each target (default: all of tests/fuzz/fuzz_*.c) runs S seconds (default 60), J targets at a
@@ -10,8 +10,14 @@
 # target, leaves its input in DIR/fuzz-work/artifacts/ and makes the script exit 1 (add the input
 # to tests/fuzz/corpus/<target>/ with the fix: it then runs in every CI replay). Every run adds
 # a line "date target seconds runs cov ft status" to DIR/fuzz-work/fuzz-log.tsv, from which the
-# hours per target (README's reliability table) are summed:
-#   awk '{s[$2]+=$3; r[$2]+=$4} END {for (t in s) print t, s[t]/3600 " h", r[t] " runs"}' LOG
+# hours per target (README's reliability table) are summed; its 8th column is the CPU seconds
+# the run took, the fuzzer and the processes it started (fuzz_diff's GNU sort) together:
+#   awk '{s[$2]+=$3; r[$2]+=$4; c[$2]+=$8} END {for (t in s) print t, s[t]/3600 " h",
+#        c[t]/3600 " CPU h", r[t] " runs"}' LOG
+# --cpu S fuzzes each target until it has had S seconds of CPU, not of wall time: on a loaded
+# machine a niced fuzzer gets a fraction of a core, so wall time overstates the work done. It
+# runs the target in pieces whose wall limit is the CPU time still owed (CPU time never exceeds
+# wall time for one fuzzer process), so a target ends within one piece's overshoot of S.
 # --coverage fuzzes nothing: it builds the targets with clang's source-based coverage and the
 # replay driver in DIR-cov, replays each working corpus (DIR/fuzz-work/<target>, else the
 # committed one) and prints llvm-cov's line and branch coverage of src/ and tools/ per target
@@ -20,10 +26,11 @@
 #   build-fuzz/tests/fuzz_T -merge=1 tests/fuzz/corpus/T build-fuzz/fuzz-work/T
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
-secs=60 jobs=2 dir=build-fuzz targets=() coverage=0
+secs=60 cpu=0 jobs=2 dir=build-fuzz targets=() coverage=0
 while [ $# -gt 0 ]; do
   case $1 in
     --time) secs=$2; shift 2;;
+    --cpu) cpu=$2; shift 2;;
     --jobs) jobs=$2; shift 2;;
     --build) dir=$2; shift 2;;
     --coverage) coverage=1; shift;;
@@ -77,26 +84,49 @@ mkdir -p "$work/artifacts"
 # (tests/fuzz/fuzz.h): leak checks off there. LC_ALL=C: text mode refuses other collations.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0} LC_ALL=C
 
-fuzz_one() {  # target
-  local t=$1 log=$work/$1.log
-  mkdir -p "$work/$t"
-  cp -n tests/fuzz/corpus/"$t"/* "$work/$t"/ 2>/dev/null
-  nice -n 19 "$dir/tests/fuzz_$t" -max_total_time="$secs" -close_fd_mask=3 -timeout=25 \
+# CPU seconds (user + system) of the finished children of this (sub)shell, from bash's `times`,
+# into the variable cpu_used. `times` runs in this shell, not in a $(...) subshell, whose
+# counts would start from zero.
+children_cpu() {
+  local f=$work/.times.$BASHPID
+  times >"$f"
+  cpu_used=$(awk 'NR == 2 { s = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); s += a[1] * 60 + a[2] }
+                            printf "%d\n", s }' "$f")
+  rm -f "$f"
+}
+
+fuzz_piece() {  # target wall-seconds: one libFuzzer run, logged; returns its status
+  local t=$1 wall=$2 log=$work/$1.log c0 c1 cpu_used
+  children_cpu; c0=$cpu_used
+  nice -n 19 "$dir/tests/fuzz_$t" -max_total_time="$wall" -close_fd_mask=3 -timeout=25 \
     -rss_limit_mb=4096 -artifact_prefix="$work/artifacts/$t-" "$work/$t" >"$log" 2>&1
   local st=$? runs cov ft s
+  children_cpu; c1=$cpu_used
   runs=$(sed -n 's/^Done \([0-9]*\) runs in \([0-9]*\) second.*/\1/p' "$log" | tail -1)
   s=$(sed -n 's/^Done \([0-9]*\) runs in \([0-9]*\) second.*/\2/p' "$log" | tail -1)
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
   ft=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
-  [ -n "$s" ] || s=$secs
+  [ -n "$s" ] || s=$wall
   local status=ok; [ "$st" = 0 ] || status=crash
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "$s" "${runs:-0}" "${cov:-0}" \
-    "${ft:-0}" "$status" >> "$work/fuzz-log.tsv"
-  echo "[fuzz] $t: ${runs:-0} runs in $s s, cov ${cov:-?} ft ${ft:-?}: $status"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "$s" "${runs:-0}" \
+    "${cov:-0}" "${ft:-0}" "$status" "$((c1 - c0))" >> "$work/fuzz-log.tsv"
+  echo "[fuzz] $t: ${runs:-0} runs in $s s ($((c1 - c0)) CPU s), cov ${cov:-?} ft ${ft:-?}: $status"
   if [ "$st" != 0 ]; then
     grep -B2 -A25 "ERROR\|property failed\|deadly signal" "$log" | head -60
   fi
   return "$st"
+}
+
+fuzz_one() {  # target
+  local t=$1
+  mkdir -p "$work/$t"
+  cp -n tests/fuzz/corpus/"$t"/* "$work/$t"/ 2>/dev/null
+  if [ "$cpu" = 0 ]; then fuzz_piece "$t" "$secs"; return; fi
+  local owed=$cpu cpu_used
+  while [ "$owed" -gt 0 ]; do
+    fuzz_piece "$t" "$(( owed > 60 ? owed : 60 ))" || return 1
+    children_cpu; owed=$(( cpu - cpu_used ))
+  done
 }
 
 rc=0 running=0

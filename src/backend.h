@@ -72,7 +72,7 @@ static inline gpusort__scratch_query gpusort__sort_query(gpusort__call call,
     return q;
 }
 
-#define GPUSORT_BACKEND_OPS_VERSION 3
+#define GPUSORT_BACKEND_OPS_VERSION 4
 /* The arguments of gpusort_topk (one row: row_length == n) and gpusort_topk_batch, checked by
  * the core: 1 <= k <= row_length, n a multiple of row_length, at least one output, index_type
  * U32 or U64 when indices_out is given (NONE otherwise). Row r's results go to
@@ -150,7 +150,47 @@ typedef struct gpusort_backend_ops {
     /* (optional, version 3) the device operations of the host-data pipeline (hostdata.h);
      * hoststream.c streams the caller's callbacks through them. NULL: no device. */
     const struct gpusort__hostdev_ops *hostdev;
+    /* (optional, version 4) the device operations of gpusort_multi_sort on device data
+     * (below). NULL: the backend's pieces must be host memory. */
+    const struct gpusort__multi_ops *multi;
 } gpusort_backend_ops;
+
+/* One slice of gpusort_multi_sort's exchange: `bytes` from context `src`'s memory at `from` to
+ * context `dst`'s at `to`. */
+typedef struct gpusort__multi_xfer {
+    int src, dst;
+    const void *from;
+    void *to;
+    size_t bytes;
+} gpusort__multi_xfer;
+
+/* What src/multi.c needs of a backend for pieces in its device memory (src/cuda/multi.cu). Every
+ * method completes before it returns and sets the context's error on failure. */
+typedef struct gpusort__multi_ops {
+    /* 1: p is device memory of ctx's device; 0: host memory; -1: device memory elsewhere. */
+    int (*where)(gpusort_ctx *ctx, const void *p);
+    void *(*alloc)(gpusort_ctx *ctx, size_t bytes);
+    void (*free)(gpusort_ctx *ctx, void *p, size_t bytes);
+    /* Wait for the work on the context's stream (the caller's, when it set one). */
+    gpusort_status (*sync)(gpusort_ctx *ctx);
+    /* cnt[i] := the number of keys of the sorted run keys[0..n) (device) whose radix key
+     * (keys.h; type, desc) is < v[i], or <= v[i] with or_equal, for i < m. work: device
+     * memory of 2 * m u64 from alloc. */
+    gpusort_status (*count)(gpusort_ctx *ctx, gpusort_type type, int desc, const void *keys,
+                            size_t n, const uint64_t *v, size_t m, int or_equal,
+                            uint64_t *cnt, uint64_t *work);
+    /* Every slice of x[0..nx) moved between the contexts ctxs[0..count) (each on its own
+     * device, or sharing some); *how receives "peer" or "nccl". Called with the ctxs of one
+     * backend. */
+    gpusort_status (*exchange)(gpusort_ctx *const *ctxs, int count,
+                               const gpusort__multi_xfer *x, size_t nx, const char **how);
+    /* Stable merge of the sorted runs [off[r], off[r+1]) for r < nruns of keys/values (device;
+     * ties to the lower run) into keys_out/values_out (n = off[nruns] elements). The inputs
+     * may be overwritten (they are the ping-pong buffers). vsize 0: keys only. */
+    gpusort_status (*merge)(gpusort_ctx *ctx, gpusort_type type, int desc, size_t vsize,
+                            void *keys, void *values, const size_t *off, int nruns,
+                            void *keys_out, void *values_out);
+} gpusort__multi_ops;
 
 /* Host scratch buffers kept between calls (src/cpu/memory.c): the large buffers the CPU
  * kernels free go here instead of back to the system, and the next call's allocations take

@@ -175,3 +175,28 @@ add_test(NAME test_backends_opencl_hostdata
 set_tests_properties(test_backends_opencl_hostdata PROPERTIES TIMEOUT 900 LABELS "core;opencl"
                      ENVIRONMENT "GPUSORT_OPENCL_HOST_RUN_KEYS=3000;GPUSORT_HOSTDATA_PIECE_BYTES=4000;GPUSORT_HOSTDATA_THREADS=3")
 gpusort_skippable(test_backends_opencl_hostdata)
+
+# ---- several contexts as one sequence (gpusort_multi_sort) ----
+#   test_multi_cpu            3 CPU contexts, host pieces, and host allocation faults at every k
+#   test_multi_cpu_one        one context (the call is the context's own sort)
+#   test_multi_opencl         2 OpenCL contexts (PoCL here), host pieces
+#   test_multi_cuda           the GPUs' contexts (2 sharing one GPU where there is one), host
+#   test_multi_cuda_device    the same with the pieces in device memory: the count kernel, the
+#                             exchange (NCCL across GPUs where it loads; peer copies otherwise)
+#                             and the device merge
+gpusort_add_core_test_program(test_multi test_multi.c)
+set(GPUSORT_TEST_MULTI_ARGS "")
+if(GPUSORT_SANITIZE OR GPUSORT_TSAN)
+  set(GPUSORT_TEST_MULTI_ARGS --quick)
+endif()
+add_test(NAME test_multi_cpu COMMAND test_multi --backend cpu --contexts 3 ${GPUSORT_TEST_MULTI_ARGS})
+add_test(NAME test_multi_cpu_one COMMAND test_multi --backend cpu --contexts 1 --quick)
+add_test(NAME test_multi_opencl COMMAND test_multi --backend opencl --contexts 2 --quick)
+add_test(NAME test_multi_cuda COMMAND test_multi --backend cuda --quick)
+add_test(NAME test_multi_cuda_device COMMAND test_multi --backend cuda --device-data)
+set_tests_properties(test_multi_cpu test_multi_cpu_one PROPERTIES TIMEOUT 600 LABELS "core;cpu;multi")
+set_tests_properties(test_multi_opencl PROPERTIES TIMEOUT 600 LABELS "core;opencl;multi")
+set_tests_properties(test_multi_cuda test_multi_cuda_device PROPERTIES TIMEOUT 600
+                     LABELS "core;cuda;multi")
+gpusort_skippable(test_multi_cpu test_multi_cpu_one test_multi_opencl test_multi_cuda
+                  test_multi_cuda_device)

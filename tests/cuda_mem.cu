@@ -73,3 +73,11 @@ extern "C" int test_cuda_keep_local_memory(void)
     last_error = cudaGetErrorString(e);
     return -1;
 }
+
+extern "C" int test_cuda_set_device(int device)
+{
+    cudaError_t e = cudaSetDevice(device);
+    if (e == cudaSuccess) return 0;
+    last_error = cudaGetErrorString(e);
+    return -1;
+}

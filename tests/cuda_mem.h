@@ -18,6 +18,8 @@
 extern "C" {
 #endif
 
+/* Make `device` the current device: later allocations and copies use it. */
+int test_cuda_set_device(int device);
 /* Device memory of at least `bytes` (1 byte for 0), or NULL. */
 void *test_cuda_alloc(size_t bytes);
 void test_cuda_free(void *p);

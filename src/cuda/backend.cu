@@ -524,4 +524,5 @@ extern "C" const gpusort_backend_ops gpusort__cuda_ops = {
     gpusort__cuda_scratch_size,
     gpusort__cuda_topk,
     &gpusort__cuda_hostdev,
+    &gpusort__cuda_multi,
 };

@@ -13,6 +13,7 @@
  *   reduce.cu     sum / min / max                         gpusort__cuda_reduce
  *   strings.cu    byte strings and records (host data)    gpusort__cuda_sort_strings/_records
  *   topk.cu       top-k by radix select                   gpusort__cuda_topk
+ *   multi.cu      count, exchange, merge of multi_sort    gpusort__cuda_multi
  *   block_sort.cu one block sorts each tile or segment    gpusort__cuda_block_sort_launch
  *   scratch.cu    device memory: own, caller's allocator or workspace; the query's bounds
  *   tuning.cu     per-architecture table, capability check, shared-memory limit
@@ -252,6 +253,9 @@ gpusort_status gpusort__cuda_sort_host(gpusort_ctx *ctx, const gpusort__sort_arg
                                        const int *pinned);
 /* host.cu: the device operations of src/hostdata.c (also the backend table's hostdev). */
 extern const gpusort__hostdev_ops gpusort__cuda_hostdev;
+
+/* multi.cu: the device operations of gpusort_multi_sort (the backend table's multi). */
+extern const gpusort__multi_ops gpusort__cuda_multi;
 /* d_offsets: device memory (num_segments + 1 entries); keys and values in host memory. */
 gpusort_status gpusort__cuda_segmented_host(gpusort_ctx *ctx, const gpusort__sort_args *d,
                                             const uint64_t *d_offsets, size_t num_segments,

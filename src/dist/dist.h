@@ -45,13 +45,23 @@ typedef struct gpusort__dist_comm {
 } gpusort__dist_comm;
 
 /* The scratch gpusort__dist_select needs, in u64, for npos positions. */
-#define GPUSORT_DIST_SELECT_WORK(npos) (18 * (size_t)(npos))
+#define GPUSORT_DIST_SELECT_WORK(npos) (48 * (size_t)(npos))
+
+/* cnt[i] := the number of keys of a sorted run whose radix key is < v[i] (<= v[i] when
+ * or_equal), for i < m. Returns 0, or non-zero when it failed. */
+typedef int (*gpusort__dist_count_fn)(void *arg, const uint64_t *v, size_t m, int or_equal,
+                                      uint64_t *cnt);
 
 /* One sorted run of keys (of the type given beside it), with optional values. */
 typedef struct gpusort__dist_run {
     const void *keys;
     const void *values;     /* NULL when keys only */
     size_t n;
+    /* How the selection counts keys below a value in this run: NULL = binary searches of
+     * `keys` in host memory; else this function (a run in device memory: one kernel answers
+     * all of a round's values, src/multi.c) with count_arg. */
+    gpusort__dist_count_fn count;
+    void *count_arg;
 } gpusort__dist_run;
 
 /* The radix key of keys[i] (widened to 64 bits). */
@@ -65,8 +75,9 @@ uint64_t gpusort__dist_key(gpusort_type type, int desc, const void *keys, size_t
  * Cost: (key bits / 4 + 2) collectives of up to 15 * npos u64, and 15 * npos * nruns * log2(n)
  * key reads per collective (partition.c). work: GPUSORT_DIST_SELECT_WORK(npos) u64 of
  * scratch, allocated by the caller before the collective
- * step (so that no participant can fail alone inside it). Returns GPUSORT_STATUS_SUCCESS, or
- * DEVICE_ERROR when the transport failed. */
+ * step (so that no participant can fail alone inside it). Each run is asked (its count, or
+ * the host search) for all of a round's values at once: bits/4 + 2 times per call. Returns
+ * GPUSORT_STATUS_SUCCESS, or DEVICE_ERROR when the transport or a run's count failed. */
 gpusort_status gpusort__dist_select(gpusort_type type, int desc, const gpusort__dist_run *runs,
                                     size_t nruns, const uint64_t *pos, size_t npos,
                                     const gpusort__dist_comm *comm, size_t *split,

@@ -27,7 +27,8 @@
  * both of its 2s (split 3), B takes none (split 0).
  *
  * Cost per call: bits/4 + 2 collectives (10 for 32-bit keys, 18 for 64-bit), of 15 * npos
- * u64 (the last two of npos); locally 15 * npos * nruns binary searches per round.
+ * u64 (the last two of npos); locally 15 * npos * nruns binary searches per round, asked of
+ * each run in one batch (a device run answers a round with one kernel: src/multi.c).
  */
 #include "dist.h"
 
@@ -68,30 +69,47 @@ static size_t run_count(gpusort_type type, int desc, const gpusort__dist_run *ru
     return lo;
 }
 
+/* cnt[i] = run_count(v[i]) for i < m: the run's own count (device runs), else host searches. */
+static int run_counts(gpusort_type type, int desc, const gpusort__dist_run *run,
+                      const uint64_t *v, size_t m, int or_equal, uint64_t *cnt)
+{
+    if (run->n == 0) {
+        memset(cnt, 0, m * sizeof *cnt);
+        return 0;
+    }
+    if (run->count) return run->count(run->count_arg, v, m, or_equal, cnt);
+    for (size_t i = 0; i < m; i++) cnt[i] = run_count(type, desc, run, v[i], or_equal);
+    return 0;
+}
+
 gpusort_status gpusort__dist_select(gpusort_type type, int desc, const gpusort__dist_run *runs,
                                     size_t nruns, const uint64_t *pos, size_t npos,
                                     const gpusort__dist_comm *comm, size_t *split,
                                     uint64_t *work)
 {
     if (npos == 0) return GPUSORT_STATUS_SUCCESS;
+    const size_t nc = npos * (SELECT_CANDIDATES - 1);   /* candidates per round */
     int bits = (int)gpusort_type_size(type) * 8;
-    uint64_t *v = work, *cnt = work + npos * SELECT_CANDIDATES, *eq = cnt + npos;
+    /* work: v[npos] | c[nc] (summed counts) | cand[nc] then one run's counts | cnt | eq */
+    uint64_t *v = work, *c = v + npos, *cand = c + nc, *one = cand + nc, *cnt = one + nc,
+             *eq = cnt + npos;
     memset(v, 0, npos * sizeof *v);
 
     /* 1. The key at each position, SELECT_BITS bits at a time from the top: the candidates
      * v + d * 2^shift for d = 1 .. 2^SELECT_BITS - 1, counted in one collective. count(< c)
-     * grows with d, so the digit is the largest d whose count is still <= pos. */
-    uint64_t *c = work + npos;      /* npos * (SELECT_CANDIDATES - 1) counts, then reused */
+     * grows with d, so the digit is the largest d whose count is still <= pos. v has no bits
+     * below shift + SELECT_BITS, so no candidate passes the key range's top. */
     for (int shift = bits - SELECT_BITS; shift >= 0; shift -= SELECT_BITS) {
         for (size_t b = 0; b < npos; b++)
-            for (uint64_t d = 1; d < SELECT_CANDIDATES; d++) {
-                uint64_t cand = v[b] + (d << shift), sum = 0;
-                for (size_t r = 0; r < nruns; r++)
-                    sum += run_count(type, desc, &runs[r], cand, 0);
-                c[b * (SELECT_CANDIDATES - 1) + d - 1] = sum;
-            }
-        if (comm && comm->sum(comm->arg, c, npos * (SELECT_CANDIDATES - 1)))
-            return GPUSORT_STATUS_DEVICE_ERROR;
+            for (uint64_t d = 1; d < SELECT_CANDIDATES; d++)
+                cand[b * (SELECT_CANDIDATES - 1) + d - 1] = v[b] + (d << shift);
+        memset(c, 0, nc * sizeof *c);
+        for (size_t r = 0; r < nruns; r++) {
+            if (run_counts(type, desc, &runs[r], cand, nc, 0, one))
+                return GPUSORT_STATUS_DEVICE_ERROR;
+            for (size_t i = 0; i < nc; i++) c[i] += one[i];
+        }
+        if (comm && comm->sum(comm->arg, c, nc)) return GPUSORT_STATUS_DEVICE_ERROR;
         for (size_t b = 0; b < npos; b++) {
             uint64_t digit = 0;
             for (uint64_t d = 1; d < SELECT_CANDIDATES; d++)
@@ -101,30 +119,38 @@ gpusort_status gpusort__dist_select(gpusort_type type, int desc, const gpusort__
     }
 
     /* 2. Below v everything goes before the position; the keys equal to v are shared out in
-     * (participant, run) order. split holds count(< v) per run meanwhile; cnt the global L. */
-    for (size_t b = 0; b < npos; b++) {
-        uint64_t l = 0, e = 0;
-        for (size_t r = 0; r < nruns; r++) {
-            size_t less = run_count(type, desc, &runs[r], v[b], 0);
-            split[b * nruns + r] = less;
-            l += less;
-            e += run_count(type, desc, &runs[r], v[b], 1) - less;
+     * (participant, run) order. split holds count(< v) per run meanwhile; cnt the global L,
+     * eq the keys equal to v (then, after the scan, those of the participants before). The
+     * per-run counts <= v are kept in cand (npos * nruns would not fit; they are asked again
+     * in the last loop). */
+    memset(cnt, 0, npos * sizeof *cnt);
+    memset(eq, 0, npos * sizeof *eq);
+    for (size_t r = 0; r < nruns; r++) {
+        if (run_counts(type, desc, &runs[r], v, npos, 0, one) ||
+            run_counts(type, desc, &runs[r], v, npos, 1, cand))
+            return GPUSORT_STATUS_DEVICE_ERROR;
+        for (size_t b = 0; b < npos; b++) {
+            split[b * nruns + r] = (size_t)one[b];
+            cnt[b] += one[b];
+            eq[b] += cand[b] - one[b];
         }
-        cnt[b] = l;
-        eq[b] = e;
     }
     if (comm && (comm->sum(comm->arg, cnt, npos) || comm->exscan(comm->arg, eq, npos)))
         return GPUSORT_STATUS_DEVICE_ERROR;
+    /* need[b] (keys equal to v before the position) into c, before[b] into eq */
     for (size_t b = 0; b < npos; b++) {
-        uint64_t need = pos[b] > cnt[b] ? pos[b] - cnt[b] : 0;   /* keys equal to v before G */
-        uint64_t before = comm ? eq[b] : 0;                      /* taken by earlier runs */
-        for (size_t r = 0; r < nruns; r++) {
+        c[b] = pos[b] > cnt[b] ? pos[b] - cnt[b] : 0;
+        if (!comm) eq[b] = 0;
+    }
+    for (size_t r = 0; r < nruns; r++) {
+        if (run_counts(type, desc, &runs[r], v, npos, 1, cand)) return GPUSORT_STATUS_DEVICE_ERROR;
+        for (size_t b = 0; b < npos; b++) {
             size_t less = split[b * nruns + r];
-            uint64_t e = run_count(type, desc, &runs[r], v[b], 1) - less;
-            uint64_t take = need > before ? need - before : 0;
+            uint64_t e = cand[b] - less;
+            uint64_t take = c[b] > eq[b] ? c[b] - eq[b] : 0;
             if (take > e) take = e;
             split[b * nruns + r] = less + (size_t)take;
-            before += e;
+            eq[b] += e;
         }
     }
     return GPUSORT_STATUS_SUCCESS;

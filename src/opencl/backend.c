@@ -945,4 +945,5 @@ const gpusort_backend_ops gpusort__opencl_ops = {
     NULL,               /* scratch_size: 0 bytes of device scratch to query */
     ocl_topk,
     &hostdev_ops,
+    NULL,               /* multi: pieces of gpusort_multi_sort are host memory */
 };

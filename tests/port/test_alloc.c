@@ -216,7 +216,7 @@ static void part_api(void)
     CHECK(bad_args(gpusort_ctx_set_allocator(NULL, NULL)), "NULL context");
     CHECK(gpusort_ctx_get_scratch_size(NULL) == 0, "size of NULL");
     query_untouched(ctx, 0);
-    CHECK(strcmp(gpusort_version(), "0.3.0") == 0, "version %s", gpusort_version());
+    CHECK(strcmp(gpusort_version(), "0.4.0") == 0, "version %s", gpusort_version());
     gpusort_ctx_free(ctx);
 
     int count = 0;

@@ -1,0 +1,437 @@
+/*
+ * multi.c -- gpusort_multi_sort and gpusort_multi_sort_pairs (gpusort.h, "Several devices of
+ * one host"): one sequence spread over several contexts, sorted as a whole, each piece keeping
+ * its size. The steps are those of the distributed sort (src/dist/dist.h) with the
+ * participants in one process:
+ *
+ *   1. local sort     every context sorts its piece, each from a thread of its own, at once
+ *                     (host pieces: into a host copy, the merge's input; device pieces: in
+ *                     place, then the context's stream is waited for)
+ *   2. split          gpusort__dist_select over the count sorted pieces, as count runs of one
+ *                     participant: the exact number of keys of every piece that go before each
+ *                     output boundary n[0] + ... + n[d]. Ties go in (piece, position) order, so
+ *                     the whole is the stable sort. For device pieces the selection's counts
+ *                     are answered by the backend's kernel (multi->count), one launch per
+ *                     piece per round, 8 rounds for 32-bit keys and 16 for 64-bit.
+ *   3. exchange       the slice of piece s that falls in destination d's range goes to d's
+ *                     receive buffer, after the slices of pieces 0 .. s-1 (host: memcpy-free,
+ *                     the merge reads the slices where they are; device: multi->exchange,
+ *                     NCCL or peer copies, backend.h)
+ *   4. merge          every destination merges its count received runs stably into its piece
+ *                     (host: gpusort__dist_merge on the context's threads; device:
+ *                     multi->merge), one thread per destination, at once.
+ * Memory: a receive buffer of n[g] keys (+ values) per context, in the pieces' kind of memory.
+ *
+ * Failures: every step runs on every context before the next starts; the first failing context
+ * stops the call after its step, with its message copied to ctxs[0] (gpusort.h, Errors).
+ */
+#include "backend.h"
+#include "dist/dist.h"
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Contexts one call takes; the selection's scratch grows with its square. */
+#define MULTI_MAX 1024
+
+static _Thread_local gpusort_multi_times last_times;
+
+void gpusort_multi_get_last_times(gpusort_multi_times *t)
+{
+    if (t) *t = last_times;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* One call's state. */
+typedef struct multi_job {
+    gpusort_ctx *const *ctxs;
+    int count;
+    gpusort_type ktype, vtype;
+    size_t ks, vs;
+    void *const *keys;
+    void *const *values;
+    const size_t *n;
+    gpusort_order order;
+    int device;                   /* the pieces are device memory (backend multi ops) */
+    const gpusort__multi_ops *ops;
+    void **rk, **rv;              /* per context: the receive buffers (device), or the sorted
+                                     host copies (host) */
+    uint64_t **work;              /* per context: the count kernel's device scratch */
+    size_t *split;                /* (count + 1) x count: split[b * count + s] */
+    gpusort_status *st;           /* per context */
+    double *secs;                 /* per context: its last step's time */
+} multi_job;
+
+/* The first failure (in context order), its message copied to ctxs[0]. */
+static gpusort_status first_failure(const multi_job *j)
+{
+    for (int g = 0; g < j->count; g++)
+        if (j->st[g]) {
+            if (g > 0) {
+                char msg[GPUSORT_ERROR_MAX];
+                snprintf(msg, sizeof msg, "%s", gpusort_ctx_get_last_error(j->ctxs[g]));
+                gpusort__set_error(j->ctxs[0], j->st[g], "multi_sort: context %d: %s", g, msg);
+            }
+            return j->st[g];
+        }
+    return GPUSORT_STATUS_SUCCESS;
+}
+
+static double slowest(const multi_job *j)
+{
+    double m = 0;
+    for (int g = 0; g < j->count; g++)
+        if (j->secs[g] > m) m = j->secs[g];
+    return m;
+}
+
+/* ---- 1. local sort ---- */
+
+static void local_sort(void *arg, size_t i)
+{
+    multi_job *j = (multi_job *)arg;
+    int g = (int)i;
+    gpusort_ctx *ctx = j->ctxs[g];
+    double t0 = now_s();
+    gpusort_status s = GPUSORT_STATUS_SUCCESS;
+    void *kout = j->device ? j->keys[g] : j->rk[g];
+    void *vout = j->vs ? (j->device ? j->values[g] : j->rv[g]) : NULL;
+    if (j->n[g] > 0) {
+        if (j->vs)
+            s = gpusort_sort_pairs(ctx, j->ktype, j->vtype, j->keys[g], j->values[g], j->n[g],
+                                   kout, vout, j->order, GPUSORT_ALGORITHM_AUTO, 0);
+        else
+            s = gpusort_sort(ctx, j->ktype, j->keys[g], j->n[g], kout, j->order,
+                             GPUSORT_ALGORITHM_AUTO, 0);
+    }
+    if (!s && j->device) s = j->ops->sync(ctx);
+    j->st[g] = s;
+    j->secs[g] = now_s() - t0;
+}
+
+/* ---- 2. split: the selection's counts on a device piece ---- */
+
+typedef struct piece_count {
+    multi_job *j;
+    int g;
+} piece_count;
+
+static int device_count(void *arg, const uint64_t *v, size_t m, int or_equal, uint64_t *cnt)
+{
+    piece_count *pc = (piece_count *)arg;
+    multi_job *j = pc->j;
+    gpusort_status s =
+        j->ops->count(j->ctxs[pc->g], j->ktype, j->order == GPUSORT_ORDER_DESC,
+                      j->keys[pc->g], j->n[pc->g], v, m, or_equal, cnt, j->work[pc->g]);
+    if (s) j->st[pc->g] = s;
+    return s != GPUSORT_STATUS_SUCCESS;
+}
+
+/* ---- 4. merge ---- */
+
+static void merge_host(void *arg, size_t i)
+{
+    multi_job *j = (multi_job *)arg;
+    const int d = (int)i, P = j->count;
+    double t0 = now_s();
+    gpusort__dist_run *runs = (gpusort__dist_run *)gpusort__calloc((size_t)P, sizeof *runs);
+    if (!runs) {
+        j->st[d] = gpusort__set_error(j->ctxs[d], GPUSORT_STATUS_OUT_OF_HOST_MEMORY,
+                                      "multi_sort: the merge's run table");
+        return;
+    }
+    for (int s = 0; s < P; s++) {
+        size_t lo = j->split[(size_t)d * P + s], hi = j->split[(size_t)(d + 1) * P + s];
+        runs[s].keys = (const char *)j->rk[s] + lo * j->ks;
+        runs[s].values = j->vs ? (const char *)j->rv[s] + lo * j->vs : NULL;
+        runs[s].n = hi - lo;
+    }
+    gpusort_status s = gpusort__dist_merge(j->ktype, j->order == GPUSORT_ORDER_DESC, j->vs,
+                                           runs, (size_t)P, j->keys[d],
+                                           j->vs ? j->values[d] : NULL,
+                                           gpusort__threads(j->ctxs[d]));
+    free(runs);
+    if (s) gpusort__set_error(j->ctxs[d], s, "multi_sort: the merge's scratch");
+    j->st[d] = s;
+    j->secs[d] = now_s() - t0;
+}
+
+static void merge_device(void *arg, size_t i)
+{
+    multi_job *j = (multi_job *)arg;
+    const int d = (int)i, P = j->count;
+    double t0 = now_s();
+    size_t *off = (size_t *)gpusort__malloc(((size_t)P + 1) * sizeof *off);
+    if (!off) {
+        j->st[d] = gpusort__set_error(j->ctxs[d], GPUSORT_STATUS_OUT_OF_HOST_MEMORY,
+                                      "multi_sort: the merge's run table");
+        return;
+    }
+    off[0] = 0;
+    for (int s = 0; s < P; s++)
+        off[s + 1] = off[s] + j->split[(size_t)(d + 1) * P + s] - j->split[(size_t)d * P + s];
+    gpusort_status s = GPUSORT_STATUS_SUCCESS;
+    if (off[P] > 0)
+        s = j->ops->merge(j->ctxs[d], j->ktype, j->order == GPUSORT_ORDER_DESC, j->vs,
+                          j->rk[d], j->vs ? j->rv[d] : NULL, off, P, j->keys[d],
+                          j->vs ? j->values[d] : NULL);
+    free(off);
+    j->st[d] = s;
+    j->secs[d] = now_s() - t0;
+}
+
+/* ---- the call ---- */
+
+static gpusort_status check_args(gpusort_ctx *const *ctxs, int count, gpusort_type ktype,
+                                 gpusort_type vtype, void *const *keys, void *const *values,
+                                 const size_t *n, gpusort_order order, unsigned flags,
+                                 int *device)
+{
+    if (!ctxs || count < 1 || count > MULTI_MAX || !ctxs[0]) return GPUSORT_STATUS_INVALID_ARGUMENT;
+    gpusort_ctx *c0 = ctxs[0];
+    c0->last_error[0] = 0;
+#define BAD(...) gpusort__set_error(c0, GPUSORT_STATUS_INVALID_ARGUMENT, "multi_sort: " __VA_ARGS__)
+    for (int g = 1; g < count; g++) {
+        if (!ctxs[g]) return BAD("ctxs[%d] is NULL", g);
+        for (int h = 0; h < g; h++)
+            if (ctxs[h] == ctxs[g]) return BAD("ctxs[%d] and ctxs[%d] are one context", h, g);
+    }
+    if (gpusort_type_size(ktype) == 0) return BAD("unknown key type %d", (int)ktype);
+    if (vtype != GPUSORT_TYPE_NONE && vtype != GPUSORT_TYPE_U32 && vtype != GPUSORT_TYPE_U64)
+        return BAD("value type must be u32 or u64");
+    if (order != GPUSORT_ORDER_ASC && order != GPUSORT_ORDER_DESC)
+        return BAD("unknown order %d", (int)order);
+    if (flags) return BAD("flags must be 0 (got %#x)", flags);
+    if (!keys || !n) return BAD("keys and n must not be NULL");
+    if (vtype != GPUSORT_TYPE_NONE && !values) return BAD("values must not be NULL");
+    int dev = -1;   /* unknown until the first non-empty piece */
+    for (int g = 0; g < count; g++) {
+        if (n[g] == 0) continue;
+        if (!keys[g] || (vtype != GPUSORT_TYPE_NONE && !values[g]))
+            return BAD("piece %d has n = %zu and a NULL pointer", g, n[g]);
+        const gpusort__multi_ops *ops = ctxs[g]->ops->multi;
+        int wk = ops ? ops->where(ctxs[g], keys[g]) : 0;
+        int wv = vtype == GPUSORT_TYPE_NONE ? wk : ops ? ops->where(ctxs[g], values[g]) : 0;
+        if (wk < 0 || wv < 0)
+            return BAD("piece %d is device memory of another GPU than context %d's", g, g);
+        if (wk != wv) return BAD("piece %d: keys and values in different kinds of memory", g);
+        if (dev >= 0 && wk != dev)
+            return BAD("the pieces mix host and device memory (piece %d)", g);
+        dev = wk;
+    }
+    *device = dev == 1;
+    if (*device)
+        for (int g = 1; g < count; g++)
+            if (ctxs[g]->ops != ctxs[0]->ops)
+                return BAD("device pieces need contexts of one backend (context %d is %s)", g,
+                           ctxs[g]->ops->name);
+#undef BAD
+    return GPUSORT_STATUS_SUCCESS;
+}
+
+/* The receive buffers (device) or the sorted host copies (host), and the count scratch. */
+static gpusort_status alloc_buffers(multi_job *j)
+{
+    const size_t m = (size_t)15 * ((size_t)j->count + 1);  /* counts per selection round */
+    for (int g = 0; g < j->count; g++) {
+        gpusort_ctx *ctx = j->ctxs[g];
+        size_t nk = j->n[g] ? j->n[g] : 1;
+        if (j->device) {
+            j->rk[g] = j->ops->alloc(ctx, nk * j->ks);
+            j->rv[g] = j->vs && j->rk[g] ? j->ops->alloc(ctx, nk * j->vs) : NULL;
+            j->work[g] = j->rk[g] ? (uint64_t *)j->ops->alloc(ctx, 2 * m * sizeof(uint64_t))
+                                  : NULL;
+            if (!j->rk[g] || (j->vs && !j->rv[g]) || !j->work[g])
+                return j->st[g] = GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
+        } else {
+            j->rk[g] = gpusort__malloc(nk * j->ks);
+            j->rv[g] = j->vs && j->rk[g] ? gpusort__malloc(nk * j->vs) : NULL;
+            if (!j->rk[g] || (j->vs && !j->rv[g]))
+                return j->st[g] = gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY,
+                                                     "multi_sort: %zu-element host copy", nk);
+        }
+    }
+    return GPUSORT_STATUS_SUCCESS;
+}
+
+static void free_buffers(multi_job *j)
+{
+    const size_t m = (size_t)15 * ((size_t)j->count + 1);
+    for (int g = 0; g < j->count; g++) {
+        size_t nk = j->n[g] ? j->n[g] : 1;
+        if (j->device) {
+            j->ops->free(j->ctxs[g], j->rk[g], nk * j->ks);
+            j->ops->free(j->ctxs[g], j->rv[g], nk * j->vs);
+            j->ops->free(j->ctxs[g], j->work[g], 2 * m * sizeof(uint64_t));
+        } else {
+            free(j->rk[g]);
+            free(j->rv[g]);
+        }
+    }
+}
+
+/* Steps 2 and 3 (device pieces: the exchange into the receive buffers). */
+static gpusort_status split_and_exchange(multi_job *j, gpusort_multi_times *t)
+{
+    double t0 = now_s();
+    const int P = j->count;
+    const int desc = j->order == GPUSORT_ORDER_DESC;
+    gpusort_ctx *c0 = j->ctxs[0];
+    uint64_t *pos = (uint64_t *)gpusort__malloc(((size_t)P + 1 + GPUSORT_DIST_SELECT_WORK(P + 1)) *
+                                                sizeof *pos);
+    gpusort__dist_run *runs = (gpusort__dist_run *)gpusort__calloc((size_t)P, sizeof *runs);
+    piece_count *pc = (piece_count *)gpusort__malloc((size_t)P * sizeof *pc);
+    gpusort__multi_xfer *x = (gpusort__multi_xfer *)gpusort__malloc(
+        (size_t)P * P * (j->vs ? 2 : 1) * sizeof *x);
+    gpusort_status s = GPUSORT_STATUS_SUCCESS;
+    if (!pos || !runs || !pc || !x) {
+        s = gpusort__set_error(c0, GPUSORT_STATUS_OUT_OF_HOST_MEMORY, "multi_sort: split tables");
+        goto done;
+    }
+    gpusort__dist_bounds(P, j->n, pos);
+    for (int g = 0; g < P; g++) {
+        pc[g] = (piece_count){j, g};
+        runs[g].keys = j->device ? j->keys[g] : j->rk[g];
+        runs[g].n = j->n[g];
+        if (j->device) {
+            runs[g].count = device_count;
+            runs[g].count_arg = &pc[g];
+        }
+    }
+    s = gpusort__dist_select(j->ktype, desc, runs, (size_t)P, pos, (size_t)P + 1, NULL, j->split,
+                             pos + P + 1);
+    if (s) {
+        s = first_failure(j);
+        goto done;
+    }
+    t->split_s = now_s() - t0;
+    t->moved_bytes = 0;
+    for (int d = 0; d < P; d++)
+        for (int src = 0; src < P; src++)
+            if (src != d)
+                t->moved_bytes += (j->split[(size_t)(d + 1) * P + src] - j->split[(size_t)d * P + src]) *
+                          (j->ks + j->vs);
+    if (!j->device) {   /* the merge reads the slices where they are */
+        t->exchange = "host";
+        goto done;
+    }
+    /* The slices, in (destination, source) order: source s's slice for d lands in d's buffer
+     * after those of sources 0 .. s-1. */
+    size_t nx = 0;
+    for (int d = 0; d < P; d++) {
+        size_t at = 0;
+        for (int src = 0; src < P; src++) {
+            size_t lo = j->split[(size_t)d * P + src], hi = j->split[(size_t)(d + 1) * P + src];
+            x[nx++] = (gpusort__multi_xfer){src, d, (const char *)j->keys[src] + lo * j->ks,
+                                            (char *)j->rk[d] + at * j->ks, (hi - lo) * j->ks};
+            if (j->vs)
+                x[nx++] = (gpusort__multi_xfer){src, d,
+                                                (const char *)j->values[src] + lo * j->vs,
+                                                (char *)j->rv[d] + at * j->vs, (hi - lo) * j->vs};
+            at += hi - lo;
+        }
+    }
+    double t1 = now_s();
+    s = j->ops->exchange(j->ctxs, P, x, nx, &t->exchange);
+    t->exchange_s = now_s() - t1;
+done:
+    free(pos);
+    free(runs);
+    free(pc);
+    free(x);
+    return s;
+}
+
+gpusort_status gpusort_multi_sort_pairs(gpusort_ctx *const *ctxs, int count,
+                                        gpusort_type key_type, gpusort_type value_type,
+                                        void *const *keys, void *const *values, const size_t *n,
+                                        gpusort_order order, unsigned flags)
+{
+    double t_start = now_s();
+    int device = 0;
+    gpusort_status s = check_args(ctxs, count, key_type, value_type, keys, values, n, order,
+                                  flags, &device);
+    if (s) return s;
+    for (int g = 0; g < count; g++) ctxs[g]->last_error[0] = 0;
+    if (count == 1) { /* one piece: the context's own sort */
+        if (n[0] == 0) return GPUSORT_STATUS_SUCCESS;
+        double t0 = now_s();
+        s = value_type == GPUSORT_TYPE_NONE
+                ? gpusort_sort(ctxs[0], key_type, keys[0], n[0], keys[0], order,
+                               GPUSORT_ALGORITHM_AUTO, 0)
+                : gpusort_sort_pairs(ctxs[0], key_type, value_type, keys[0], values[0], n[0],
+                                     keys[0], values[0], order, GPUSORT_ALGORITHM_AUTO, 0);
+        if (!s && device) s = ctxs[0]->ops->multi->sync(ctxs[0]);
+        if (!s) {
+            memset(&last_times, 0, sizeof last_times);
+            last_times.local_sort_s = now_s() - t0;
+            last_times.total_s = now_s() - t_start;
+            last_times.exchange = device ? "peer" : "host";
+        }
+        return s;
+    }
+
+    multi_job j = {ctxs, count, key_type, value_type, gpusort_type_size(key_type),
+                   value_type == GPUSORT_TYPE_NONE ? 0 : gpusort_type_size(value_type), keys,
+                   values, n, order, device, ctxs[0]->ops->multi};
+    const size_t P = (size_t)count;
+    j.rk = (void **)gpusort__calloc(P, sizeof *j.rk);
+    j.rv = (void **)gpusort__calloc(P, sizeof *j.rv);
+    j.work = (uint64_t **)gpusort__calloc(P, sizeof *j.work);
+    j.split = (size_t *)gpusort__malloc((P + 1) * P * sizeof *j.split);
+    j.st = (gpusort_status *)gpusort__calloc(P, sizeof *j.st);
+    j.secs = (double *)gpusort__calloc(P, sizeof *j.secs);
+    gpusort_multi_times t = {0};
+    if (!j.rk || !j.rv || !j.work || !j.split || !j.st || !j.secs) {
+        s = gpusort__set_error(ctxs[0], GPUSORT_STATUS_OUT_OF_HOST_MEMORY, "multi_sort: tables");
+        goto out;
+    }
+    if (alloc_buffers(&j)) {
+        s = first_failure(&j);
+        goto free_out;
+    }
+
+    /* 1. every context sorts its piece */
+    if ((s = gpusort__cpu_parallel_for(count, P, local_sort, &j)) || (s = first_failure(&j)))
+        goto free_out;
+    t.local_sort_s = slowest(&j);
+
+    /* 2 and 3 */
+    if ((s = split_and_exchange(&j, &t))) goto free_out;
+
+    /* 4. every destination merges its runs */
+    if ((s = gpusort__cpu_parallel_for(count, P, device ? merge_device : merge_host, &j)) ||
+        (s = first_failure(&j)))
+        goto free_out;
+    t.merge_s = slowest(&j);
+    t.total_s = now_s() - t_start;
+
+free_out:
+    free_buffers(&j);
+out:
+    if (!s) last_times = t;
+    free(j.rk);
+    free(j.rv);
+    free(j.work);
+    free(j.split);
+    free(j.st);
+    free(j.secs);
+    return s;
+}
+
+gpusort_status gpusort_multi_sort(gpusort_ctx *const *ctxs, int count, gpusort_type type,
+                                  void *const *keys, const size_t *n, gpusort_order order,
+                                  unsigned flags)
+{
+    return gpusort_multi_sort_pairs(ctxs, count, type, GPUSORT_TYPE_NONE, keys, NULL, n, order,
+                                    flags);
+}
