@@ -3,6 +3,7 @@
  * against the single-sequence reference:
  *
  *   test_multi [--backend cpu|opencl|cuda] [--contexts G] [--device-data] [--seed S] [--quick]
+ *              [--type T]      (one key type only: the sanitizer runs)
  *
  * One global input made from the seed is cut into G pieces (layouts: even, uneven with empty
  * pieces, all on the last piece, all on the first); the expected result is the stable
@@ -252,7 +253,7 @@ static void alloc_faults(uint64_t seed)
 int main(int argc, char **argv)
 {
     uint64_t seed = 1;
-    int quick = 0, g_given = 0;
+    int quick = 0, g_given = 0, only_type = -1;
     gpusort_backend backend = GPUSORT_BACKEND_CPU;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = strtoull(argv[++i], NULL, 0);
@@ -261,7 +262,11 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--backend") && i + 1 < argc)
             gpusort_backend_parse(argv[++i], &backend);
         else if (!strcmp(argv[i], "--device-data")) device_data = 1;
-        else { fprintf(stderr, "test_multi: unknown argument %s\n", argv[i]); return 2; }
+        else if (!strcmp(argv[i], "--type") && i + 1 < argc) {
+            gpusort_type t;
+            if (gpusort_type_parse(argv[++i], &t)) { fprintf(stderr, "test_multi: bad --type\n"); return 2; }
+            only_type = (int)t;
+        } else { fprintf(stderr, "test_multi: unknown argument %s\n", argv[i]); return 2; }
     }
 #ifndef GPUSORT_HAVE_CUDA
     if (device_data || backend == GPUSORT_BACKEND_CUDA) {
@@ -299,7 +304,7 @@ int main(int argc, char **argv)
                                   DATAGEN_REVERSED, DATAGEN_SPECIAL, DATAGEN_ZIPF};
     uint64_t c = 0;
     for (int t = 0; t < GPUSORT_TYPE_COUNT_; t++)
-        for (int k = 0; k < KIND_COUNT; k++)
+        for (int k = 0; k < KIND_COUNT && (only_type < 0 || t == only_type); k++)
             for (size_t di = 0; di < sizeof dists / sizeof *dists; di++)
                 for (size_t si = 0; si < nsizes; si++) {
                     c++;

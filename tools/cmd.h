@@ -60,7 +60,11 @@ typedef struct cmd_opts {
     int k_set;
     const char *indices;        /* topk --indices FILE (its type: --index-type, in value_type) */
     int mpi;                    /* sort --mpi */
+    int gpus;                   /* sort --gpus: 0 not given, -1 all, else a count */
 } cmd_opts;
+
+/* `gpusort sort IN --gpus all|N`: one file over several GPUs of this host (cmd_sort_gpus.c). */
+int gpusort_cli_sort_gpus(const cmd_opts *o, const char *in);
 
 /* `gpusort sort IN --mpi` on every rank of an mpirun (cmd_sort_mpi.c, built with MPI only). */
 int gpusort_cli_sort_mpi(const cmd_opts *o, const char *in);

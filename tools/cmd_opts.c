@@ -22,7 +22,7 @@ enum {
     O_OUT, O_TYPE, O_DESC, O_BACKEND, O_DEVICE, O_ALGORITHM, O_VALUES, O_VALUES_OUT,
     O_VALUE_TYPE, O_THREADS, O_STATS, O_VERBOSE, O_QUIET, O_HELP, O_N, O_DIST, O_SEED,
     O_ENTROPY_K, O_OP, O_RUNS, O_BUFFER_SIZE, O_TMPDIR, O_K, O_INDICES, O_INDEX_TYPE, O_MPI,
-    O_SYNC, O_NO_SYNC
+    O_SYNC, O_NO_SYNC, O_GPUS
 };
 
 typedef struct opt_spec {
@@ -47,7 +47,7 @@ static const opt_spec all_specs[] = {
     {O_K, "k", 'k', 1},                 {O_INDICES, "indices", 0, 1},
     {O_INDEX_TYPE, "index-type", 0, 1},
     {O_MPI, "mpi", 0, 0},               {O_SYNC, "sync", 0, 0},
-    {O_NO_SYNC, "no-sync", 0, 0},
+    {O_NO_SYNC, "no-sync", 0, 0},       {O_GPUS, "gpus", 0, 1},
 };
 #define NUM_SPECS ((int)(sizeof all_specs / sizeof all_specs[0]))
 
@@ -111,6 +111,9 @@ static void set_option(cmd_opts *o, const char *cmd, const opt_spec *sp, const c
     case O_QUIET: o->quiet = 1; cli_quiet = 1; break;
     case O_HELP: o->help = 1; break;
     case O_MPI: o->mpi = 1; break;
+    case O_GPUS:   /* "all" (-1) or a count; the command checks it against the GPUs present */
+        o->gpus = !strcmp(arg, "all") ? -1 : parse_int(cmd, "gpus", arg, 1, 1024);
+        break;
     case O_SYNC: cli_sync = 1; break;           /* util.c: outputs fsynced before the rename */
     case O_NO_SYNC: cli_sync = 0; break;
     case O_N:

@@ -681,6 +681,10 @@ static const char help_sort[] =
     "  --mpi               under mpirun -np P: the P ranks sort IN together (each reads\n"
     "                      its share, sorts on its own device or cores, writes its slice\n"
     "                      of OUT); keys only, -o FILE required (see gpusort_mpi.h)\n"
+    "  --gpus all|N        sort on the first N CUDA GPUs of this machine at once (all: every\n"
+    "                      one): each sorts 1/N of IN, then the sorted shares are merged;\n"
+    "                      for files larger than one GPU's memory. Keys only, in memory\n"
+    "                      (2x IN of host memory); the output is the same bytes\n"
     "\n"
     "Floats sort as -inf < ... < -0.0 == +0.0 < ... < +inf < NaN (NaN first with --desc).\n"
     "Output is written to a temporary file next to OUT and renamed into place only when\n"
@@ -699,11 +703,15 @@ int gpusort_cli_sort(int argc, char **argv)
     cmd_opts o;
     cmd_parse(argc, argv,
               "output type desc backend device algorithm values values-out value-type threads "
-              "stats verbose quiet buffer-size temporary-directory mpi sync no-sync",
+              "stats verbose quiet buffer-size temporary-directory mpi sync no-sync gpus",
               1, &o);
     if (o.help) { fputs(help_sort, stdout); return 0; }
     if (!o.type_set) cli_fail("sort: --type is required for binary files (see gpusort sort --help)");
     const char *in = o.npos ? o.pos[0] : "-";       /* no file: standard input, as sort */
+    if (o.gpus) {
+        if (o.mpi) cli_fail("sort: --gpus and --mpi exclude each other");
+        return gpusort_cli_sort_gpus(&o, in);
+    }
     if (o.mpi) {
 #ifdef GPUSORT_HAVE_MPI
         return gpusort_cli_sort_mpi(&o, in);
