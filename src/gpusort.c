@@ -12,6 +12,7 @@
 #include "backend.h"
 #include "internal.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,12 +86,19 @@ char gpusort_value_field(gpusort_type type)
 
 /* ---- errors ---- */
 
+/* A call's worker threads (hostdata.c's staging threads, gpusort_multi_sort's contexts) may
+ * fail at once and write the same context's message: the lock keeps each message whole (the
+ * last one written stays). Failures are rare, so one lock for all contexts is enough. */
+static pthread_mutex_t error_lock = PTHREAD_MUTEX_INITIALIZER;
+
 gpusort_status gpusort__set_error(gpusort_ctx *ctx, gpusort_status status, const char *fmt, ...)
 {
     if (ctx) {
         va_list ap;
         va_start(ap, fmt);
+        pthread_mutex_lock(&error_lock);
         vsnprintf(ctx->last_error, sizeof ctx->last_error, fmt, ap);
+        pthread_mutex_unlock(&error_lock);
         va_end(ap);
     }
     return status;

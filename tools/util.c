@@ -569,7 +569,7 @@ void cli_out_open(cli_out *o, const char *path)
     (void)fchmod(fd, mode);
     /* Keep the owner of a file we replace (possible only for root; best effort). */
     if (exists && (st.st_uid != geteuid() || st.st_gid != getegid()))
-        (void)fchown(fd, st.st_uid, st.st_gid);
+        if (fchown(fd, st.st_uid, st.st_gid) != 0) { /* best effort: keep ours */ }
     o->tmp = tmp;
     o->f = fdopen(fd, "wb");
     if (!o->f) {
