@@ -5,8 +5,9 @@
  * flags value, segment offsets and row lengths right or wrong. Pointers always point to memory
  * that exists (the contract cannot be asked to survive wild pointers).
  *
- * Input: byte 0 = the call (sort, sort_pairs, argsort, segmented, batch, strings, reduce),
- * then the argument choices, then the data.
+ * Input: byte 0 = the call (sort, sort_pairs, argsort, segmented, batch, strings, reduce,
+ * multi_sort over 1-4 CPU contexts with fuzzed piece sizes, a NULL piece or a context named
+ * twice), then the argument choices, then the data.
  * Properties, on the CPU backend:
  *   - the status is one of the table's; arguments that are valid by the contract succeed (the
  *     algorithm may answer UNSUPPORTED), and ones the contract refuses give INVALID_ARGUMENT
@@ -26,6 +27,7 @@
 #define MAX_N 300
 
 static gpusort_ctx *ctx;
+static gpusort_ctx *more[3];    /* gpusort_multi_sort's other contexts */
 
 static size_t tsize(int t) { return t >= 0 && t < GPUSORT_TYPE_COUNT_ ? gpusort_type_size((gpusort_type)t) : 0; }
 
@@ -85,7 +87,8 @@ static int same_keys(const uint8_t *a, const uint8_t *b, size_t n, size_t ks)
     return ok;
 }
 
-enum { CALL_SORT, CALL_PAIRS, CALL_ARGSORT, CALL_SEGMENTED, CALL_BATCH, CALL_STRINGS, CALL_REDUCE, NUM_CALLS };
+enum { CALL_SORT, CALL_PAIRS, CALL_ARGSORT, CALL_SEGMENTED, CALL_BATCH, CALL_STRINGS, CALL_REDUCE,
+       CALL_MULTI, NUM_CALLS };
 
 /* A type byte: mostly a valid one, sometimes NONE, COUNT_ or a wild value. */
 static int pick_type(fz *f)
@@ -100,9 +103,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!ctx) {
         if (gpusort_ctx_create(&ctx, GPUSORT_BACKEND_CPU, -1) != GPUSORT_STATUS_SUCCESS) abort();
         gpusort_ctx_set_threads(ctx, 2);
+        for (int i = 0; i < 3; i++) {
+            if (gpusort_ctx_create(&more[i], GPUSORT_BACKEND_CPU, -1) != GPUSORT_STATUS_SUCCESS) abort();
+            gpusort_ctx_set_threads(more[i], 1);
+        }
     }
     fz f = {data, size};
-    unsigned call = fz_below(&f, NUM_CALLS);
+    /* The first byte: its value mod 7 picks the first seven calls (as before multi_sort was
+     * added, so the committed corpus keeps its meaning); 252..255 pick multi_sort. */
+    unsigned c0 = fz_u8(&f), call = c0 >= 252 ? (unsigned)CALL_MULTI : c0 % CALL_MULTI;
     int kt = pick_type(&f), vt = pick_type(&f);
     size_t n = fz_below(&f, MAX_N + 1);
     unsigned ptrs = fz_u8(&f);       /* bits: keys_in NULL, keys_out NULL, values_in NULL,
@@ -308,6 +317,46 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 }
             }
         }
+        break;
+    }
+    case CALL_MULTI: {
+        /* In place on copies of the input (kin and vin stay untouched): G pieces of fuzzed
+         * sizes; ptrs bit 0: a piece with keys is NULL; bit 1: a context named twice; bit 3:
+         * keys only (value type NONE). */
+        int G = 1 + (int)(ab % 4), vtype = (ptrs & 8) ? GPUSORT_TYPE_NONE : vt;
+        size_t vsz = tsize(vtype);
+        gpusort_ctx *cs[4] = {ctx, more[0], more[1], more[2]};
+        if ((ptrs & 2) && G > 1) cs[G - 1] = cs[0];
+        uint8_t *mk = (uint8_t *)malloc(cap), *mv = (uint8_t *)malloc(cap);
+        memcpy(mk, kin0, cap);
+        memcpy(mv, vin0, cap);
+        size_t cnt[4], at = 0;
+        void *pk[4], *pv[4];
+        int null_piece = 0;
+        for (int g = 0; g < G; g++) {
+            cnt[g] = g == G - 1 ? n - at : (size_t)fz_below(&f, (unsigned)(n - at + 1));
+            pk[g] = ks ? mk + at * ks : mk;
+            pv[g] = vsz ? mv + at * vsz : mv;
+            at += cnt[g];
+        }
+        for (int g = 0; g < G && (ptrs & 1); g++)
+            if (cnt[g]) { pk[g] = NULL; null_piece = 1; break; }
+        s = vtype == GPUSORT_TYPE_NONE
+                ? gpusort_multi_sort(cs, G, (gpusort_type)kt, pk, cnt, (gpusort_order)order, flags)
+                : gpusort_multi_sort_pairs(cs, G, (gpusort_type)kt, (gpusort_type)vtype, pk, pv,
+                                           cnt, (gpusort_order)order, flags);
+        expect_ok = kt_ok && (vtype == GPUSORT_TYPE_NONE || vt_ok) && order <= 1 && flags == 0 &&
+                    !null_piece && !((ptrs & 2) && G > 1);
+        if (s == GPUSORT_STATUS_SUCCESS && n) {
+            FUZZ_ASSERT(expect_ok);
+            ref_order(kt, kin0, 0, n, order, ref);
+            for (size_t i = 0; i < n; i++) {
+                FUZZ_ASSERT(memcmp(mk + i * ks, kin0 + ref[i] * ks, ks) == 0);
+                if (vsz) FUZZ_ASSERT(get_uint(mv, vsz, i) == get_uint(vin0, vsz, ref[i]));
+            }
+        }
+        free(mk);
+        free(mv);
         break;
     }
     }
