@@ -203,9 +203,10 @@ static int num_cmp(const uint8_t *a, const uint8_t *alim, const uint8_t *b, cons
 
 /* -h: GNU find_unit_order on a key without leading blanks: the unit letter after the number
  * (K/k 1, M 2, G 3, T 4, P 5, E 6, Z 7, Y 8, as coreutils 9.1), negative for a negative
- * number, 0 when there is no unit or every digit is 0. The scan: digits with at most one
+ * number, 0 when there is no unit or every digit is 0. tr: -f's table, applied to the unit
+ * letter (the only byte of the scan that folding can change), or NULL. The scan: digits with at most one
  * thousands separator between two of them, then the decimal point and digits. */
-static int unit_order(const uint8_t *p, const uint8_t *lim)
+static int unit_order(const uint8_t *p, const uint8_t *lim, const uint8_t *tr)
 {
     static const char units[] = "KMGTPEZY";
     int neg = p < lim && *p == '-';
@@ -230,6 +231,7 @@ static int unit_order(const uint8_t *p, const uint8_t *lim)
             if (c > maxd) maxd = c;
         }
     if (maxd <= '0' || !c) return 0;
+    if (tr) c = tr[c];      /* -f: GNU reads the unit from the key's translated copy */
     const char *u = c == 'k' ? units : strchr(units, c);
     int order = u ? (int)(u - units) + 1 : 0;
     return neg ? -order : order;
@@ -239,7 +241,7 @@ static int human_cmp(const uint8_t *a, const uint8_t *alim, const uint8_t *b, co
 {
     while (a < alim && text_blanks[*a]) a++;
     while (b < blim && text_blanks[*b]) b++;
-    int d = unit_order(a, alim) - unit_order(b, blim);
+    int d = unit_order(a, alim, NULL) - unit_order(b, blim, NULL);   /* copies, translated */
     return d ? d : num_cmp(a, alim, b, blim);
 }
 
@@ -341,10 +343,10 @@ static uint64_t gen_image(const uint8_t *p, const uint8_t *lim, const uint8_t *t
 /* The 64-bit image of -h: the unit order (5 bits, offset by 8), then the -n image without
  * its 5 lowest bits (monotone; still exact up to 14 significant digits: two such mantissas
  * differ by at least 100, more than the 32 the shift merges). */
-static uint64_t human_image(const uint8_t *p, const uint8_t *lim, size_t *sig)
+static uint64_t human_image(const uint8_t *p, const uint8_t *lim, const uint8_t *tr, size_t *sig)
 {
     while (p < lim && text_blanks[*p]) p++;
-    uint64_t order = (uint64_t)(unit_order(p, lim) + 8);
+    uint64_t order = (uint64_t)(unit_order(p, lim, tr) + 8);
     return order << 59 | num_image(p, lim, sig) >> 5;
 }
 
@@ -668,7 +670,7 @@ static void image_task(void *arg, size_t i)
         size_t sig = 0;
         uint64_t v = k->numeric ? num_image(kb, ke, &sig)
                      : k->general ? gen_image(kb, ke, k->translate)
-                     : k->human ? human_image(kb, ke, &sig)
+                     : k->human ? human_image(kb, ke, k->translate, &sig)
                      : (uint64_t)text_month(kb, (size_t)(ke - kb));   /* -M: no -d/-i */
         if (sig > (k->human ? 14u : 16u)) ip->inexact = 1;
         img[x] = k->reverse ? ~v : v;

@@ -3,8 +3,9 @@
  *
  *   fz_text_parse     text_parse_args through fuzz_cli_run (a refusal comes back as its code)
  *   fz_text_options   a text sort's options from the input's first bytes: byte 0 = -b -d -f -g
- *                     -i -n -r -s (bits 0-7); byte 1 = -u -z -t -m -c -C(with -c) raw-k (bits
- *                     0-6, those outside `allowed` ignored); byte 2 = the -t separator (not
+ *                     -i -n -r -s (bits 0-7); byte 1 = -u -z -t -m -c -C(with -c) raw-k and
+ *                     one of -h -V -M (byte 0 mod 3 picks it) (bits 0-7, those outside
+ *                     `allowed` ignored); byte 2 = the -t separator (not
  *                     NUL or newline); byte 3 = number of -k keys (0-2), 3 bytes each
  *                     (fz_key_spec); then, with raw-k, a NUL-ended key spec taken as it is
  */
@@ -45,7 +46,7 @@ static inline void fz_text_free(tsort *t)
     free(t->o.tmpdirs);
 }
 
-enum { FZ_U = 1, FZ_Z = 2, FZ_T = 4, FZ_M = 8, FZ_C = 16, FZ_CQ = 32, FZ_RAWK = 64 };
+enum { FZ_U = 1, FZ_Z = 2, FZ_T = 4, FZ_M = 8, FZ_C = 16, FZ_CQ = 32, FZ_RAWK = 64, FZ_HVM = 128 };
 
 typedef struct fz_text_opts {
     unsigned global, more;       /* bytes 0 and 1, `more` masked by `allowed` */
@@ -70,6 +71,7 @@ static inline void fz_text_options(fz *f, unsigned allowed, fz_text_opts *o)
     if (h & FZ_Z) o->opts[n++] = 'z';
     if (h & FZ_M) o->opts[n++] = 'm';
     if (h & FZ_C) o->opts[n++] = (h & FZ_CQ) ? 'C' : 'c';
+    if (h & FZ_HVM) o->opts[n++] = "hVM"[o->global % 3];
     o->opts[n] = 0;
     if (n > 1) o->args[o->nargs++] = o->opts;
     if ((h & FZ_T) && tab != 0 && tab != '\n') {   /* -t '\n' is an oddity of its own: left out */

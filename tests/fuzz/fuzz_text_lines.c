@@ -1,7 +1,7 @@
 /*
  * fuzz_text_lines.c -- fuzz target: text mode's in-memory sort of one chunk: line splitting
  * (text_index_lines, -z), key extraction (-k, -t, -b), the numeric images of -n and -g
- * (text_key_images, the fast path) and the packed text keys of -d/-f/-i, the library sort of
+ * (text_key_images, the fast path), -h / -V / -M, and the packed text keys of -d/-f/-i, the library sort of
  * the first key, and the tie resolution with the full comparison.
  *
  * Input: the options (fz_text_options of fuzz_text.h, with -u -z -t), then the data, split
@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!ctx && gpusort_ctx_create(&ctx, GPUSORT_BACKEND_CPU, -1) != GPUSORT_STATUS_SUCCESS) abort();
     fz f = {data, size};
     fz_text_opts to;
-    fz_text_options(&f, FZ_U | FZ_Z | FZ_T, &to);
+    fz_text_options(&f, FZ_U | FZ_Z | FZ_T | FZ_HVM, &to);
     char *argv[20];
     int argc = 0;
     argv[argc++] = (char *)"gpusort";
