@@ -139,17 +139,17 @@ static int line_cmp(const void *a, const void *b)
     return c ? c : (x->n > y->n) - (x->n < y->n);
 }
 
-static void sort_lines(uint8_t *buf, size_t n)
+static void sort_lines(uint8_t *buf, size_t n, uint8_t delim)
 {
     size_t count = 0;
-    for (size_t i = 0; i < n; i++) count += buf[i] == '\n';
+    for (size_t i = 0; i < n; i++) count += buf[i] == delim;
     line_ref *lines = (line_ref *)malloc((count + 1) * sizeof *lines);
     uint8_t *copy = (uint8_t *)malloc(n ? n : 1);
     FUZZ_ASSERT(lines && copy);
     memcpy(copy, buf, n);
     size_t k = 0, start = 0;
     for (size_t i = 0; i < n; i++)
-        if (copy[i] == '\n') {
+        if (copy[i] == delim) {
             lines[k++] = (line_ref){copy + start, i + 1 - start};
             start = i + 1;
         }
@@ -239,8 +239,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         uint8_t *bg = slurp(out_g, &lg), *bs = slurp(out_s, &ls);
         FUZZ_ASSERT(bg && bs);
         if (g_nan) {    /* NaN lines in any order: compare both outputs' lines sorted */
-            sort_lines(bg, lg);
-            sort_lines(bs, ls);
+            uint8_t delim = (to.more & FZ_Z) ? 0 : '\n';   /* -z: records end with NUL */
+            sort_lines(bg, lg, delim);
+            sort_lines(bs, ls, delim);
         }
         if (lg != ls || memcmp(bg, bs, lg) != 0) {
             fprintf(stderr, "fuzz_diff: outputs differ (%zu vs %zu bytes%s); arguments:", lg,
