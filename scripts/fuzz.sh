@@ -96,7 +96,7 @@ children_cpu() {
 }
 
 fuzz_piece() {  # target wall-seconds: one libFuzzer run, logged; returns its status
-  local t=$1 wall=$2 log=$work/$1.log c0 c1 cpu_used
+  local t=$1 wall=$2 log=$work/$1.log c0 c1 cpu_used t0=$SECONDS
   children_cpu; c0=$cpu_used
   nice -n 19 "$dir/tests/fuzz_$t" -max_total_time="$wall" -close_fd_mask=3 -timeout=25 \
     -rss_limit_mb=4096 -artifact_prefix="$work/artifacts/$t-" "$work/$t" >"$log" 2>&1
@@ -106,7 +106,10 @@ fuzz_piece() {  # target wall-seconds: one libFuzzer run, logged; returns its st
   s=$(sed -n 's/^Done \([0-9]*\) runs in \([0-9]*\) second.*/\2/p' "$log" | tail -1)
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
   ft=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
-  [ -n "$s" ] || s=$wall
+  # A run that stopped early (a crash) prints no "Done" line: its elapsed time, and the count
+  # of its last status line ("#N ...").
+  [ -n "$s" ] || s=$((SECONDS - t0))
+  [ -n "$runs" ] || runs=$(sed -n 's/^#\([0-9]*\).*/\1/p' "$log" | tail -1)
   local status=ok; [ "$st" = 0 ] || status=crash
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "$s" "${runs:-0}" \
     "${cov:-0}" "${ft:-0}" "$status" "$((c1 - c0))" >> "$work/fuzz-log.tsv"
