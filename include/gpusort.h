@@ -473,7 +473,8 @@ typedef struct gpusort_multi_times {
     double merge_s;         /* every destination's merge of its runs (the slowest) */
     double total_s;         /* the whole call */
     uint64_t moved_bytes;   /* keys and values that changed context */
-    const char *exchange;   /* "host", "peer" or "nccl": how the slices moved */
+    const char *exchange;   /* "host", "peer" or "nccl": how the slices moved ("none": one
+                               context) */
 } gpusort_multi_times;
 GPUSORT_API void gpusort_multi_get_last_times(gpusort_multi_times *times);
 

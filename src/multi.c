@@ -96,25 +96,28 @@ static double slowest(const multi_job *j)
 
 /* ---- 1. local sort ---- */
 
+/* Context g sorts its piece into kout/vout (the piece itself, or the host copy) and, for device
+ * pieces, waits for its stream. */
+static gpusort_status sort_piece(const multi_job *j, int g, void *kout, void *vout)
+{
+    gpusort_ctx *ctx = j->ctxs[g];
+    gpusort_status s = GPUSORT_STATUS_SUCCESS;
+    if (j->n[g] > 0)
+        s = j->vs ? gpusort_sort_pairs(ctx, j->ktype, j->vtype, j->keys[g], j->values[g],
+                                       j->n[g], kout, vout, j->order, GPUSORT_ALGORITHM_AUTO, 0)
+                  : gpusort_sort(ctx, j->ktype, j->keys[g], j->n[g], kout, j->order,
+                                 GPUSORT_ALGORITHM_AUTO, 0);
+    if (!s && j->device) s = j->ops->sync(ctx);
+    return s;
+}
+
 static void local_sort(void *arg, size_t i)
 {
     multi_job *j = (multi_job *)arg;
     int g = (int)i;
-    gpusort_ctx *ctx = j->ctxs[g];
     double t0 = now_s();
-    gpusort_status s = GPUSORT_STATUS_SUCCESS;
-    void *kout = j->device ? j->keys[g] : j->rk[g];
-    void *vout = j->vs ? (j->device ? j->values[g] : j->rv[g]) : NULL;
-    if (j->n[g] > 0) {
-        if (j->vs)
-            s = gpusort_sort_pairs(ctx, j->ktype, j->vtype, j->keys[g], j->values[g], j->n[g],
-                                   kout, vout, j->order, GPUSORT_ALGORITHM_AUTO, 0);
-        else
-            s = gpusort_sort(ctx, j->ktype, j->keys[g], j->n[g], kout, j->order,
-                             GPUSORT_ALGORITHM_AUTO, 0);
-    }
-    if (!s && j->device) s = j->ops->sync(ctx);
-    j->st[g] = s;
+    j->st[g] = j->device ? sort_piece(j, g, j->keys[g], j->vs ? j->values[g] : NULL)
+                         : sort_piece(j, g, j->rk[g], j->vs ? j->rv[g] : NULL);
     j->secs[g] = now_s() - t0;
 }
 
@@ -362,27 +365,19 @@ gpusort_status gpusort_multi_sort_pairs(gpusort_ctx *const *ctxs, int count,
                                   flags, &device);
     if (s) return s;
     for (int g = 0; g < count; g++) ctxs[g]->last_error[0] = 0;
-    if (count == 1) { /* one piece: the context's own sort */
-        if (n[0] == 0) return GPUSORT_STATUS_SUCCESS;
-        double t0 = now_s();
-        s = value_type == GPUSORT_TYPE_NONE
-                ? gpusort_sort(ctxs[0], key_type, keys[0], n[0], keys[0], order,
-                               GPUSORT_ALGORITHM_AUTO, 0)
-                : gpusort_sort_pairs(ctxs[0], key_type, value_type, keys[0], values[0], n[0],
-                                     keys[0], values[0], order, GPUSORT_ALGORITHM_AUTO, 0);
-        if (!s && device) s = ctxs[0]->ops->multi->sync(ctxs[0]);
+    multi_job j = {ctxs, count, key_type, value_type, gpusort_type_size(key_type),
+                   value_type == GPUSORT_TYPE_NONE ? 0 : gpusort_type_size(value_type), keys,
+                   values, n, order, device, ctxs[0]->ops->multi};
+    if (count == 1) { /* one piece: the context's own sort, in place */
+        s = sort_piece(&j, 0, keys[0], j.vs ? values[0] : NULL);
         if (!s) {
             memset(&last_times, 0, sizeof last_times);
-            last_times.local_sort_s = now_s() - t0;
-            last_times.total_s = now_s() - t_start;
-            last_times.exchange = device ? "peer" : "host";
+            last_times.local_sort_s = last_times.total_s = now_s() - t_start;
+            last_times.exchange = "none";
         }
         return s;
     }
 
-    multi_job j = {ctxs, count, key_type, value_type, gpusort_type_size(key_type),
-                   value_type == GPUSORT_TYPE_NONE ? 0 : gpusort_type_size(value_type), keys,
-                   values, n, order, device, ctxs[0]->ops->multi};
     const size_t P = (size_t)count;
     j.rk = (void **)gpusort__calloc(P, sizeof *j.rk);
     j.rv = (void **)gpusort__calloc(P, sizeof *j.rv);

@@ -219,7 +219,7 @@ static int unit_order(const uint8_t *p, const uint8_t *lim, const uint8_t *tr)
         if (c > maxd) maxd = c;
         /* The locale's separator byte (sv_SE's 0xA0 too); without one no byte is, unlike in
          * -n where 0x80 is (coreutils 9.1: "1\3775M" and "1\2005M" have no unit in the C
-         * locale; fuzz_diff). */
+         * locale; corpus/diff/regress-h-0xff-no-separator). */
         if (p < lim && text_thousands_sep >= 0 && (int)*p == text_thousands_sep) {
             p++;
             if (!(p < lim && (unsigned)(*p - '0') < 10)) return 0;   /* "1," : no unit */

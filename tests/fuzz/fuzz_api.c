@@ -109,8 +109,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
     }
     fz f = {data, size};
-    /* The first byte: its value mod 7 picks the first seven calls (as before multi_sort was
-     * added, so the committed corpus keeps its meaning); 252..255 pick multi_sort. */
+    /* The first byte: 252..255 pick multi_sort, any other value mod 7 one of the first seven
+     * calls (so a corpus input found for one of those still reaches it). */
     unsigned c0 = fz_u8(&f), call = c0 >= 252 ? (unsigned)CALL_MULTI : c0 % CALL_MULTI;
     int kt = pick_type(&f), vt = pick_type(&f);
     size_t n = fz_below(&f, MAX_N + 1);
