@@ -12,8 +12,8 @@
  * the median run (gpusort_multi_get_last_times), the bytes that changed GPU and the exchange
  * bandwidth. After the last run the result is checked on the GPUs: every piece sorted, piece
  * boundaries in order, and the sum and xor of all keys unchanged (a permutation check).
- * A G whose buffers (4 x its share per GPU: pieces, copies, receive buffers, sort scratch) do
- * not fit is skipped with a note. Prints CSV rows (bench/timing.h) on stdout.
+ * A G whose buffers (3 x its share per GPU: pieces, copies, the sort's scratch, which also
+ * receives the exchange) do not fit is skipped with a note. Prints CSV rows (bench/timing.h) on stdout.
  * GPUSORT_MULTI_EXCHANGE=peer|nccl forces the exchange (gpusort.h).
  */
 #include "gpusort.h"
@@ -98,21 +98,27 @@ static int sort_once(void *arg, int run)
     return 0;
 }
 
+/* h[0] = keys of buffer k (n keys, GPU dev) out of order, h[1] = their sum, h[2] = their xor. */
+static void stats_of(const job *j, int dev, const void *k, size_t n, unsigned long long h[3])
+{
+    CK(cudaSetDevice(dev));
+    unsigned long long *d;
+    CK(cudaMalloc(&d, 3 * sizeof *h));
+    CK(cudaMemset(d, 0, 3 * sizeof *h));
+    if (j->ks == 4) k_check<unsigned><<<1024, 256>>>((const unsigned *)k, n, d);
+    else k_check<unsigned long long><<<1024, 256>>>((const unsigned long long *)k, n, d);
+    CK(cudaMemcpy(h, d, 3 * sizeof *h, cudaMemcpyDeviceToHost));
+    CK(cudaFree(d));
+}
+
 /* 0 if the pieces hold a sorted permutation of what k_fill made. */
 static int check(job *j, unsigned long long want_sum, unsigned long long want_xor)
 {
     unsigned long long sum = 0, x = 0, bad = 0, prev_last = 0;
     for (int g = 0; g < j->G; g++) {
         if (!j->n[g]) continue;
-        CK(cudaSetDevice(dev_of(j, g)));
-        unsigned long long *d, h[3];
-        CK(cudaMalloc(&d, sizeof h));
-        CK(cudaMemset(d, 0, sizeof h));
-        if (j->ks == 4) k_check<unsigned><<<1024, 256>>>((unsigned *)j->piece[g], j->n[g], d);
-        else k_check<unsigned long long><<<1024, 256>>>((unsigned long long *)j->piece[g],
-                                                        j->n[g], d);
-        CK(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
-        CK(cudaFree(d));
+        unsigned long long h[3];
+        stats_of(j, dev_of(j, g), j->piece[g], j->n[g], h);
         bad += h[0];
         sum += h[1];
         x ^= h[2];
@@ -199,7 +205,7 @@ int main(int argc, char **argv)
             j.n[g] = N * (size_t)(g + 1) / (size_t)G - j.first[g];
             per_gpu_max = j.n[g] > per_gpu_max ? j.n[g] : per_gpu_max;
         }
-        size_t need = (share ? N : per_gpu_max) * ks * 4 + ((size_t)1 << 30), fr = 0, tot = 0;
+        size_t need = (share ? N : per_gpu_max) * ks * 3 + ((size_t)1 << 30), fr = 0, tot = 0;
         CK(cudaSetDevice(0));
         CK(cudaMemGetInfo(&fr, &tot));
         if (need > fr) {
@@ -223,25 +229,12 @@ int main(int argc, char **argv)
         }
         /* The expected sum and xor: of the unsorted input. */
         restore(&j, 0);
-        {
-            job tmp = j;   /* the input checked as "pieces": sum and xor only */
-            unsigned long long s = 0, x = 0;
-            for (int g = 0; g < G; g++) {
-                if (!j.n[g]) continue;
-                CK(cudaSetDevice(dev_of(&j, g)));
-                unsigned long long *d, h[3];
-                CK(cudaMalloc(&d, sizeof h));
-                CK(cudaMemset(d, 0, sizeof h));
-                if (ks == 4) k_check<unsigned><<<1024, 256>>>((unsigned *)tmp.orig[g], j.n[g], d);
-                else k_check<unsigned long long><<<1024, 256>>>(
-                    (unsigned long long *)tmp.orig[g], j.n[g], d);
-                CK(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
-                CK(cudaFree(d));
-                s += h[1];
-                x ^= h[2];
-            }
-            want_sum = s;
-            want_xor = x;
+        for (int g = 0; g < G; g++) {
+            if (!j.n[g]) continue;
+            unsigned long long h[3];
+            stats_of(&j, dev_of(&j, g), j.orig[g], j.n[g], h);
+            want_sum += h[1];
+            want_xor ^= h[2];
         }
         bench_plan plan = bench_plan_default(runs);
         bench_contender c = {sort_once, &j, restore, &j};

@@ -164,13 +164,18 @@ typedef struct gpusort__multi_xfer {
     size_t bytes;
 } gpusort__multi_xfer;
 
+/* The buffers of gpusort__multi_ops.alloc: received keys, received values, count scratch. */
+enum { GPUSORT__MULTI_BUF_KEYS = 0, GPUSORT__MULTI_BUF_VALUES = 1, GPUSORT__MULTI_BUF_WORK = 2 };
+
 /* What src/multi.c needs of a backend for pieces in its device memory (src/cuda/multi.cu). Every
  * method completes before it returns and sets the context's error on failure. */
 typedef struct gpusort__multi_ops {
     /* 1: p is device memory of ctx's device; 0: host memory; -1: device memory elsewhere. */
     int (*where)(gpusort_ctx *ctx, const void *p);
-    void *(*alloc)(gpusort_ctx *ctx, size_t bytes);
-    void (*free)(gpusort_ctx *ctx, void *p, size_t bytes);
+    /* Device memory for `which` (GPUSORT__MULTI_BUF_*), asked for after the context's local
+     * sort is complete (a backend may lend the buffers that sort used), given back by free. */
+    void *(*alloc)(gpusort_ctx *ctx, int which, size_t bytes);
+    void (*free)(gpusort_ctx *ctx, int which, void *p, size_t bytes);
     /* Wait for the work on the context's stream (the caller's, when it set one). */
     gpusort_status (*sync)(gpusort_ctx *ctx);
     /* cnt[i] := the number of keys of the sorted run keys[0..n) (device) whose radix key

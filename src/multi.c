@@ -20,7 +20,8 @@
  *   4. merge          every destination merges its count received runs stably into its piece
  *                     (host: gpusort__dist_merge on the context's threads; device:
  *                     multi->merge), one thread per destination, at once.
- * Memory: a receive buffer of n[g] keys (+ values) per context, in the pieces' kind of memory.
+ * Memory: a receive buffer of n[g] keys (+ values) per context, in the pieces' kind of memory
+ * (device pieces: the backend lends the buffers of the local sort, multi.cu).
  *
  * Failures: every step runs on every context before the next starts; the first failing context
  * stops the call after its step, with its message copied to ctxs[0] (gpusort.h, Errors).
@@ -241,7 +242,9 @@ static gpusort_status check_args(gpusort_ctx *const *ctxs, int count, gpusort_ty
     return GPUSORT_STATUS_SUCCESS;
 }
 
-/* The receive buffers (device) or the sorted host copies (host), and the count scratch. */
+/* The receive buffers and the count scratch (device pieces: asked for after the local sorts,
+ * since a backend may lend the memory those sorts used), or the sorted host copies (host
+ * pieces: the local sorts' output). */
 static gpusort_status alloc_buffers(multi_job *j)
 {
     const size_t m = (size_t)15 * ((size_t)j->count + 1);  /* counts per selection round */
@@ -249,9 +252,12 @@ static gpusort_status alloc_buffers(multi_job *j)
         gpusort_ctx *ctx = j->ctxs[g];
         size_t nk = j->n[g] ? j->n[g] : 1;
         if (j->device) {
-            j->rk[g] = j->ops->alloc(ctx, nk * j->ks);
-            j->rv[g] = j->vs && j->rk[g] ? j->ops->alloc(ctx, nk * j->vs) : NULL;
-            j->work[g] = j->rk[g] ? (uint64_t *)j->ops->alloc(ctx, 2 * m * sizeof(uint64_t))
+            j->rk[g] = j->ops->alloc(ctx, GPUSORT__MULTI_BUF_KEYS, nk * j->ks);
+            j->rv[g] = j->vs && j->rk[g] ? j->ops->alloc(ctx, GPUSORT__MULTI_BUF_VALUES,
+                                                         nk * j->vs)
+                                         : NULL;
+            j->work[g] = j->rk[g] ? (uint64_t *)j->ops->alloc(ctx, GPUSORT__MULTI_BUF_WORK,
+                                                              2 * m * sizeof(uint64_t))
                                   : NULL;
             if (!j->rk[g] || (j->vs && !j->rv[g]) || !j->work[g])
                 return j->st[g] = GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
@@ -272,9 +278,10 @@ static void free_buffers(multi_job *j)
     for (int g = 0; g < j->count; g++) {
         size_t nk = j->n[g] ? j->n[g] : 1;
         if (j->device) {
-            j->ops->free(j->ctxs[g], j->rk[g], nk * j->ks);
-            j->ops->free(j->ctxs[g], j->rv[g], nk * j->vs);
-            j->ops->free(j->ctxs[g], j->work[g], 2 * m * sizeof(uint64_t));
+            j->ops->free(j->ctxs[g], GPUSORT__MULTI_BUF_KEYS, j->rk[g], nk * j->ks);
+            j->ops->free(j->ctxs[g], GPUSORT__MULTI_BUF_VALUES, j->rv[g], nk * j->vs);
+            j->ops->free(j->ctxs[g], GPUSORT__MULTI_BUF_WORK, j->work[g],
+                         2 * m * sizeof(uint64_t));
         } else {
             free(j->rk[g]);
             free(j->rv[g]);
@@ -390,7 +397,7 @@ gpusort_status gpusort_multi_sort_pairs(gpusort_ctx *const *ctxs, int count,
         s = gpusort__set_error(ctxs[0], GPUSORT_STATUS_OUT_OF_HOST_MEMORY, "multi_sort: tables");
         goto out;
     }
-    if (alloc_buffers(&j)) {
+    if (!device && alloc_buffers(&j)) {
         s = first_failure(&j);
         goto free_out;
     }
@@ -399,6 +406,10 @@ gpusort_status gpusort_multi_sort_pairs(gpusort_ctx *const *ctxs, int count,
     if ((s = gpusort__cpu_parallel_for(count, P, local_sort, &j)) || (s = first_failure(&j)))
         goto free_out;
     t.local_sort_s = slowest(&j);
+    if (device && alloc_buffers(&j)) {
+        s = first_failure(&j);
+        goto free_out;
+    }
 
     /* 2 and 3 */
     if ((s = split_and_exchange(&j, &t))) goto free_out;

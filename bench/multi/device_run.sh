@@ -2,24 +2,29 @@
 # device_run.sh -- gpusort_multi_sort on a GPU machine in one call, the most telling steps
 # first (each bounded, each logging to $OUT at once, so a call cut short still reports):
 #   1. test_multi on device pieces, one context per GPU (NCCL across GPUs where it loads)
-#   2. bench_multi: 2^30 u32 keys on 1 and 2 GPUs (the phase split, the exchange bandwidth)
-#   3. compute-sanitizer memcheck of test_multi on device pieces (u32, quick)
+#   2. bench_multi: 2^30 u32 keys on 1 and 2 (and 4) GPUs, exchange by NCCL, then by peer
+#      copies (the phase split, the exchange bandwidth)
+#   3. compute-sanitizer memcheck of test_multi on device pieces (u32, quick; NCCL's own probing
+#      CUDA API errors not reported)
 #   4. test_multi with the peer-copy exchange (GPUSORT_MULTI_EXCHANGE=peer)
-#   5. bench_multi: 2^29 u64 keys on 1 and 2 GPUs
-#   6. `gpusort sort --gpus all` against the one-GPU sort (2^27 u32), byte for byte
-#   7. test_multi on host pieces (each GPU sorts its piece through its host pipeline)
-#   bench_multi adds 4 GPUs where there are 4.
+#   5. bench_multi: 2^30 u64 keys, both exchanges
+#   6. bench_multi: 2^32 u32 and 2^32 u64 keys (where they fit), the default exchange
+#   7. `gpusort sort --gpus all` against the one-GPU sort (2^27 u32), byte for byte
+#   8. test_multi on host pieces (each GPU sorts its piece through its host pipeline)
 # With one GPU the contexts share it (bench_multi --share): the code paths, not the speed-up.
 #
 #   OUT=/tmp/out BIN=build-dev bash bench/multi/device_run.sh
 # BIN holds tests/test_multi, tools/gpusort and bench/bench_multi built with sm_90 (on the
 # development machine, carried), or is a .tar.xz of them. NCCL: the nvidia-nccl-cu* wheel's
-# libnccl.so.2, found through python3, is passed as GPUSORT_NCCL_LIBRARY.
+# libnccl.so.2, found through python3, is passed as GPUSORT_NCCL_LIBRARY. STEPS=1,2,... runs
+# only those steps.
 set -u
 OUT=${OUT:-/tmp/multi-out}
 BIN=${BIN:-build-dev}
+STEPS=${STEPS:-1,2,3,4,5,6,7,8}
 mkdir -p "$OUT"
 T0=$(date +%s)
+want() { case ",$STEPS," in *",$1,"*) return 0 ;; esac; return 1; }
 step() { echo "== [$(( $(date +%s) - T0 )) s] $*" | tee -a "$OUT/steps.log"; }
 if [ -f "$BIN" ]; then mkdir -p /tmp/multi-bin && tar -xJf "$BIN" -C /tmp/multi-bin && BIN=/tmp/multi-bin; fi
 nccl=$(python3 -c "import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], 'lib', 'libnccl.so.2'))" 2>/dev/null)
@@ -29,26 +34,48 @@ head -8 "$OUT/env.txt"
 G=$(nvidia-smi -L | wc -l)
 SHARE=; [ "$G" -gt 1 ] || SHARE=--share
 GL=1,2; [ "$G" -ge 4 ] && GL=1,2,4
+B="$BIN/bench/bench_multi"
 
-step "1. test_multi, device pieces"
-timeout 45 "$BIN/tests/test_multi" --backend cuda --device-data 2>&1 | tail -4 | tee "$OUT/test_device.log"
-step "2. bench_multi 2^30 u32"
-timeout 40 "$BIN/bench/bench_multi" $SHARE --n 1073741824 --type u32 --gpus $GL 2>&1 | tee "$OUT/bench_u32.csv"
-step "3. memcheck"
-timeout 35 compute-sanitizer --tool memcheck --error-exitcode 9 "$BIN/tests/test_multi" \
-  --backend cuda --device-data --quick --type u32 --seed 5 >"$OUT/memcheck.log" 2>&1
-echo "memcheck exit $?" | tee -a "$OUT/memcheck.log"; grep -E "ERROR SUMMARY|passed" "$OUT/memcheck.log" | tail -2
-step "4. test_multi, peer copies, quick"
-GPUSORT_MULTI_EXCHANGE=peer timeout 20 "$BIN/tests/test_multi" --backend cuda --device-data --quick --seed 7 2>&1 | tail -3 | tee "$OUT/test_peer.log"
-step "5. bench_multi 2^29 u64"
-timeout 30 "$BIN/bench/bench_multi" $SHARE --n 536870912 --type u64 --gpus $GL 2>&1 | tee "$OUT/bench_u64.csv"
-step "6. CLI --gpus all"
-C="$BIN/tools/gpusort"
-$C gen --type u32 --n 134217728 --seed 9 -o /tmp/in.u32 -q
-timeout 20 $C sort /tmp/in.u32 --type u32 -o /tmp/one.u32 --stats -q 2>&1 | tail -12 | tee "$OUT/cli.log"
-timeout 20 $C sort /tmp/in.u32 --type u32 --gpus all -o /tmp/all.u32 --stats -q 2>&1 | tail -8 | tee -a "$OUT/cli.log"
-cmp /tmp/one.u32 /tmp/all.u32 && echo "CLI --gpus all: byte-identical" | tee -a "$OUT/cli.log"
-$C sort /tmp/in.u32 --type u32 --gpus 99 -o /tmp/x.u32 2>&1 | tee -a "$OUT/cli.log"; echo "--gpus 99: exit ${PIPESTATUS[0]} (want 2)" | tee -a "$OUT/cli.log"
-step "7. test_multi, host pieces, quick"
-timeout 20 "$BIN/tests/test_multi" --backend cuda --quick --seed 3 2>&1 | tail -2 | tee "$OUT/test_host.log"
+if want 1; then
+  step "1. test_multi, device pieces"
+  timeout 60 "$BIN/tests/test_multi" --backend cuda --device-data 2>&1 | tail -4 | tee "$OUT/test_device.log"
+fi
+if want 2; then
+  step "2. bench_multi 2^30 u32, nccl then peer"
+  timeout 60 "$B" $SHARE --n 1073741824 --type u32 --gpus $GL 2>&1 | tee "$OUT/bench_u32.csv"
+  GPUSORT_MULTI_EXCHANGE=peer timeout 60 "$B" $SHARE --n 1073741824 --type u32 --gpus $GL 2>&1 | tee "$OUT/bench_u32_peer.csv"
+fi
+if want 3; then
+  step "3. memcheck"
+  timeout 90 compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 \
+    "$BIN/tests/test_multi" --backend cuda --device-data --quick --type u32 --seed 5 >"$OUT/memcheck.log" 2>&1
+  echo "memcheck exit $?" | tee -a "$OUT/memcheck.log"; grep -E "ERROR SUMMARY|passed" "$OUT/memcheck.log" | tail -2
+fi
+if want 4; then
+  step "4. test_multi, peer copies, quick"
+  GPUSORT_MULTI_EXCHANGE=peer timeout 30 "$BIN/tests/test_multi" --backend cuda --device-data --quick --seed 7 2>&1 | tail -3 | tee "$OUT/test_peer.log"
+fi
+if want 5; then
+  step "5. bench_multi 2^30 u64, nccl then peer"
+  timeout 60 "$B" $SHARE --n 1073741824 --type u64 --gpus $GL 2>&1 | tee "$OUT/bench_u64.csv"
+  GPUSORT_MULTI_EXCHANGE=peer timeout 60 "$B" $SHARE --n 1073741824 --type u64 --gpus $GL 2>&1 | tee "$OUT/bench_u64_peer.csv"
+fi
+if want 6; then
+  step "6. bench_multi 2^32 u32 and u64"
+  timeout 90 "$B" $SHARE --n 4294967296 --type u32 --gpus $GL 2>&1 | tee "$OUT/bench_u32_2p32.csv"
+  timeout 120 "$B" $SHARE --n 4294967296 --type u64 --gpus $GL 2>&1 | tee "$OUT/bench_u64_2p32.csv"
+fi
+if want 7; then
+  step "7. CLI --gpus all"
+  C="$BIN/tools/gpusort"
+  $C gen --type u32 --n 134217728 --seed 9 -o /tmp/in.u32 -q
+  timeout 20 $C sort /tmp/in.u32 --type u32 -o /tmp/one.u32 --stats -q 2>&1 | tail -12 | tee "$OUT/cli.log"
+  timeout 20 $C sort /tmp/in.u32 --type u32 --gpus all -o /tmp/all.u32 --stats -q 2>&1 | tail -8 | tee -a "$OUT/cli.log"
+  cmp /tmp/one.u32 /tmp/all.u32 && echo "CLI --gpus all: byte-identical" | tee -a "$OUT/cli.log"
+  $C sort /tmp/in.u32 --type u32 --gpus 99 -o /tmp/x.u32 2>&1 | tee -a "$OUT/cli.log"; echo "--gpus 99: exit ${PIPESTATUS[0]} (want 2)" | tee -a "$OUT/cli.log"
+fi
+if want 8; then
+  step "8. test_multi, host pieces, quick"
+  timeout 30 "$BIN/tests/test_multi" --backend cuda --quick --seed 3 2>&1 | tail -2 | tee "$OUT/test_host.log"
+fi
 step done

@@ -190,6 +190,15 @@ gpusort_status gpusort__cuda_merge_runs(gpusort_ctx *ctx, const gpusort__sort_ar
                                         const cudaEvent_t *range_done, uint64_t *range_end,
                                         int ranges, int *result_alt);
 
+/* merge.cu: the stable merge (ties take A) of two sorted runs of any lengths, A = [0, na) and
+ * B = [na, n) of d->keys_in (and d->values_in), into d->keys_out (d->values_out), which must not
+ * overlap them: one merge pass (a partition kernel, then one block per 4096 outputs), enqueued.
+ * part: device memory of (n / 4096 + 2) u64. multi.cu merges gpusort_multi_sort's slices
+ * with it. */
+gpusort_status gpusort__cuda_merge_pair(gpusort_ctx *ctx, const gpusort__sort_args *d, uint64_t na,
+                                        uint64_t *part);
+#define GPUSORT_CUDA_MERGE_PAIR_PART(n) (((n) / 4096 + 2) * sizeof(uint64_t))
+
 /* ---- the context, and what backend.cu, host.cu and auto.cu share ---- */
 
 /* host.cu's pipeline runs its last merge pass in this many ranges of output, each with an event

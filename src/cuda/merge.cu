@@ -8,6 +8,7 @@
  *   gpusort__cuda_merge_runs       passes only, from sorted runs of width w0, the last pass in
  *                                  ranges of output tiles (host.cu's pipeline copies range j
  *                                  out while range j + 1 merges)
+ *   gpusort__cuda_merge_pair       one pass over two runs of any lengths (multi.cu)
  *
  * ALGORITHM (merge_segments). MT = 4096 = the output tile of a merge block.
  *   1. tile phase (k_tile_merge): every W0-key tile of every segment is sorted on chip by one
@@ -68,6 +69,7 @@ using namespace gpusort_bs;
 
 #define MT_LOG 12                   /* MT = 1 << MT_LOG */
 static_assert(MT == 1 << MT_LOG, "merge tile");
+static_assert(MT == 4096, "GPUSORT_CUDA_MERGE_PAIR_PART (cuda_internal.h) counts 4096-key tiles");
 
 struct merge_pass {
     const void *kin;
@@ -78,7 +80,9 @@ struct merge_pass {
     const uint64_t *t_lo, *t_hi, *t_start;  /* segment table (device), t_count > 1 */
     uint32_t t_count;
     uint64_t lo0, hi0; /* t_count == 1: the one segment (no table, no host copy to wait for) */
-    int plog;          /* a run pair spans 1 << plog output tiles: run width w = MT << (plog-1) */
+    int plog;          /* a run pair spans 1 << plog output tiles: run width w = MT << (plog-1);
+                          0: one pair of runs of any lengths, A = [lo0, lo0 + na0), B the rest */
+    uint64_t na0;      /* plog == 0: the length of A */
     uint64_t *part;
     uint64_t tile0;    /* k_merge: block i merges output tile tile0 + i (a range of the pass) */
 };
@@ -109,10 +113,18 @@ struct merge_tile {
 };
 
 /* Shifts only (run widths are MT times powers of two; a 64-bit division cost ~8 instructions
- * per key in the merge kernel). */
+ * per key in the merge kernel). merge_pair's one pair of any lengths is a branch of its own. */
 __device__ __forceinline__ merge_tile find_tile(const merge_pass &p, uint64_t b)
 {
     merge_tile t;
+    if (p.plog == 0) { /* merge_pair: one segment, one pair */
+        t.lo = p.lo0;
+        t.base = 0;
+        t.na = p.na0;
+        t.nb = p.hi0 - p.lo0 - p.na0;
+        t.d = b << MT_LOG;
+        return t;
+    }
     uint64_t len, bl;
     if (p.t_count == 1) {
         t.lo = p.lo0;
@@ -886,4 +898,38 @@ gpusort_status gpusort__cuda_merge_runs(gpusort_ctx *ctx, const gpusort__sort_ar
     }
     *result_alt = cur;
     return GPUSORT_STATUS_SUCCESS;
+}
+
+/* Merge two sorted runs of any lengths (gpusort_multi_sort's received slices, multi.cu): one
+ * pass of the kernels above with the pair given by its lengths instead of a power-of-two width
+ * (merge_pass.plog = 0). Float keys are gathered from their source slots (the runs may hold NaN
+ * and -0.0, and a check pass would cost as much as the merge). */
+gpusort_status gpusort__cuda_merge_pair(gpusort_ctx *ctx, const gpusort__sort_args *d, uint64_t na,
+                                        uint64_t *part)
+{
+    const uint64_t n = d->n;
+    const size_t ks = gpusort_type_size(d->key_type);
+    const size_t vs = d->value_type == GPUSORT_TYPE_NONE ? 0 : gpusort_type_size(d->value_type);
+    if (na > n)
+        return gpusort__set_error(ctx, GPUSORT_STATUS_INVALID_ARGUMENT,
+                                  "merge_pair: run A longer than the whole");
+    if (n == 0) return GPUSORT_STATUS_SUCCESS;
+    const uint64_t tiles = (n + MT - 1) / MT;
+    if (tiles > 0x7fffffffull)
+        return gpusort__set_error(ctx, GPUSORT_STATUS_UNSUPPORTED, "too many merge tiles");
+    const bool is_float = d->key_type == GPUSORT_TYPE_F32 || d->key_type == GPUSORT_TYPE_F64;
+    merge_pass p;
+    memset(&p, 0, sizeof p);
+    p.kin = d->keys_in;
+    p.kout = d->keys_out;
+    p.vin = vs ? d->values_in : NULL;
+    p.vout = vs ? d->values_out : NULL;
+    p.mask = gpusort_cuda::radix_mask(d->key_type, d->order);
+    p.t_count = 1;
+    p.lo0 = 0;
+    p.hi0 = n;
+    p.na0 = na;
+    p.plog = 0;
+    p.part = part;
+    return run_pass(ctx, p, tiles, (int)ks, (int)vs, is_float, is_float);
 }

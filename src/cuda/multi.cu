@@ -15,12 +15,15 @@
  *             machine without it still sorts, through peer copies. Its communicators are made
  *             once per set of devices and kept for the process (making them takes far longer
  *             than an exchange).
+ *             The slices that stay on their GPU are copied on a second stream, beside the
+ *             transfers.
  *   merge     the stable merge of a destination's received runs: adjacent runs merged in pairs,
- *             ceil(log2 runs) rounds, ping-pong between the two buffers. One merge is a
- *             merge path (Green, McColl and Bader 2012; ModernGPU's tiles): a first kernel
- *             finds where every tile of 1024 outputs starts in each input, a second merges each
- *             tile from shared memory, 8 outputs a thread. Ties take the left run, so source
- *             order (and with it the contract's (context, position) order) is kept.
+ *             ceil(log2 runs) rounds, by merge.cu's merge-path pass for two runs of any
+ *             lengths (gpusort__cuda_merge_pair). Ties take the left run, so source order (and
+ *             with it the contract's (context, position) order) is kept.
+ *   buffers   the received slices land in the scratch slots that the context's local sort has
+ *             just finished with (buf_get), so a call needs no memory beyond the piece's own
+ *             sort and, repeated, allocates nothing.
  */
 #include "cuda_internal.h"
 
@@ -71,163 +74,98 @@ __global__ void k_count(const K *keys, uint64_t n, int type, int desc, const uin
     out[i] = lo;
 }
 
+/* ---- buffers ---- */
+
+/* A call's buffers on a context: the scratch slots that its local sort has just finished with
+ * (KEYS and VALUES: the radix sort's alternate buffers, n keys and n values, which is what the
+ * received slices need), kept by the context between calls, so that a repeated multi_sort
+ * allocates nothing and needs no device memory beyond the piece's own sort. A context with a
+ * caller's workspace (whose regions are sized by one call's query) gets allocations of its own. */
+void *buf_get(gpusort_ctx *ctx, int slot, size_t bytes, const char *what)
+{
+    gpusort__cuda_impl *im = gpusort__cuda_impl_of(ctx);
+    if (!im->ws) return gpusort__cuda_scratch(ctx, slot, bytes);
+    return gpusort__cuda_dev_alloc(ctx, bytes, what);
+}
+
+void buf_put(gpusort_ctx *ctx, void *p, size_t bytes)
+{
+    if (p && gpusort__cuda_impl_of(ctx)->ws) gpusort__cuda_dev_free(ctx, p, bytes);
+}
+
+/* count keys (and values) from src to dst, device to device, on stream st. */
+gpusort_status copy_kv(gpusort_ctx *ctx, cudaStream_t st, void *kdst, const void *ksrc,
+                       size_t kbytes, void *vdst, const void *vsrc, size_t vbytes)
+{
+    gpusort_status s = GPUSORT_STATUS_SUCCESS;
+    if (kbytes)
+        s = gpusort__cuda_check(ctx, cudaMemcpyAsync(kdst, ksrc, kbytes, cudaMemcpyDeviceToDevice,
+                                                     st),
+                                "multi copy");
+    if (!s && vbytes && vdst)
+        s = gpusort__cuda_check(ctx, cudaMemcpyAsync(vdst, vsrc, vbytes, cudaMemcpyDeviceToDevice,
+                                                     st),
+                                "multi copy");
+    return s;
+}
+
 /* ---- merge ---- */
 
-constexpr int MERGE_THREADS = 128;
-constexpr int MERGE_ITEMS = 8;
-constexpr int MERGE_TILE = MERGE_THREADS * MERGE_ITEMS;
-
-/* The number of a's elements among the first `diag` outputs of the stable merge of a (na) and
- * b (nb), ties to a. */
-template <typename K>
-__device__ __forceinline__ uint64_t merge_path(const K *a, uint64_t na, const K *b, uint64_t nb,
-                                               uint64_t diag, int type, int desc)
+/* The stable merge of nruns sorted runs (keys/values at off[r] .. off[r + 1]) into
+ * keys_out/values_out: adjacent runs merged in pairs by merge.cu's merge_pair, ceil(log2 nruns)
+ * rounds ping-ponging between the two buffers (two runs, the case of two GPUs: one pass
+ * straight into the output). */
+gpusort_status merge_all(gpusort_ctx *ctx, gpusort_type type, int desc, size_t vsize, char *keys,
+                         char *values, const size_t *off0, int nruns, char *keys_out,
+                         char *values_out)
 {
-    uint64_t lo = diag > nb ? diag - nb : 0, hi = diag < na ? diag : na;
-    while (lo < hi) {
-        uint64_t mid = lo + (hi - lo) / 2;
-        if (rkey<K>(a[mid], type, desc) <= rkey<K>(b[diag - 1 - mid], type, desc)) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
-
-template <typename K>
-__global__ void k_merge_partition(const K *a, uint64_t na, const K *b, uint64_t nb, int type,
-                                  int desc, uint64_t tiles, uint64_t *part)
-{
-    uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t > tiles) return;
-    uint64_t diag = t * MERGE_TILE;
-    if (diag > na + nb) diag = na + nb;
-    part[t] = merge_path<K>(a, na, b, nb, diag, type, desc);
-}
-
-template <typename K, typename V>
-__global__ void __launch_bounds__(MERGE_THREADS)
-    k_merge(const K *a, const V *av, uint64_t na, const K *b, const V *bv, uint64_t nb, int type,
-            int desc, const uint64_t *part, K *out, V *outv)
-{
-    __shared__ K s[MERGE_TILE];
-    const uint64_t t = blockIdx.x, base = t * MERGE_TILE;
-    const uint64_t a0 = part[t], a1 = part[t + 1];
-    uint64_t end = base + MERGE_TILE;
-    if (end > na + nb) end = na + nb;
-    const uint64_t b0 = base - a0, b1 = end - a1;
-    const int la = (int)(a1 - a0), lb = (int)(b1 - b0);
-    for (int i = threadIdx.x; i < la + lb; i += MERGE_THREADS)
-        s[i] = i < la ? a[a0 + i] : b[b0 + (i - la)];
-    __syncthreads();
-    const K *sa = s, *sb = s + la;
-    int diag = threadIdx.x * MERGE_ITEMS;
-    if (diag > la + lb) diag = la + lb;
-    int ai = (int)merge_path<K>(sa, (uint64_t)la, sb, (uint64_t)lb, (uint64_t)diag, type, desc);
-    int bi = diag - ai;
-    for (int k = 0; k < MERGE_ITEMS && diag + k < la + lb; k++) {
-        bool take_a = bi >= lb ||
-                      (ai < la && rkey<K>(sa[ai], type, desc) <= rkey<K>(sb[bi], type, desc));
-        uint64_t o = base + diag + k;
-        if (take_a) {
-            out[o] = sa[ai];
-            if (outv) outv[o] = av[a0 + ai];
-            ai++;
-        } else {
-            out[o] = sb[bi];
-            if (outv) outv[o] = bv[b0 + bi];
-            bi++;
-        }
-    }
-}
-
-template <typename K, typename V>
-gpusort_status merge_two(gpusort_ctx *ctx, const K *a, const V *av, uint64_t na, const K *b,
-                         const V *bv, uint64_t nb, int type, int desc, K *out, V *outv,
-                         uint64_t *part)
-{
+    const size_t n = off0[nruns], ks = gpusort_type_size(type);
     cudaStream_t st = gpusort__cuda_stream(ctx);
-    const uint64_t tiles = (na + nb + MERGE_TILE - 1) / MERGE_TILE;
-    k_merge_partition<K><<<(unsigned)((tiles + 1 + 255) / 256), 256, 0, st>>>(
-        a, na, b, nb, type, desc, tiles, part);
-    k_merge<K, V><<<(unsigned)tiles, MERGE_THREADS, 0, st>>>(a, av, na, b, bv, nb, type, desc,
-                                                             part, out, outv);
-    return gpusort__cuda_check(ctx, cudaGetLastError(), "multi merge launch");
-}
-
-/* One round over all runs: pairs (2i, 2i + 1) merged from `in` into `out` at the same offsets;
- * an unpaired last run copied. */
-template <typename K, typename V>
-gpusort_status merge_round(gpusort_ctx *ctx, int type, int desc, const K *in, const V *inv,
-                           K *out, V *outv, const size_t *off, int nruns, uint64_t *part)
-{
-    cudaStream_t st = gpusort__cuda_stream(ctx);
-    gpusort_status s;
-    for (int r = 0; r < nruns; r += 2) {
-        const uint64_t o = off[r], na = off[r + 1] - off[r];
-        if (r + 1 == nruns) {
-            if (na && (s = gpusort__cuda_check(
-                           ctx, cudaMemcpyAsync(out + o, in + o, na * sizeof(K),
-                                                cudaMemcpyDeviceToDevice, st),
-                           "multi merge copy")))
-                return s;
-            if (na && outv &&
-                (s = gpusort__cuda_check(ctx, cudaMemcpyAsync(outv + o, inv + o, na * sizeof(V),
-                                                              cudaMemcpyDeviceToDevice, st),
-                                         "multi merge copy")))
-                return s;
-            continue;
-        }
-        const uint64_t nb = off[r + 2] - off[r + 1];
-        if (na + nb == 0) continue;
-        if ((s = merge_two<K, V>(ctx, in + o, inv ? inv + o : NULL, na, in + o + na,
-                                 inv ? inv + o + na : NULL, nb, type, desc, out + o,
-                                 outv ? outv + o : NULL, part)))
-            return s;
-    }
-    return GPUSORT_STATUS_SUCCESS;
-}
-
-template <typename K, typename V>
-gpusort_status merge_all(gpusort_ctx *ctx, int type, int desc, K *keys, V *values,
-                         const size_t *off0, int nruns, K *keys_out, V *values_out)
-{
-    const uint64_t n = off0[nruns];
-    cudaStream_t st = gpusort__cuda_stream(ctx);
-    gpusort_status s;
-    /* The partition table of the largest merge (all of n) serves every merge of a round: the
-     * merges of one round run one after another on the stream. */
-    const size_t part_bytes = ((n + MERGE_TILE - 1) / MERGE_TILE + 2) * sizeof(uint64_t);
-    uint64_t *part = (uint64_t *)gpusort__cuda_dev_alloc(ctx, part_bytes, "multi merge table");
+    const size_t part_bytes = GPUSORT_CUDA_MERGE_PAIR_PART(n);
+    uint64_t *part = (uint64_t *)buf_get(ctx, GPUSORT_CUDA_SCRATCH_AUX2, part_bytes,
+                                         "multi merge table");
     if (!part) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
     size_t *off = (size_t *)malloc(((size_t)nruns + 1) * sizeof *off);
     if (!off) {
-        gpusort__cuda_dev_free(ctx, part, part_bytes);
+        buf_put(ctx, part, part_bytes);
         return gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY, "multi merge offsets");
     }
     memcpy(off, off0, ((size_t)nruns + 1) * sizeof *off);
-    K *kb[2] = {keys, keys_out};
-    V *vb[2] = {values, values_out};
+    gpusort__sort_args a;
+    memset(&a, 0, sizeof a);
+    a.key_type = type;
+    a.value_type = vsize == 8 ? GPUSORT_TYPE_U64 : vsize == 4 ? GPUSORT_TYPE_U32 : GPUSORT_TYPE_NONE;
+    a.order = desc ? GPUSORT_ORDER_DESC : GPUSORT_ORDER_ASC;
+    char *kb[2] = {keys, keys_out};
+    char *vb[2] = {values, values_out};
     int cur = 0;
-    s = GPUSORT_STATUS_SUCCESS;
-    while (nruns > 1) {
-        if ((s = merge_round<K, V>(ctx, type, desc, kb[cur], vb[cur], kb[cur ^ 1], vb[cur ^ 1],
-                                   off, nruns, part)))
-            break;
+    gpusort_status s = GPUSORT_STATUS_SUCCESS;
+    while (nruns > 1 && !s) {
+        const char *ki = kb[cur], *vi = vb[cur];
+        char *ko = kb[cur ^ 1], *vo = vb[cur ^ 1];
+        for (int r = 0; r < nruns && !s; r += 2) {
+            const size_t o = off[r], na = off[r + 1] - o;
+            if (r + 1 == nruns) { /* the unpaired last run */
+                s = copy_kv(ctx, st, ko + o * ks, ki + o * ks, na * ks, vsize ? vo + o * vsize : NULL,
+                            vsize ? vi + o * vsize : NULL, na * vsize);
+                continue;
+            }
+            a.keys_in = ki + o * ks;
+            a.keys_out = ko + o * ks;
+            a.values_in = vsize ? vi + o * vsize : NULL;
+            a.values_out = vsize ? vo + o * vsize : NULL;
+            a.n = off[r + 2] - o;
+            s = gpusort__cuda_merge_pair(ctx, &a, na, part);
+        }
         int m = 0;
         for (int r = 0; r < nruns; r += 2) off[++m] = off[r + 2 < nruns ? r + 2 : nruns];
         nruns = m;
         cur ^= 1;
     }
-    if (!s && cur == 0 && n) { /* the result is in the input buffer */
-        s = gpusort__cuda_check(ctx, cudaMemcpyAsync(keys_out, keys, n * sizeof(K),
-                                                     cudaMemcpyDeviceToDevice, st),
-                                "multi merge copy");
-        if (!s && values_out)
-            s = gpusort__cuda_check(ctx, cudaMemcpyAsync(values_out, values, n * sizeof(V),
-                                                         cudaMemcpyDeviceToDevice, st),
-                                    "multi merge copy");
-    }
+    if (!s && cur == 0) /* the result is in the input buffer */
+        s = copy_kv(ctx, st, keys_out, keys, n * ks, values_out, values, n * vsize);
     if (!s) s = gpusort__cuda_check(ctx, cudaStreamSynchronize(st), "multi merge");
-    gpusort__cuda_dev_free(ctx, part, part_bytes);
+    buf_put(ctx, part, part_bytes);
     free(off);
     return s;
 }
@@ -320,6 +258,7 @@ nccl_set *nccl_comms(gpusort_ctx *ctx, const int *dev, int count)
 /* "nccl", "peer" or NULL (auto) from GPUSORT_MULTI_EXCHANGE. */
 const char *exchange_knob() { return getenv("GPUSORT_MULTI_EXCHANGE"); }
 
+/* Wait for every context's stream and local-copy stream. */
 gpusort_status sync_all(gpusort_ctx *const *ctxs, int count)
 {
     gpusort_status s = GPUSORT_STATUS_SUCCESS, t;
@@ -327,20 +266,39 @@ gpusort_status sync_all(gpusort_ctx *const *ctxs, int count)
         gpusort__cuda_impl *im = gpusort__cuda_impl_of(ctxs[g]);
         if ((t = gpusort__cuda_check(ctxs[g], cudaSetDevice(im->device), "cudaSetDevice")) ||
             (t = gpusort__cuda_check(ctxs[g], cudaStreamSynchronize(im->stream),
+                                     "multi exchange")) ||
+            (t = gpusort__cuda_check(ctxs[g], cudaStreamSynchronize(im->copy_stream[0]),
                                      "multi exchange")))
             if (!s) s = t;
     }
     return s;
 }
 
-/* Peer copies: each slice on its source's stream (its destination's work so far is complete:
- * the caller synchronised every context before the exchange). */
+/* The slices that stay on their context: device-to-device copies on each context's first copy
+ * stream, beside the transfers between GPUs (the caller synchronised every context before the
+ * exchange, so nothing on the main stream is pending). */
+gpusort_status exchange_local(gpusort_ctx *const *ctxs, const gpusort__multi_xfer *x, size_t nx)
+{
+    gpusort_status s = GPUSORT_STATUS_SUCCESS;
+    for (size_t i = 0; i < nx && !s; i++) {
+        if (!x[i].bytes || x[i].src != x[i].dst) continue;
+        gpusort__cuda_impl *im = gpusort__cuda_impl_of(ctxs[x[i].src]);
+        if (!(s = gpusort__cuda_check(ctxs[x[i].src], cudaSetDevice(im->device), "cudaSetDevice")))
+            s = copy_kv(ctxs[x[i].src], im->copy_stream[0], x[i].to, x[i].from, x[i].bytes, NULL,
+                        NULL, 0);
+    }
+    return s;
+}
+
+/* Peer copies (the copy engines: no SM is taken from other work): each slice between two GPUs
+ * on its source's stream. */
 gpusort_status exchange_peer(gpusort_ctx *const *ctxs, int count, const gpusort__multi_xfer *x,
                              size_t nx)
 {
-    gpusort_status s;
+    gpusort_status s = exchange_local(ctxs, x, nx);
+    if (s) return s;
     for (size_t i = 0; i < nx; i++) {
-        if (!x[i].bytes) continue;
+        if (!x[i].bytes || x[i].src == x[i].dst) continue;
         gpusort_ctx *src = ctxs[x[i].src];
         gpusort__cuda_impl *si = gpusort__cuda_impl_of(src);
         int ddev = gpusort__cuda_impl_of(ctxs[x[i].dst])->device, can = 0;
@@ -350,7 +308,7 @@ gpusort_status exchange_peer(gpusort_ctx *const *ctxs, int count, const gpusort_
         if (ddev != si->device && cudaDeviceCanAccessPeer(&can, si->device, ddev) == cudaSuccess &&
             can && cudaDeviceEnablePeerAccess(ddev, 0) != cudaSuccess)
             (void)cudaGetLastError(); /* cudaErrorPeerAccessAlreadyEnabled */
-        cudaError_t e = ddev == si->device
+        cudaError_t e = ddev == si->device /* two contexts on one GPU */
                             ? cudaMemcpyAsync(x[i].to, x[i].from, x[i].bytes,
                                               cudaMemcpyDeviceToDevice, si->stream)
                             : cudaMemcpyPeerAsync(x[i].to, ddev, x[i].from, si->device,
@@ -364,17 +322,7 @@ gpusort_status exchange_peer(gpusort_ctx *const *ctxs, int count, const gpusort_
 gpusort_status exchange_nccl(gpusort_ctx *const *ctxs, int count, const gpusort__multi_xfer *x,
                              size_t nx, nccl_set *set)
 {
-    gpusort_status s = GPUSORT_STATUS_SUCCESS;
-    /* A context's slice to itself: a copy on its stream. */
-    for (size_t i = 0; i < nx && !s; i++) {
-        if (!x[i].bytes || x[i].src != x[i].dst) continue;
-        gpusort__cuda_impl *im = gpusort__cuda_impl_of(ctxs[x[i].src]);
-        if (!(s = gpusort__cuda_check(ctxs[x[i].src], cudaSetDevice(im->device), "cudaSetDevice")))
-            s = gpusort__cuda_check(ctxs[x[i].src],
-                                    cudaMemcpyAsync(x[i].to, x[i].from, x[i].bytes,
-                                                    cudaMemcpyDeviceToDevice, im->stream),
-                                    "multi exchange copy");
-    }
+    gpusort_status s = exchange_local(ctxs, x, nx);
     if (s) return s;
     /* Every other slice: a send on its source's communicator and the matching receive on its
      * destination's, posted in the same order on both sides (NCCL matches the operations
@@ -411,21 +359,25 @@ int multi_where(gpusort_ctx *ctx, const void *p)
     return a.device == gpusort__cuda_impl_of(ctx)->device ? 1 : -1;
 }
 
-void *multi_alloc(gpusort_ctx *ctx, size_t bytes)
+const int buf_slot[3] = {GPUSORT_CUDA_SCRATCH_KEYS, GPUSORT_CUDA_SCRATCH_VALUES,
+                         GPUSORT_CUDA_SCRATCH_AUX};
+
+void *multi_alloc(gpusort_ctx *ctx, int which, size_t bytes)
 {
     if (cudaSetDevice(gpusort__cuda_impl_of(ctx)->device) != cudaSuccess) {
         (void)cudaGetLastError();
         gpusort__set_error(ctx, GPUSORT_STATUS_DEVICE_ERROR, "cudaSetDevice failed");
         return NULL;
     }
-    return gpusort__cuda_dev_alloc(ctx, bytes, "multi-GPU receive buffers");
+    return buf_get(ctx, buf_slot[which], bytes, "multi-GPU receive buffers");
 }
 
-void multi_free(gpusort_ctx *ctx, void *p, size_t bytes)
+void multi_free(gpusort_ctx *ctx, int which, void *p, size_t bytes)
 {
+    (void)which;
     if (!p) return;
     cudaSetDevice(gpusort__cuda_impl_of(ctx)->device);
-    gpusort__cuda_dev_free(ctx, p, bytes);
+    buf_put(ctx, p, bytes);
 }
 
 gpusort_status multi_sync(gpusort_ctx *ctx)
@@ -514,26 +466,8 @@ gpusort_status multi_merge(gpusort_ctx *ctx, gpusort_type type, int desc, size_t
     gpusort__cuda_impl *im = gpusort__cuda_impl_of(ctx);
     gpusort_status s = gpusort__cuda_check(ctx, cudaSetDevice(im->device), "cudaSetDevice");
     if (s) return s;
-    typedef unsigned long long u64;
-    const int t = (int)type;
-    if (gpusort_type_size(type) == 4) {
-        uint32_t *k = (uint32_t *)keys, *ko = (uint32_t *)keys_out;
-        if (vsize == 8)
-            return merge_all<uint32_t, u64>(ctx, t, desc, k, (u64 *)values, off, nruns, ko,
-                                            (u64 *)values_out);
-        if (vsize == 4)
-            return merge_all<uint32_t, uint32_t>(ctx, t, desc, k, (uint32_t *)values, off, nruns,
-                                                 ko, (uint32_t *)values_out);
-        return merge_all<uint32_t, uint32_t>(ctx, t, desc, k, NULL, off, nruns, ko, NULL);
-    }
-    u64 *k = (u64 *)keys, *ko = (u64 *)keys_out;
-    if (vsize == 8)
-        return merge_all<u64, u64>(ctx, t, desc, k, (u64 *)values, off, nruns, ko,
-                                   (u64 *)values_out);
-    if (vsize == 4)
-        return merge_all<u64, uint32_t>(ctx, t, desc, k, (uint32_t *)values, off, nruns, ko,
-                                        (uint32_t *)values_out);
-    return merge_all<u64, uint32_t>(ctx, t, desc, k, NULL, off, nruns, ko, NULL);
+    return merge_all(ctx, type, desc, vsize, (char *)keys, (char *)values, off, nruns,
+                     (char *)keys_out, (char *)values_out);
 }
 
 } // namespace
