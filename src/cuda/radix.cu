@@ -72,7 +72,8 @@
  * alternate buffer. Here the output is the caller's u64 array: the passes before the last use
  * its first n*4 bytes as a u32 buffer, the alternate buffer is n*4 bytes of slot VALUES, and
  * the last pass (Plan::wide_pass) stores each index as u64 into the whole array. Its source is
- * always the alternate buffer (E-2 is odd from E-1), so no pass reads what it overwrites:
+ * the alternate buffer (E-1-e is odd for e = E-2), or with E = 1 the indices it makes itself,
+ * so no pass reads what it overwrites:
  *     E = 3:  indices -> out[u32] -> alt[u32] -> out[u64]
  * With no pass at all, finish_kernel writes the u64 indices. Other modes never take this path:
  * their kernels are compiled without it (the WIDEN template flag).
