@@ -419,6 +419,9 @@ static void radix_variants(int and_k, size_t n, size_t n_pairs64, bool thrust)
     /* 64-bit keys with 4-byte values: the pairs kernels of 64-bit keys serve them too */
     bench_sort<uint64_t, uint32_t>(PAIRS, and_k, n, false);
     bench_sort<double, uint32_t>(ARGSORT, and_k, n, false);
+    /* u64 indices of 32-bit keys (torch.sort's int64): sorted as u32 indices, widened by the
+     * last pass (radix.cu, narrow indices); CUB sorts the u64 values */
+    bench_sort<int32_t, uint64_t>(ARGSORT, and_k, n, false);
 }
 
 static void suite_radix()

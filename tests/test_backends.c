@@ -8,7 +8,10 @@
  *
  * WHAT IS CHECKED, for each type x distribution x size x order (x algorithm):
  *   keys out of place, keys in place, pairs with u32 values (out of place), pairs with u64 values
- *   (in place), pairs with keys_out = NULL (values only), argsort with u32 and with u64 indices.
+ *   (in place), pairs with keys_out = NULL (values only), argsort with u32 and with u64 indices,
+ *   and u64 indices with the sorted keys (values_in = NULL: out of place and in place).
+ *   Distributions: datagen's, and this file's "low8" (one key pattern, the low byte random: a
+ *   radix sort with exactly one digit pass).
  *   Every sort is stable, so the result is unique: keys, values and indices must equal the
  *   reference's BIT FOR BIT (this covers order, permutation, stability, pair integrity, NaN
  *   placement, -0.0/+0.0 order and payload preservation in one comparison). Out-of-place calls
@@ -132,6 +135,15 @@ typedef struct where {
     const char *mem;    /* "host" or "device" */
 } where;
 
+/* One distribution of this test's own, after datagen's: "low8", one random key pattern whose
+ * low byte alone is random, so that a radix sort of any type has exactly one digit position
+ * that is not trivial (one executed pass: the odd count with in-place keys, and an argsort's
+ * indices made and written by the same pass). */
+#define DIST_LOW8 ((datagen_dist)DATAGEN_DIST_COUNT)
+#define DIST_COUNT (DATAGEN_DIST_COUNT + 1)
+
+static const char *dist_name(datagen_dist d) { return d == DIST_LOW8 ? "low8" : datagen_dist_name(d); }
+
 static void fail(const where *w, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
@@ -153,11 +165,11 @@ static void fail(const where *w, const char *fmt, ...)
     printf("FAIL %s %s/%s n=%zu %s %s %s (%s memory): %s\n"
            "     replay: test_backends --backend %s --algorithm %s --seed %" PRIu64
            " --filter %s/%s --max-n %zu\n",
-           backend_name, gpusort_type_name(w->type), datagen_dist_name(w->dist), w->n,
+           backend_name, gpusort_type_name(w->type), dist_name(w->dist), w->n,
            w->order == GPUSORT_ORDER_DESC ? "desc" : "asc", gpusort_algorithm_name(w->alg),
            w->what, w->mem, detail, backend_name,
            opt.all_algorithms ? "all" : gpusort_algorithm_name(opt.algorithm), opt.seed,
-           gpusort_type_name(w->type), datagen_dist_name(w->dist), opt.max_n);
+           gpusort_type_name(w->type), dist_name(w->dist), opt.max_n);
     fflush(stdout);
 }
 
@@ -403,7 +415,8 @@ static void check_pairs(const tcase *c, const mem_kind *mem, gpusort_algorithm a
     buf_free(&v);
 }
 
-/* Argsort with u32 and u64 indices. */
+/* Argsort with u32 and u64 indices; then u64 indices with the sorted keys too (sort_pairs with
+ * values_in NULL, as torch.sort's int64 indices), out of place and in place. */
 static void check_argsort(const tcase *c, const mem_kind *mem, gpusort_algorithm alg)
 {
     size_t kb = c->n * gpusort_type_size(c->type);
@@ -425,6 +438,25 @@ static void check_argsort(const tcase *c, const mem_kind *mem, gpusort_algorithm
         buf_free(&idx);
     }
     buf_free(&keys);
+
+    for (int in_place = 0; in_place < 2; in_place++) {
+        where w = {c->type, c->dist, c->n, c->order, alg,
+                   in_place ? "argsort u64 with keys in place" : "argsort u64 with keys", mem->name};
+        buf kin = buf_make(mem, c->keys, kb), kout = buf_make(mem, NULL, kb);
+        buf idx = buf_make(mem, NULL, c->n * 8);
+        buf *ko = in_place ? &kin : &kout;
+        gpusort_status s = gpusort_sort_pairs(ctx, c->type, GPUSORT_TYPE_U64, kin.p, NULL, c->n,
+                                              ko->p, idx.p, c->order, alg, mem->flags);
+        if (status_ok(&w, OPK_ARGSORT, s)) {
+            buf_fetch(&idx); buf_fetch(&kin); buf_fetch(&kout);
+            if (expect_equal(&w, "indices", idx.host, c->perm, c->n, GPUSORT_TYPE_U64) &&
+                expect_equal(&w, "keys", ko->host, c->want_keys, c->n, c->type) &&
+                (in_place || expect_equal(&w, "input keys (must be unchanged)", kin.host, c->keys,
+                                          c->n, c->type)))
+                count.passed++;
+        }
+        buf_free(&idx); buf_free(&kout); buf_free(&kin);
+    }
 }
 
 /* ---- reduce ---- */
@@ -462,7 +494,7 @@ static void check_reduce(gpusort_type type, datagen_dist dist, const void *keys,
         case VERIFY_OK: count.passed++; break;
         case VERIFY_UNCHECKED:
             if (opt.verbose) printf("  note: %s/%s n=%zu %s\n", gpusort_type_name(type),
-                                    datagen_dist_name(dist), n, msg);
+                                    dist_name(dist), n, msg);
             break;
         default: fail(&w, "%s", msg);
         }
@@ -683,6 +715,16 @@ static int segmented_size(size_t n, datagen_dist d)
            (!opt.quick && n == ((size_t)1 << 20) && (d == DATAGEN_UNIFORM || d == DATAGEN_SPECIAL));
 }
 
+/* DIST_LOW8's keys: datagen's uniform keys (finite, for floats) with every byte above the
+ * lowest copied from key 0 (little-endian: byte 0 is the low byte). */
+static void fill_low8(void *keys, gpusort_type type, size_t n, uint64_t seed)
+{
+    size_t ks = gpusort_type_size(type);
+    unsigned char *k = (unsigned char *)keys;
+    datagen_fill(keys, type, n, DATAGEN_UNIFORM, seed);
+    for (size_t i = 1; i < n; i++) memcpy(k + i * ks + 1, k + 1, ks - 1);
+}
+
 static void run_case(gpusort_type type, datagen_dist dist, size_t n)
 {
     size_t ks = gpusort_type_size(type);
@@ -691,7 +733,8 @@ static void run_case(gpusort_type type, datagen_dist dist, size_t n)
     void *keys = xmalloc(n * ks);
     uint32_t *v32 = xmalloc(n * 4);
     uint64_t *v64 = xmalloc(n * 8);
-    datagen_fill(keys, type, n, dist, seed);
+    if (dist == DIST_LOW8) fill_low8(keys, type, n, seed);
+    else datagen_fill(keys, type, n, dist, seed);
     datagen_fill_u32(v32, n, seed + 1);
     datagen_fill_u64(v64, n, seed + 2);
     c.keys = keys; c.v32 = v32; c.v64 = v64;
@@ -703,7 +746,7 @@ static void run_case(gpusort_type type, datagen_dist dist, size_t n)
     long failed_before = count.failed;
     clock_t t0 = clock();
     if (opt.verbose > 1) {
-        printf("  %s/%s n=%zu ...\n", gpusort_type_name(type), datagen_dist_name(dist), n);
+        printf("  %s/%s n=%zu ...\n", gpusort_type_name(type), dist_name(dist), n);
         fflush(stdout);
     }
 
@@ -749,7 +792,7 @@ static void run_case(gpusort_type type, datagen_dist dist, size_t n)
         }
     }
     if (opt.verbose)
-        printf("  %s/%s n=%zu: %s (%.2f s)\n", gpusort_type_name(type), datagen_dist_name(dist), n,
+        printf("  %s/%s n=%zu: %s (%.2f s)\n", gpusort_type_name(type), dist_name(dist), n,
                count.failed == failed_before ? "ok" : "FAILED",
                (double)(clock() - t0) / CLOCKS_PER_SEC);
     fflush(stdout);
@@ -1008,10 +1051,10 @@ int main(int argc, char **argv)
         long fail_before = count.failed, pass_before = count.passed;
         clock_t t0 = clock();
         int ran = 0;
-        for (int d = 0; d < DATAGEN_DIST_COUNT; d++) {
+        for (int d = 0; d < DIST_COUNT; d++) {
             char name[64];
             snprintf(name, sizeof name, "%s/%s", gpusort_type_name(type),
-                     datagen_dist_name((datagen_dist)d));
+                     dist_name((datagen_dist)d));
             if (opt.filter && !strstr(name, opt.filter)) continue;
             ran = 1;
             for (size_t i = 0; i < nsizes; i++) {

@@ -8,6 +8,8 @@ Rows (issue 16's targets):
           indices, int32 / float32 / int64 at 2^24 and 2^28               (target >= 1.5x)
   cupy    gpusort.sort(x) vs cupy.sort(x): a sorted copy, same types and sizes (>= 1.25x)
   small   2^10 int32, CuPy: gpusort.sort vs cupy.sort, whole calls      (gpusort within 1.5x)
+  small-t 2^10 int32, torch: gpusort.sort(x, return_indices=True) vs torch.sort(x, stable=True),
+          whole calls: the torch path's per-call cost                    (gpusort within 1.5x)
   numpy   2^28 uint32 numpy array: gpusort.sort (to the GPU and back) vs numpy.sort (default
           kind), copies included                                            (>= 10x)
 Timing: one warm-up call, then the median of --runs calls. Device rows: CUDA events around the
@@ -119,6 +121,23 @@ def main():
     peer = median_wall(loop(cupy.sort), a.runs, sync) / 200
     ours = median_wall(loop(gpusort.sort), a.runs, sync) / 200
     row("small", "int32", 10, peer, ours, 1 / 1.5)
+
+    # The same for torch with indices (three tensors a call: values, indices, scratch).
+    t = torch.from_dlpack(c)
+    gv, gi = gpusort.sort(t, return_indices=True)
+    tv, ti = torch.sort(t, stable=True)
+    if not (torch.equal(gv, tv) and torch.equal(gi, ti)):
+        print("MISMATCH: torch int32 2^10")
+    tsync = torch.cuda.synchronize
+
+    def tloop(fn):
+        def f():
+            for _ in range(200):
+                fn()
+        return f
+    peer = median_wall(tloop(lambda: torch.sort(t, stable=True)), a.runs, tsync) / 200
+    ours = median_wall(tloop(lambda: gpusort.sort(t, return_indices=True)), a.runs, tsync) / 200
+    row("small-t", "int32", 10, peer, ours, 1 / 1.5)
 
     # numpy: host memory, sorted on the GPU by the library's AUTO (copies included).
     n = 1 << a.numpy_log2

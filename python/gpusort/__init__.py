@@ -84,23 +84,45 @@ def _module_of(x):
     return type(x).__module__.split(".", 1)[0]
 
 
+# torch dtype -> numpy dtype of the supported types (made whole on first use, then published:
+# torch is imported only when a tensor comes), and numpy dtype -> torch dtype of every dtype
+# asked for so far.
+_TORCH_TO_NP = None
+_NP_TO_TORCH = {}
+
+
 def _dtype_of_torch(t):
-    import torch
-    names = {torch.int32: "int32", torch.int64: "int64", torch.float32: "float32",
-             torch.float64: "float64"}
-    for n in ("uint32", "uint64"):
-        if hasattr(torch, n):
-            names[getattr(torch, n)] = n
-    name = names.get(t.dtype)
-    if name is None:
+    global _TORCH_TO_NP
+    table = _TORCH_TO_NP
+    if table is None:
+        import torch
+        # uint32 and uint64 only in newer torch
+        table = {getattr(torch, n): np.dtype(n) for n in SUPPORTED_DTYPES if hasattr(torch, n)}
+        _TORCH_TO_NP = table
+    dt = table.get(t.dtype)
+    if dt is None:
         raise TypeError(f"gpusort: dtype {t.dtype} is not supported; supported: "
                         f"{', '.join(SUPPORTED_DTYPES)}")
-    return np.dtype(name)
+    return dt
 
 
 def _torch_dtype(dt):
-    import torch
-    return getattr(torch, np.dtype(dt).name)
+    t = _NP_TO_TORCH.get(dt)
+    if t is None:
+        import torch
+        t = _NP_TO_TORCH[dt] = getattr(torch, np.dtype(dt).name)
+    return t
+
+
+def _torch_stream(torch, dev):
+    """The raw cudaStream_t of torch's current stream on device dev. torch._C's
+    _cuda_getCurrentRawStream (what torch's own compiler uses) gives the integer without making
+    a torch.cuda.Stream object (several microseconds a call); torch.cuda.current_stream() where
+    a torch lacks it."""
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw is not None:
+        return raw(dev)
+    return torch.cuda.current_stream(dev).cuda_stream
 
 
 class _Kind:
@@ -151,11 +173,15 @@ class _TorchKind(_Kind):
     def __init__(self, x):
         import torch
         self.torch = torch
-        self.dev = x.device.index if x.device.index is not None else torch.cuda.current_device()
-        self.stream = torch.cuda.current_stream(self.dev).cuda_stream or _CUDA_STREAM_LEGACY
+        device = x.device
+        if device.index is None:
+            device = torch.device("cuda", torch.cuda.current_device())
+        self.device = device   # new tensors go here (a torch.device: no string to parse)
+        self.dev = device.index
+        self.stream = _torch_stream(torch, self.dev) or _CUDA_STREAM_LEGACY
 
     def empty(self, shape, dtype):
-        return self.torch.empty(shape, dtype=_torch_dtype(dtype), device=f"cuda:{self.dev}")
+        return self.torch.empty(shape, dtype=_torch_dtype(dtype), device=self.device)
 
     def ptr(self, a):
         return a.data_ptr()
@@ -170,11 +196,11 @@ class _TorchKind(_Kind):
         return a.is_contiguous()
 
     def arange_rows(self, rows, row, dtype):
-        return (self.torch.arange(rows, dtype=_torch_dtype(dtype), device=f"cuda:{self.dev}")
+        return (self.torch.arange(rows, dtype=_torch_dtype(dtype), device=self.device)
                 * row).reshape(rows, 1)
 
     def scratch(self, nbytes):
-        buf = self.torch.empty(nbytes, dtype=self.torch.uint8, device=f"cuda:{self.dev}")
+        buf = self.torch.empty(nbytes, dtype=self.torch.uint8, device=self.device)
         return buf, buf.data_ptr()
 
 
@@ -304,12 +330,12 @@ def _run(kind, be, fn, *args):
     The buffer goes back to the framework's pool when this returns; the pools are
     stream-ordered, and the call ran on that stream, so nothing reuses it too early."""
     b, d = be
+    call = getattr(_core, fn)
     if kind.device:
-        nbytes = getattr(_core, fn)(b, d, kind.stream, 0, 0, *args[:-1],
-                                    args[-1] | _core.FLAG_QUERY_SCRATCH)
+        nbytes = call(b, d, kind.stream, 0, 0, *args[:-1], args[-1] | _core.FLAG_QUERY_SCRATCH)
         buf, ptr = kind.scratch(nbytes) if nbytes else (None, 0)
-        return getattr(_core, fn)(b, d, kind.stream, ptr, nbytes, *args)
-    return getattr(_core, fn)(b, d, 0, 0, 0, *args)
+        return call(b, d, kind.stream, ptr, nbytes, *args)
+    return call(b, d, 0, 0, 0, *args)
 
 
 def _normalize_axis(axis, ndim):

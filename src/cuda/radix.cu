@@ -4,6 +4,8 @@
  * Keys of all six types (moved as their original bits; the digit is computed on the fly from the
  * order-preserving radix key, thread_radix_key.cuh), ascending or descending, keys only, pairs
  * with u32/u64 values, argsort (values generated as indices on the first pass). Stable.
+ * An argsort with u64 indices of n < 2^32 keys (torch.sort's int64 indices) sorts u32 indices
+ * and widens them in its last pass ("Narrow indices" below).
  *
  * Algorithm (Adinets & Merrill 2022, "Onesweep: A Faster Least Significant Digit Radix Sort for
  * GPUs"; decoupled look-back from Merrill & Garland 2016, "Single-pass Parallel Prefix Scan with
@@ -62,6 +64,19 @@
  * "no pass at all": copy, or indices for argsort). Aux memory (slot AUX): histograms and bin
  * bases (8 KiB per pass and portion), plus the look-back state, 1 KiB per tile of the largest
  * portion (n/TILE KiB up to 2^27 keys: 21 MiB for 32-bit keys).
+ *
+ * Narrow indices. An argsort with u64 indices and n <= UINT32_MAX keys above one tile of the
+ * u32-value shape runs the u32-value kernels (WIDEN): 4 bytes less read and 4 less written per
+ * key and pass (32-bit keys: 16 instead of 24 bytes per key and pass). The plan is the same as
+ * for any argsort: pass e of E executed ones writes the output if E-1-e is even, else the
+ * alternate buffer. Here the output is the caller's u64 array: the passes before the last use
+ * its first n*4 bytes as a u32 buffer, the alternate buffer is n*4 bytes of slot VALUES, and
+ * the last pass (Plan::wide_pass) stores each index as u64 into the whole array. Its source is
+ * the alternate buffer (E-1-e is odd for e = E-2), or with E = 1 the indices it makes itself,
+ * so no pass reads what it overwrites:
+ *     E = 3:  indices -> out[u32] -> alt[u32] -> out[u64]
+ * With no pass at all, finish_kernel writes the u64 indices. Other modes never take this path:
+ * their kernels are compiled without it (the WIDEN template flag).
  */
 #include "cuda_internal.h"
 #include "block_radix_rank.cuh"
@@ -122,6 +137,7 @@ struct Plan {
     void *vdst[MAX_PASSES];
     int executed;                    /* number of active passes */
     int copy_keys, copy_vals;        /* finish: alternate buffer -> output */
+    int wide_pass;                   /* narrow indices: the last executed pass (stores u64); -1 */
 };
 
 /* The buffers scan_kernel plans with. */
@@ -129,8 +145,9 @@ struct PlanInput {
     const void *keys_in;
     void *keys_out, *keys_alt;
     const void *vals_in;             /* NULL for argsort */
-    void *vals_out, *vals_alt;
+    void *vals_out, *vals_alt;       /* narrow indices: vals_out is the caller's u64 array */
     int has_vals;
+    int widen;                       /* narrow indices (see the top of the file) */
 };
 
 struct SweepArgs {
@@ -178,7 +195,7 @@ __device__ __forceinline__ void store_state(uint32_t *p, uint32_t v)
     *(volatile uint32_t *)p = v;
 }
 
-template <typename K, bool FLOAT, int VB, int KPT>
+template <typename K, bool FLOAT, int VB, int KPT, bool WIDEN>
 __global__ void __launch_bounds__(THREADS, (min_blocks<VB>())) onesweep_kernel(SweepArgs a)
 {
     typedef typename ValueOf<VB>::T V;
@@ -330,19 +347,30 @@ __global__ void __launch_bounds__(THREADS, (min_blocks<VB>())) onesweep_kernel(S
         __syncthreads();
 
         /* Write the tile: item j of the sorted tile goes to delta[digit] + j (consecutive threads,
-         * consecutive addresses within a bucket). */
+         * consecutive addresses within a bucket). WIDE: the values are stored as u64 (narrow
+         * indices, the last pass). */
         K *kout = (K *)plan->kdst[a.pass];
-        V *vout = (V *)plan->vdst[a.pass];
+        void *vout = plan->vdst[a.pass];
+        auto write = [&](auto wide) {
+            constexpr bool WIDE = decltype(wide)::value;
+            typedef typename ValueOf<WIDE ? 8 : VB>::T W;
     #pragma unroll
-        for (int i = 0; i < KPT; i++) {
-            const int j = tid + i * THREADS;
-            if (FULL || j < nv) {
-                const K k = s_keys[j];
-                const uint32_t d = FLOAT ? s_digit[j] : radix_digit<FLOAT>(k, mask, shift);
-                const long long o = s_delta[d] + j;
-                st_global(kout + o, k);
-                if (VB) st_global(vout + o, s_vals[j]);
+            for (int i = 0; i < KPT; i++) {
+                const int j = tid + i * THREADS;
+                if (FULL || j < nv) {
+                    const K k = s_keys[j];
+                    const uint32_t d = FLOAT ? s_digit[j] : radix_digit<FLOAT>(k, mask, shift);
+                    const long long o = s_delta[d] + j;
+                    st_global(kout + o, k);
+                    if (VB) st_global((W *)vout + o, (W)s_vals[j]);
+                }
             }
+        };
+        if constexpr (WIDEN) {
+            if (plan->wide_pass == a.pass) write(BoolC<true>()); /* uniform over the grid */
+            else write(BoolC<false>());
+        } else {
+            write(BoolC<false>());
         }
     };
     if (tile_n == TILE) sweep(BoolC<true>());
@@ -464,10 +492,14 @@ __global__ void __launch_bounds__(RADIX_DIGITS) scan_kernel(const unsigned long 
     plan->executed = E;
     plan->copy_keys = kin_place && odd;
     plan->copy_vals = vin_place && odd;
+    plan->wide_pass = -1;
+    for (int p = passes - 1; in.widen && p >= 0; p--)
+        if (!s_trivial[p]) { plan->wide_pass = p; break; }
 }
 
 /* After the passes: an odd in-place sequence ends in the alternate buffer; with no pass at all
- * the output is a copy of the input (and argsort's indices are 0..n-1). */
+ * the output is a copy of the input (and argsort's indices are 0..n-1, as u64 for narrow
+ * indices: an argsort's values are never in place, so that is their only copy here). */
 template <typename K, int VB>
 __global__ void finish_kernel(const Plan *plan, PlanInput in, size_t n)
 {
@@ -484,7 +516,10 @@ __global__ void finish_kernel(const Plan *plan, PlanInput in, size_t n)
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x) {
         if (keys_copy) kd[i] = ks[i];
-        if (vals_copy) vd[i] = (!E && argsort) ? (V)i : vs[i];
+        if (vals_copy) {
+            if (VB == 4 && in.widen) ((unsigned long long *)in.vals_out)[i] = i;
+            else vd[i] = (!E && argsort) ? (V)i : vs[i];
+        }
     }
 }
 
@@ -566,7 +601,7 @@ static size_t align_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
 
 /* Kernels above 48 KiB of dynamic shared memory must say so once per device: a bit per device
  * (the first 64) records that it was done, so the call costs nothing on later sorts. WHICH:
- * 0/1 sweep/tile kernel, + 2 for the compact shapes. */
+ * 0/1 sweep/tile kernel, + 2 for the compact shapes, + 4 for the WIDEN sweep kernel. */
 template <typename K, bool FLOAT, int VB, int WHICH> struct SmemOnce {
     static unsigned long long devices;
 };
@@ -630,10 +665,12 @@ template <typename K, bool FLOAT, int VB> static bool use_compact(gpusort_ctx *c
     return gpusort__cuda_tuning_of(ctx)->radix_compact || need > gpusort__cuda_smem_limit(ctx);
 }
 
-/* The host side for one (key width, float flag, value width, shape). */
-template <typename K, bool FLOAT, int VB, bool COMPACT>
+/* The host side for one (key width, float flag, value width, shape). WIDEN: an argsort with u64
+ * indices sorted with VB = 4 (narrow indices, see the top of the file; only above one tile). */
+template <typename K, bool FLOAT, int VB, bool COMPACT, bool WIDEN = false>
 gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
+    static_assert(!WIDEN || VB == 4, "narrow indices are sorted as u32 values");
     typedef typename ValueOf<VB>::T V;
     constexpr int KPT = Tune<K, VB, COMPACT>::KPT;
     constexpr int TILE = THREADS * KPT;
@@ -643,7 +680,7 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
     const K mask = (K)radix_mask(d->key_type, d->order);
     gpusort_status s;
 
-    if (n <= (size_t)TILE) {
+    if (!WIDEN && n <= (size_t)TILE) {
         const size_t smem = tile_smem<K, VB>(KPT);
         auto kern = tile_sort_kernel<K, FLOAT, VB, KPT>;
         if ((s = allow_smem(ctx, (const void *)kern, smem,
@@ -672,10 +709,11 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
     in.vals_in = VB ? d->values_in : NULL;
     in.vals_out = VB ? d->values_out : NULL;
     in.has_vals = VB != 0;
+    in.widen = WIDEN;
     in.keys_alt = gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_KEYS, n * sizeof(K));
     if (!in.keys_alt) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
     in.vals_alt = NULL;
-    if (VB) {
+    if (VB) { /* WIDEN: n*4 bytes, the u32 indices */
         in.vals_alt = gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_VALUES, n * sizeof(V));
         if (!in.vals_alt) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
     }
@@ -695,8 +733,9 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
     if ((s = gpusort__cuda_check(ctx, cudaGetLastError(), "radix histogram"))) return s;
 
     const size_t smem = sweep_smem<K, FLOAT>(KPT, VB);
-    auto kern = onesweep_kernel<K, FLOAT, VB, KPT>;
-    if ((s = allow_smem(ctx, (const void *)kern, smem, &SmemOnce<K, FLOAT, VB, 2 * COMPACT>::devices)))
+    auto kern = onesweep_kernel<K, FLOAT, VB, KPT, WIDEN>;
+    if ((s = allow_smem(ctx, (const void *)kern, smem,
+                        &SmemOnce<K, FLOAT, VB, 2 * COMPACT + 4 * WIDEN>::devices)))
         return s;
     for (int p = 0; p < P; p++) {
         SweepArgs a;
@@ -727,11 +766,27 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
     return gpusort__cuda_check(ctx, cudaGetLastError(), "radix finish_kernel");
 }
 
-template <typename K, bool FLOAT, int VB>
+template <typename K, bool FLOAT, int VB, bool WIDEN = false>
 gpusort_status radix_sort_shape(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
-    if (VB != 0 && use_compact<K, FLOAT, VB>(ctx)) return radix_sort<K, FLOAT, VB, true>(ctx, d);
-    return radix_sort<K, FLOAT, VB, false>(ctx, d);
+    if (VB != 0 && use_compact<K, FLOAT, VB>(ctx)) return radix_sort<K, FLOAT, VB, true, WIDEN>(ctx, d);
+    return radix_sort<K, FLOAT, VB, false, WIDEN>(ctx, d);
+}
+
+/* The tile of the shape that sorts K keys with VB-byte values on ctx. */
+template <typename K, bool FLOAT, int VB> static size_t tile_of(gpusort_ctx *ctx)
+{
+    const bool compact = VB != 0 && use_compact<K, FLOAT, VB>(ctx);
+    return (size_t)THREADS * (compact ? Tune<K, VB, true>::KPT : Tune<K, VB>::KPT);
+}
+
+/* Narrow indices (see the top of the file): an argsort with u64 indices whose indices fit u32
+ * and that is longer than one tile of the u32-value shape (that shape's tile is never smaller
+ * than the u64 one's, so every shorter sort keeps the single-tile kernel or the u64 shape). */
+template <typename K, bool FLOAT> static bool narrow_indices(gpusort_ctx *ctx, const gpusort__sort_args *d)
+{
+    return d->value_type == GPUSORT_TYPE_U64 && !d->values_in && d->n <= UINT32_MAX &&
+           d->n > tile_of<K, FLOAT, 4>(ctx);
 }
 
 template <typename K, bool FLOAT>
@@ -739,17 +794,37 @@ gpusort_status radix_sort_values(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
     switch (d->value_type) {
     case GPUSORT_TYPE_U32: return radix_sort_shape<K, FLOAT, 4>(ctx, d);
-    case GPUSORT_TYPE_U64: return radix_sort_shape<K, FLOAT, 8>(ctx, d);
+    case GPUSORT_TYPE_U64:
+        if (narrow_indices<K, FLOAT>(ctx, d)) return radix_sort_shape<K, FLOAT, 4, true>(ctx, d);
+        return radix_sort_shape<K, FLOAT, 8>(ctx, d);
     default: return radix_sort<K, FLOAT, 0, false>(ctx, d); /* one shape: fits 64 KiB */
     }
 }
 
-/* Slot AUX of the sort of d: the tile of its shape decides (0 below one tile). */
-template <typename K, int VB> static size_t aux_bytes_of(gpusort_ctx *ctx, size_t n, bool flt)
+/* Slot AUX of a sort of n keys with VB-byte values: the tile of its shape decides (0 below one
+ * tile). */
+template <typename K, bool FLOAT, int VB> static size_t aux_bytes_of(gpusort_ctx *ctx, size_t n)
 {
-    const bool compact = VB != 0 && (flt ? use_compact<K, true, VB>(ctx) : use_compact<K, false, VB>(ctx));
-    const size_t tile = (size_t)THREADS * (compact ? Tune<K, VB, true>::KPT : Tune<K, VB>::KPT);
+    const size_t tile = tile_of<K, FLOAT, VB>(ctx);
     return n <= tile ? 0 : aux_layout(n, tile, sizeof(K)).aux_bytes;
+}
+
+/* Slot AUX of the sort of d. An argsort with u64 indices (values_in NULL, as in every scratch
+ * query of a pair sort) may run either shape (narrow_indices): the larger of the two layouts
+ * bounds it, and also every shorter radix sort of the same call (segmented.cu sorts its long
+ * segments one by one, each deciding for itself); both layouts grow with n. In the Hopper
+ * shapes the two tiles are equal, and so are the layouts. */
+template <typename K, bool FLOAT> static size_t aux_bytes_of_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
+{
+    switch (d->value_type) {
+    case GPUSORT_TYPE_U32: return aux_bytes_of<K, FLOAT, 4>(ctx, d->n);
+    case GPUSORT_TYPE_U64: {
+        const size_t wide = aux_bytes_of<K, FLOAT, 8>(ctx, d->n);
+        const size_t narrow = d->values_in ? 0 : aux_bytes_of<K, FLOAT, 4>(ctx, d->n);
+        return wide > narrow ? wide : narrow;
+    }
+    default: return aux_bytes_of<K, FLOAT, 0>(ctx, d->n);
+    }
 }
 
 } // namespace
@@ -774,13 +849,13 @@ extern "C" gpusort_status gpusort__cuda_radix_sort(gpusort_ctx *ctx, const gpuso
 extern "C" size_t gpusort__cuda_radix_aux_bytes(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
     using namespace gpusort_cuda;
-    const bool flt = d->key_type == GPUSORT_TYPE_F32 || d->key_type == GPUSORT_TYPE_F64;
-    const int vb = d->value_type == GPUSORT_TYPE_NONE ? 0 : (int)gpusort_type_size(d->value_type);
-    if (gpusort_type_size(d->key_type) == 4)
-        return vb == 0 ? aux_bytes_of<uint32_t, 0>(ctx, d->n, flt)
-               : vb == 4 ? aux_bytes_of<uint32_t, 4>(ctx, d->n, flt)
-                         : aux_bytes_of<uint32_t, 8>(ctx, d->n, flt);
-    return vb == 0 ? aux_bytes_of<uint64_t, 0>(ctx, d->n, flt)
-           : vb == 4 ? aux_bytes_of<uint64_t, 4>(ctx, d->n, flt)
-                     : aux_bytes_of<uint64_t, 8>(ctx, d->n, flt);
+    switch (d->key_type) {
+    case GPUSORT_TYPE_U32:
+    case GPUSORT_TYPE_I32: return aux_bytes_of_sort<uint32_t, false>(ctx, d);
+    case GPUSORT_TYPE_F32: return aux_bytes_of_sort<uint32_t, true>(ctx, d);
+    case GPUSORT_TYPE_U64:
+    case GPUSORT_TYPE_I64: return aux_bytes_of_sort<uint64_t, false>(ctx, d);
+    case GPUSORT_TYPE_F64: return aux_bytes_of_sort<uint64_t, true>(ctx, d);
+    default: return 0;
+    }
 }

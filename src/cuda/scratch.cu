@@ -146,7 +146,8 @@ static void sort_bounds(gpusort_ctx *ctx, const gpusort__sort_args *d, gpusort_a
     const size_t vs = d->value_type == GPUSORT_TYPE_NONE ? 0 : gpusort_type_size(d->value_type);
     const size_t tiles = n / GPUSORT_CUDA_BLOCK_TILE + 2;
     switch (a) {
-    case GPUSORT_ALGORITHM_RADIX: /* radix.cu, radix_sort: aux, alternate keys and values */
+    case GPUSORT_ALGORITHM_RADIX: /* radix.cu, radix_sort: aux, alternate keys and values (an
+                                     argsort with u64 indices may take n*4: narrow indices) */
         at_least(&b[GPUSORT_CUDA_SCRATCH_AUX], gpusort__cuda_radix_aux_bytes(ctx, d));
         at_least(&b[GPUSORT_CUDA_SCRATCH_KEYS], n * ks);
         at_least(&b[GPUSORT_CUDA_SCRATCH_VALUES], n * vs);
