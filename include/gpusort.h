@@ -432,13 +432,19 @@ GPUSORT_API gpusort_status gpusort_sort_records(gpusort_ctx *ctx, gpusort_type i
  *   Method   each context sorts its piece (one host thread per context, at once); the exact
  *            split of every sorted piece at the output boundaries is computed by a radix
  *            selection on the sorted pieces (on the GPUs for device data); one all-to-all
- *            exchange moves each slice to its destination (GPU to GPU: NCCL's ncclSend and
- *            ncclRecv in one group when libnccl.so.2 can be loaded -- GPUSORT_NCCL_LIBRARY names
- *            it -- and every context has its own GPU; CUDA peer copies otherwise); each
- *            destination merges its count received runs stably (on its GPU for device data).
+ *            exchange moves each slice to its destination (GPU to GPU: CUDA peer copies when
+ *            every two of the GPUs can reach each other, over NVLink or PCIe; else NCCL's
+ *            ncclSend and ncclRecv in one group when libnccl.so.2 can be loaded --
+ *            GPUSORT_NCCL_LIBRARY names it -- and every context has its own GPU; else peer
+ *            copies staged by the driver); each destination merges its count received runs
+ *            stably (on its GPU for device data). Device pieces of 2^22 keys and more are
+ *            moved in 8 chunks per destination, each merged while the next moves (peer
+ *            copies; GPUSORT_MULTI_CHUNKS=K sets the count, 1 turns it off).
  *            GPUSORT_MULTI_EXCHANGE=peer or =nccl in the environment forces the exchange.
  *   Memory   per context n[g] * (key + value bytes) for the received runs, in the pieces' kind
- *            of memory, plus its local sort's scratch.
+ *            of memory (device pieces: the buffers of the local sort's scratch, kept by the
+ *            context); with chunks as much again for a sorted copy of the piece, where the
+ *            device has it (else one chunk).
  *   Threads  the call uses every context from a thread of its own; none may be in use
  *            elsewhere meanwhile, and ctxs[] may not name one context twice. A context's
  *            stream (gpusort_ctx_set_stream) is honoured: the call waits for it first and
@@ -469,7 +475,8 @@ GPUSORT_API gpusort_status gpusort_multi_sort_pairs(gpusort_ctx *const *ctxs, in
 typedef struct gpusort_multi_times {
     double local_sort_s;    /* every context's sort of its piece (the slowest) */
     double split_s;         /* the exact splits of the sorted pieces */
-    double exchange_s;      /* the all-to-all exchange of the slices */
+    double exchange_s;      /* the all-to-all exchange of the slices (with the merges when
+                               they overlap it: merge_s is then 0) */
     double merge_s;         /* every destination's merge of its runs (the slowest) */
     double total_s;         /* the whole call */
     uint64_t moved_bytes;   /* keys and values that changed context */

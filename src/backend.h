@@ -162,18 +162,38 @@ typedef struct gpusort__multi_xfer {
     const void *from;
     void *to;
     size_t bytes;
+    int chunk;           /* the output chunk it belongs to (exchange_merge) */
 } gpusort__multi_xfer;
 
-/* The buffers of gpusort__multi_ops.alloc: received keys, received values, count scratch. */
-enum { GPUSORT__MULTI_BUF_KEYS = 0, GPUSORT__MULTI_BUF_VALUES = 1, GPUSORT__MULTI_BUF_WORK = 2 };
+/* One merge of gpusort_multi_sort: destination `dst`'s output chunk `chunk`, from the received
+ * runs [off[r], off[r+1]) (r < nruns) of keys/values into keys_out/values_out. */
+typedef struct gpusort__multi_merge_job {
+    int dst, chunk;
+    void *keys, *values;       /* values NULL: keys only */
+    const size_t *off;
+    int nruns;
+    void *keys_out, *values_out;
+} gpusort__multi_merge_job;
+
+/* The buffers of gpusort__multi_ops.alloc: received keys and values, the count scratch, and
+ * the sorted copies of the piece that the exchange reads (so that the merges may write the
+ * piece while later chunks still move). */
+enum {
+    GPUSORT__MULTI_BUF_KEYS = 0,
+    GPUSORT__MULTI_BUF_VALUES = 1,
+    GPUSORT__MULTI_BUF_WORK = 2,
+    GPUSORT__MULTI_BUF_SORTED_KEYS = 3,
+    GPUSORT__MULTI_BUF_SORTED_VALUES = 4
+};
 
 /* What src/multi.c needs of a backend for pieces in its device memory (src/cuda/multi.cu). Every
  * method completes before it returns and sets the context's error on failure. */
 typedef struct gpusort__multi_ops {
     /* 1: p is device memory of ctx's device; 0: host memory; -1: device memory elsewhere. */
     int (*where)(gpusort_ctx *ctx, const void *p);
-    /* Device memory for `which` (GPUSORT__MULTI_BUF_*), asked for after the context's local
-     * sort is complete (a backend may lend the buffers that sort used), given back by free. */
+    /* Device memory for `which` (GPUSORT__MULTI_BUF_*), given back by free. KEYS, VALUES and
+     * WORK are asked for after the context's local sort is complete (a backend may lend the
+     * buffers that sort used); SORTED_* before it (its output). */
     void *(*alloc)(gpusort_ctx *ctx, int which, size_t bytes);
     void (*free)(gpusort_ctx *ctx, int which, void *p, size_t bytes);
     /* Wait for the work on the context's stream (the caller's, when it set one). */
@@ -195,6 +215,15 @@ typedef struct gpusort__multi_ops {
     gpusort_status (*merge)(gpusort_ctx *ctx, gpusort_type type, int desc, size_t vsize,
                             void *keys, void *values, const size_t *off, int nruns,
                             void *keys_out, void *values_out);
+    /* (optional) exchange and merge pipelined: x[0..nx) in chunk order, jobs[0..njobs) the
+     * merges; job (d, k) starts once every slice of chunk k bound for d has landed, while
+     * later chunks move, so no slice may be read from memory that a merge writes. Sets *how
+     * and returns; or sets *how = NULL and does nothing when its transport would not overlap
+     * (the caller then runs exchange, then the jobs through merge). */
+    gpusort_status (*exchange_merge)(gpusort_ctx *const *ctxs, int count, gpusort_type type,
+                                     int desc, size_t vsize, const gpusort__multi_xfer *x,
+                                     size_t nx, const gpusort__multi_merge_job *jobs,
+                                     size_t njobs, const char **how);
 } gpusort__multi_ops;
 
 /* Host scratch buffers kept between calls (src/cpu/memory.c): the large buffers the CPU

@@ -6,13 +6,14 @@
  *
  *   1. local sort     every context sorts its piece, each from a thread of its own, at once
  *                     (host pieces: into a host copy, the merge's input; device pieces: in
- *                     place, then the context's stream is waited for)
+ *                     place, or into a sorted copy when staged, below; then the context's
+ *                     stream is waited for)
  *   2. split          gpusort__dist_select over the count sorted pieces, as count runs of one
  *                     participant: the exact number of keys of every piece that go before each
- *                     output boundary n[0] + ... + n[d]. Ties go in (piece, position) order, so
- *                     the whole is the stable sort. For device pieces the selection's counts
- *                     are answered by the backend's kernel (multi->count), one launch per
- *                     piece per round, 8 rounds for 32-bit keys and 16 for 64-bit.
+ *                     output boundary. Ties go in (piece, position) order, so the whole is the
+ *                     stable sort. For device pieces the selection's counts are answered by the
+ *                     backend's kernel (multi->count), one launch per piece per round, 8 rounds
+ *                     for 32-bit keys and 16 for 64-bit.
  *   3. exchange       the slice of piece s that falls in destination d's range goes to d's
  *                     receive buffer, after the slices of pieces 0 .. s-1 (host: memcpy-free,
  *                     the merge reads the slices where they are; device: multi->exchange,
@@ -20,8 +21,15 @@
  *   4. merge          every destination merges its count received runs stably into its piece
  *                     (host: gpusort__dist_merge on the context's threads; device:
  *                     multi->merge), one thread per destination, at once.
+ * Chunks (device pieces of 2^22 keys and more): each destination's output is cut into K = 8
+ * chunks, whose boundaries the split finds too, and the backend pipelines steps 3 and 4
+ * (multi->exchange_merge): chunk k merges while chunk k + 1 moves. A merge writes its piece
+ * while other slices of that piece may still be in flight, so the slices are read from a sorted
+ * copy ("staged": the local sort writes it instead of sorting in place). Without the memory for
+ * the copies, or with a backend that does not pipeline, the call runs one chunk, in place.
  * Memory: a receive buffer of n[g] keys (+ values) per context, in the pieces' kind of memory
- * (device pieces: the backend lends the buffers of the local sort, multi.cu).
+ * (device pieces: the backend lends the buffers of the local sort, multi.cu), and when staged
+ * the sorted copy, as much again.
  *
  * Failures: every step runs on every context before the next starts; the first failing context
  * stops the call after its step, with its message copied to ctxs[0] (gpusort.h, Errors).
@@ -66,11 +74,32 @@ typedef struct multi_job {
     const gpusort__multi_ops *ops;
     void **rk, **rv;              /* per context: the receive buffers (device), or the sorted
                                      host copies (host) */
+    void **sk, **sv;              /* staged: per context, the sorted copy of its piece (device) */
+    gpusort__multi_merge_job *jobs; /* device: count * K merges, (destination, chunk) order */
+    size_t *joff;                 /* their run offsets, count + 1 each */
+    int staged;                   /* the local sorts write sk/sv, the exchange reads them */
+    int chunks;                   /* output chunks per context (K) */
     uint64_t **work;              /* per context: the count kernel's device scratch */
-    size_t *split;                /* (count + 1) x count: split[b * count + s] */
+    size_t *split;                /* (count * K + 1) x count: split[b * count + s], boundary
+                                     b = d * K + k the start of context d's chunk k */
     gpusort_status *st;           /* per context */
     double *secs;                 /* per context: its last step's time */
 } multi_job;
+
+/* Output chunks per context for device pieces: GPUSORT_MULTI_CHUNKS (1 .. 64), else 8 when the
+ * largest piece has 2^22 keys or more (the pipeline's events and launches cost about a
+ * microsecond per chunk and GPU; below that size the merges are too short to hide), else 1. */
+static int chunks_for(const multi_job *j)
+{
+    const char *e = getenv("GPUSORT_MULTI_CHUNKS");
+    if (e && *e) {
+        long v = strtol(e, NULL, 10);
+        return v < 1 ? 1 : v > 64 ? 64 : (int)v;
+    }
+    size_t most = 0;
+    for (int g = 0; g < j->count; g++) most = j->n[g] > most ? j->n[g] : most;
+    return most >= ((size_t)1 << 22) ? 8 : 1;
+}
 
 /* The first failure (in context order), its message copied to ctxs[0]. */
 static gpusort_status first_failure(const multi_job *j)
@@ -97,8 +126,8 @@ static double slowest(const multi_job *j)
 
 /* ---- 1. local sort ---- */
 
-/* Context g sorts its piece into kout/vout (the piece itself, or the host copy) and, for device
- * pieces, waits for its stream. */
+/* Context g sorts its piece into kout/vout (the piece itself, its staged copy, or the host
+ * copy) and, for device pieces, waits for its stream. */
 static gpusort_status sort_piece(const multi_job *j, int g, void *kout, void *vout)
 {
     gpusort_ctx *ctx = j->ctxs[g];
@@ -117,8 +146,9 @@ static void local_sort(void *arg, size_t i)
     multi_job *j = (multi_job *)arg;
     int g = (int)i;
     double t0 = now_s();
-    j->st[g] = j->device ? sort_piece(j, g, j->keys[g], j->vs ? j->values[g] : NULL)
-                         : sort_piece(j, g, j->rk[g], j->vs ? j->rv[g] : NULL);
+    void *kout = j->staged ? j->sk[g] : j->device ? j->keys[g] : j->rk[g];
+    void *vout = !j->vs ? NULL : j->staged ? j->sv[g] : j->device ? j->values[g] : j->rv[g];
+    j->st[g] = sort_piece(j, g, kout, vout);
     j->secs[g] = now_s() - t0;
 }
 
@@ -135,7 +165,8 @@ static int device_count(void *arg, const uint64_t *v, size_t m, int or_equal, ui
     multi_job *j = pc->j;
     gpusort_status s =
         j->ops->count(j->ctxs[pc->g], j->ktype, j->order == GPUSORT_ORDER_DESC,
-                      j->keys[pc->g], j->n[pc->g], v, m, or_equal, cnt, j->work[pc->g]);
+                      j->staged ? j->sk[pc->g] : j->keys[pc->g], j->n[pc->g], v, m, or_equal,
+                      cnt, j->work[pc->g]);
     if (s) j->st[pc->g] = s;
     return s != GPUSORT_STATUS_SUCCESS;
 }
@@ -153,8 +184,9 @@ static void merge_host(void *arg, size_t i)
                                       "multi_sort: the merge's run table");
         return;
     }
+    const size_t K = (size_t)j->chunks;
     for (int s = 0; s < P; s++) {
-        size_t lo = j->split[(size_t)d * P + s], hi = j->split[(size_t)(d + 1) * P + s];
+        size_t lo = j->split[d * K * P + s], hi = j->split[(d + 1) * K * P + s];
         runs[s].keys = (const char *)j->rk[s] + lo * j->ks;
         runs[s].values = j->vs ? (const char *)j->rv[s] + lo * j->vs : NULL;
         runs[s].n = hi - lo;
@@ -169,26 +201,19 @@ static void merge_host(void *arg, size_t i)
     j->secs[d] = now_s() - t0;
 }
 
+/* Destination d's merge jobs, one after another (when the exchange did not run them). */
 static void merge_device(void *arg, size_t i)
 {
     multi_job *j = (multi_job *)arg;
-    const int d = (int)i, P = j->count;
+    const int d = (int)i;
     double t0 = now_s();
-    size_t *off = (size_t *)gpusort__malloc(((size_t)P + 1) * sizeof *off);
-    if (!off) {
-        j->st[d] = gpusort__set_error(j->ctxs[d], GPUSORT_STATUS_OUT_OF_HOST_MEMORY,
-                                      "multi_sort: the merge's run table");
-        return;
-    }
-    off[0] = 0;
-    for (int s = 0; s < P; s++)
-        off[s + 1] = off[s] + j->split[(size_t)(d + 1) * P + s] - j->split[(size_t)d * P + s];
     gpusort_status s = GPUSORT_STATUS_SUCCESS;
-    if (off[P] > 0)
-        s = j->ops->merge(j->ctxs[d], j->ktype, j->order == GPUSORT_ORDER_DESC, j->vs,
-                          j->rk[d], j->vs ? j->rv[d] : NULL, off, P, j->keys[d],
-                          j->vs ? j->values[d] : NULL);
-    free(off);
+    for (int k = 0; k < j->chunks && !s; k++) {
+        const gpusort__multi_merge_job *m = &j->jobs[(size_t)d * j->chunks + k];
+        if (m->off[m->nruns] > 0)
+            s = j->ops->merge(j->ctxs[d], j->ktype, j->order == GPUSORT_ORDER_DESC, j->vs,
+                              m->keys, m->values, m->off, m->nruns, m->keys_out, m->values_out);
+    }
     j->st[d] = s;
     j->secs[d] = now_s() - t0;
 }
@@ -247,7 +272,7 @@ static gpusort_status check_args(gpusort_ctx *const *ctxs, int count, gpusort_ty
  * pieces: the local sorts' output). */
 static gpusort_status alloc_buffers(multi_job *j)
 {
-    const size_t m = (size_t)15 * ((size_t)j->count + 1);  /* counts per selection round */
+    const size_t m = (size_t)15 * ((size_t)j->count * j->chunks + 1); /* counts per round */
     for (int g = 0; g < j->count; g++) {
         gpusort_ctx *ctx = j->ctxs[g];
         size_t nk = j->n[g] ? j->n[g] : 1;
@@ -272,9 +297,44 @@ static gpusort_status alloc_buffers(multi_job *j)
     return GPUSORT_STATUS_SUCCESS;
 }
 
+static void free_staged(multi_job *j)
+{
+    for (int g = 0; g < j->count; g++) {
+        size_t nk = j->n[g] ? j->n[g] : 1;
+        j->ops->free(j->ctxs[g], GPUSORT__MULTI_BUF_SORTED_KEYS, j->sk[g], nk * j->ks);
+        j->ops->free(j->ctxs[g], GPUSORT__MULTI_BUF_SORTED_VALUES, j->sv[g], nk * j->vs);
+        j->sk[g] = j->sv[g] = NULL;
+    }
+}
+
+/* Device pieces cut into several chunks: the sorted copies that the local sorts write and the
+ * exchange reads, so that the merges may write the pieces while later chunks still move. Where
+ * that memory is not there, the call goes on without (one chunk, the pieces sorted in place). */
+static void alloc_staged(multi_job *j)
+{
+    if (!j->device || j->chunks < 2 || !j->ops->exchange_merge) {
+        j->chunks = 1;
+        return;
+    }
+    int ok = 1;
+    for (int g = 0; g < j->count && ok; g++) {
+        size_t nk = j->n[g] ? j->n[g] : 1;
+        j->sk[g] = j->ops->alloc(j->ctxs[g], GPUSORT__MULTI_BUF_SORTED_KEYS, nk * j->ks);
+        j->sv[g] = j->vs && j->sk[g]
+                       ? j->ops->alloc(j->ctxs[g], GPUSORT__MULTI_BUF_SORTED_VALUES, nk * j->vs)
+                       : NULL;
+        ok = j->sk[g] && (!j->vs || j->sv[g]);
+    }
+    j->staged = ok;
+    if (ok) return;
+    free_staged(j);
+    for (int g = 0; g < j->count; g++) j->ctxs[g]->last_error[0] = 0;
+    j->chunks = 1;
+}
+
 static void free_buffers(multi_job *j)
 {
-    const size_t m = (size_t)15 * ((size_t)j->count + 1);
+    const size_t m = (size_t)15 * ((size_t)j->count * j->chunks + 1);
     for (int g = 0; g < j->count; g++) {
         size_t nk = j->n[g] ? j->n[g] : 1;
         if (j->device) {
@@ -287,38 +347,102 @@ static void free_buffers(multi_job *j)
             free(j->rv[g]);
         }
     }
+    if (j->staged) free_staged(j);
 }
 
-/* Steps 2 and 3 (device pieces: the exchange into the receive buffers). */
-static gpusort_status split_and_exchange(multi_job *j, gpusort_multi_times *t)
+/* A failed exchange leaves its message on the context where it failed: bring it to ctxs[0]. */
+static gpusort_status lift_error(const multi_job *j, gpusort_status s)
+{
+    if (!s || gpusort_ctx_get_last_error(j->ctxs[0])[0]) return s;
+    for (int g = 1; g < j->count; g++) {
+        const char *m = gpusort_ctx_get_last_error(j->ctxs[g]);
+        if (m[0]) {
+            char msg[GPUSORT_ERROR_MAX];
+            snprintf(msg, sizeof msg, "%s", m);
+            return gpusort__set_error(j->ctxs[0], s, "multi_sort: context %d: %s", g, msg);
+        }
+    }
+    return s;
+}
+
+/* The exchange's slices and the merge jobs of device pieces. Destination d's chunk k holds the
+ * output positions [b, b') (boundaries b = d * K + k and b + 1 of split); in d's receive
+ * buffer it takes the same offsets as in the piece, and in it source s's slice follows those of
+ * sources 0 .. s-1. The slices go in chunk order (the pipeline's order). */
+static size_t plan_device(multi_job *j, const uint64_t *pos, gpusort__multi_xfer *x)
+{
+    const int P = j->count, K = j->chunks;
+    size_t nx = 0;
+    for (int k = 0; k < K; k++)
+        for (int d = 0; d < P; d++) {
+            const size_t b = (size_t)d * K + k;
+            size_t at = pos[b] - pos[(size_t)d * K];  /* the chunk's first output in piece d */
+            gpusort__multi_merge_job *m = &j->jobs[b];
+            size_t *off = j->joff + b * (P + 1);
+            *m = (gpusort__multi_merge_job){d, k, (char *)j->rk[d] + at * j->ks,
+                                            j->vs ? (char *)j->rv[d] + at * j->vs : NULL, off, P,
+                                            (char *)j->keys[d] + at * j->ks,
+                                            j->vs ? (char *)j->values[d] + at * j->vs : NULL};
+            off[0] = 0;
+            for (int src = 0; src < P; src++) {
+                const size_t lo = j->split[b * P + src], hi = j->split[(b + 1) * P + src];
+                const char *from = j->staged ? (const char *)j->sk[src] : (const char *)j->keys[src];
+                x[nx++] = (gpusort__multi_xfer){src, d, from + lo * j->ks,
+                                                (char *)j->rk[d] + at * j->ks, (hi - lo) * j->ks,
+                                                k};
+                if (j->vs) {
+                    const char *vf = j->staged ? (const char *)j->sv[src]
+                                               : (const char *)j->values[src];
+                    x[nx++] = (gpusort__multi_xfer){src, d, vf + lo * j->vs,
+                                                    (char *)j->rv[d] + at * j->vs,
+                                                    (hi - lo) * j->vs, k};
+                }
+                at += hi - lo;
+                off[src + 1] = off[src] + (hi - lo);
+            }
+        }
+    return nx;
+}
+
+/* Steps 2 to 4 after the local sorts: the splits; host pieces: the merges (they read the slices
+ * where they are); device pieces: the exchange into the receive buffers and the merges, at once
+ * where the backend pipelines them, else one after the other. */
+static gpusort_status split_exchange_merge(multi_job *j, gpusort_multi_times *t)
 {
     double t0 = now_s();
-    const int P = j->count;
+    const int P = j->count, K = j->chunks;
+    const size_t nb = (size_t)P * K + 1;   /* output boundaries */
     const int desc = j->order == GPUSORT_ORDER_DESC;
     gpusort_ctx *c0 = j->ctxs[0];
-    uint64_t *pos = (uint64_t *)gpusort__malloc(((size_t)P + 1 + GPUSORT_DIST_SELECT_WORK(P + 1)) *
-                                                sizeof *pos);
+    uint64_t *pos = (uint64_t *)gpusort__malloc((nb + GPUSORT_DIST_SELECT_WORK(nb)) * sizeof *pos);
     gpusort__dist_run *runs = (gpusort__dist_run *)gpusort__calloc((size_t)P, sizeof *runs);
     piece_count *pc = (piece_count *)gpusort__malloc((size_t)P * sizeof *pc);
     gpusort__multi_xfer *x = (gpusort__multi_xfer *)gpusort__malloc(
-        (size_t)P * P * (j->vs ? 2 : 1) * sizeof *x);
+        (nb - 1) * P * (j->vs ? 2 : 1) * sizeof *x);
     gpusort_status s = GPUSORT_STATUS_SUCCESS;
     if (!pos || !runs || !pc || !x) {
         s = gpusort__set_error(c0, GPUSORT_STATUS_OUT_OF_HOST_MEMORY, "multi_sort: split tables");
         goto done;
     }
-    gpusort__dist_bounds(P, j->n, pos);
+    /* Boundaries: piece d's output starts at n[0] + ... + n[d-1]; its chunk k at k / K of it. */
+    {
+        uint64_t at = 0;
+        for (int d = 0; d < P; d++) {
+            for (int k = 0; k < K; k++) pos[(size_t)d * K + k] = at + j->n[d] * k / K;
+            at += j->n[d];
+        }
+        pos[nb - 1] = at;
+    }
     for (int g = 0; g < P; g++) {
         pc[g] = (piece_count){j, g};
-        runs[g].keys = j->device ? j->keys[g] : j->rk[g];
+        runs[g].keys = !j->device ? j->rk[g] : j->staged ? j->sk[g] : j->keys[g];
         runs[g].n = j->n[g];
         if (j->device) {
             runs[g].count = device_count;
             runs[g].count_arg = &pc[g];
         }
     }
-    s = gpusort__dist_select(j->ktype, desc, runs, (size_t)P, pos, (size_t)P + 1, NULL, j->split,
-                             pos + P + 1);
+    s = gpusort__dist_select(j->ktype, desc, runs, (size_t)P, pos, nb, NULL, j->split, pos + nb);
     if (s) {
         s = first_failure(j);
         goto done;
@@ -328,31 +452,33 @@ static gpusort_status split_and_exchange(multi_job *j, gpusort_multi_times *t)
     for (int d = 0; d < P; d++)
         for (int src = 0; src < P; src++)
             if (src != d)
-                t->moved_bytes += (j->split[(size_t)(d + 1) * P + src] - j->split[(size_t)d * P + src]) *
-                          (j->ks + j->vs);
-    if (!j->device) {   /* the merge reads the slices where they are */
+                t->moved_bytes += (j->split[(size_t)(d + 1) * K * P + src] -
+                                   j->split[(size_t)d * K * P + src]) * (j->ks + j->vs);
+    double t1 = now_s();
+    if (!j->device) { /* the merges read the slices where they are */
         t->exchange = "host";
+        if ((s = gpusort__cpu_parallel_for(P, (size_t)P, merge_host, j)) ||
+            (s = first_failure(j)))
+            goto done;
+        t->merge_s = slowest(j);
         goto done;
     }
-    /* The slices, in (destination, source) order: source s's slice for d lands in d's buffer
-     * after those of sources 0 .. s-1. */
-    size_t nx = 0;
-    for (int d = 0; d < P; d++) {
-        size_t at = 0;
-        for (int src = 0; src < P; src++) {
-            size_t lo = j->split[(size_t)d * P + src], hi = j->split[(size_t)(d + 1) * P + src];
-            x[nx++] = (gpusort__multi_xfer){src, d, (const char *)j->keys[src] + lo * j->ks,
-                                            (char *)j->rk[d] + at * j->ks, (hi - lo) * j->ks};
-            if (j->vs)
-                x[nx++] = (gpusort__multi_xfer){src, d,
-                                                (const char *)j->values[src] + lo * j->vs,
-                                                (char *)j->rv[d] + at * j->vs, (hi - lo) * j->vs};
-            at += hi - lo;
-        }
+    size_t nx = plan_device(j, pos, x);
+    const char *how = NULL;
+    if (j->staged &&
+        (s = lift_error(j, j->ops->exchange_merge(j->ctxs, P, j->ktype, desc, j->vs, x, nx,
+                                                  j->jobs, (size_t)P * K, &how))))
+        goto done;
+    if (how) { /* pipelined: the exchange's time includes the merges */
+        t->exchange = how;
+        t->exchange_s = now_s() - t1;
+        goto done;
     }
-    double t1 = now_s();
-    s = j->ops->exchange(j->ctxs, P, x, nx, &t->exchange);
+    if ((s = lift_error(j, j->ops->exchange(j->ctxs, P, x, nx, &t->exchange)))) goto done;
     t->exchange_s = now_s() - t1;
+    if ((s = gpusort__cpu_parallel_for(P, (size_t)P, merge_device, j)) || (s = first_failure(j)))
+        goto done;
+    t->merge_s = slowest(j);
 done:
     free(pos);
     free(runs);
@@ -386,16 +512,30 @@ gpusort_status gpusort_multi_sort_pairs(gpusort_ctx *const *ctxs, int count,
     }
 
     const size_t P = (size_t)count;
+    j.chunks = device ? chunks_for(&j) : 1;
     j.rk = (void **)gpusort__calloc(P, sizeof *j.rk);
     j.rv = (void **)gpusort__calloc(P, sizeof *j.rv);
+    j.sk = (void **)gpusort__calloc(P, sizeof *j.sk);
+    j.sv = (void **)gpusort__calloc(P, sizeof *j.sv);
     j.work = (uint64_t **)gpusort__calloc(P, sizeof *j.work);
-    j.split = (size_t *)gpusort__malloc((P + 1) * P * sizeof *j.split);
     j.st = (gpusort_status *)gpusort__calloc(P, sizeof *j.st);
     j.secs = (double *)gpusort__calloc(P, sizeof *j.secs);
     gpusort_multi_times t = {0};
-    if (!j.rk || !j.rv || !j.work || !j.split || !j.st || !j.secs) {
+    if (!j.rk || !j.rv || !j.sk || !j.sv || !j.work || !j.st || !j.secs) {
         s = gpusort__set_error(ctxs[0], GPUSORT_STATUS_OUT_OF_HOST_MEMORY, "multi_sort: tables");
         goto out;
+    }
+    alloc_staged(&j); /* may fall back to one chunk */
+    {
+        const size_t K = (size_t)j.chunks;
+        j.split = (size_t *)gpusort__malloc((P * K + 1) * P * sizeof *j.split);
+        j.jobs = device ? (gpusort__multi_merge_job *)gpusort__calloc(P * K, sizeof *j.jobs) : NULL;
+        j.joff = device ? (size_t *)gpusort__malloc(P * K * (P + 1) * sizeof *j.joff) : NULL;
+        if (!j.split || (device && (!j.jobs || !j.joff))) {
+            s = gpusort__set_error(ctxs[0], GPUSORT_STATUS_OUT_OF_HOST_MEMORY,
+                                   "multi_sort: tables");
+            goto free_out;
+        }
     }
     if (!device && alloc_buffers(&j)) {
         s = first_failure(&j);
@@ -411,14 +551,8 @@ gpusort_status gpusort_multi_sort_pairs(gpusort_ctx *const *ctxs, int count,
         goto free_out;
     }
 
-    /* 2 and 3 */
-    if ((s = split_and_exchange(&j, &t))) goto free_out;
-
-    /* 4. every destination merges its runs */
-    if ((s = gpusort__cpu_parallel_for(count, P, device ? merge_device : merge_host, &j)) ||
-        (s = first_failure(&j)))
-        goto free_out;
-    t.merge_s = slowest(&j);
+    /* 2, 3 and 4 */
+    if ((s = split_exchange_merge(&j, &t))) goto free_out;
     t.total_s = now_s() - t_start;
 
 free_out:
@@ -427,8 +561,12 @@ out:
     if (!s) last_times = t;
     free(j.rk);
     free(j.rv);
+    free(j.sk);
+    free(j.sv);
     free(j.work);
     free(j.split);
+    free(j.jobs);
+    free(j.joff);
     free(j.st);
     free(j.secs);
     return s;

@@ -6,24 +6,27 @@
  *             of a round's values in one kernel (a thread per value, a binary search in device
  *             memory), so a round costs one launch and two small copies per GPU, not thousands
  *             of one-key reads.
- *   exchange  the all-to-all of the slices. NCCL (ncclSend / ncclRecv of every pair in one
- *             group, one communicator per GPU from ncclCommInitAll) when libnccl.so.2 loads and
- *             every context has a GPU of its own; CUDA peer copies (cudaMemcpyPeerAsync: NVLink
- *             or PCIe peer access, staged by the driver where there is none) otherwise. A
- *             context's slice to itself is a device-to-device copy either way. NCCL is loaded at
- *             run time (dlopen), so the library neither needs it to build nor to start: a
- *             machine without it still sorts, through peer copies. Its communicators are made
- *             once per set of devices and kept for the process (making them takes far longer
- *             than an exchange).
- *             The slices that stay on their GPU are copied on a second stream, beside the
- *             transfers.
+ *   exchange  the all-to-all of the slices. CUDA peer copies (cudaMemcpyPeerAsync on the
+ *             copy engines, no SM taken from the merges) when every two of the GPUs can reach
+ *             each other over NVLink or PCIe: between two NVLinked H100s they moved 357 GB/s
+ *             each way where NCCL's send/recv moved 189 (bench/results/multi-2026-11-28.md).
+ *             Otherwise NCCL (ncclSend / ncclRecv of every pair in one group, one communicator
+ *             per GPU from ncclCommInitAll) when libnccl.so.2 loads and every context has a GPU
+ *             of its own, else peer copies staged by the driver. NCCL is loaded at run time
+ *             (dlopen), so the library needs it neither to build nor to start; its
+ *             communicators are made once per set of devices and kept for the process (making
+ *             them takes far longer than an exchange). The slices that stay on their GPU are
+ *             device copies on a second stream, beside the transfers.
  *   merge     the stable merge of a destination's received runs: adjacent runs merged in pairs,
  *             ceil(log2 runs) rounds, by merge.cu's merge-path pass for two runs of any
  *             lengths (gpusort__cuda_merge_pair). Ties take the left run, so source order (and
  *             with it the contract's (context, position) order) is kept.
+ *   pipeline  exchange_merge: the slices of every output chunk enqueued at once, chunk by
+ *             chunk, and each chunk's merges started by events as soon as its slices have
+ *             landed, so the merges of chunk k run while chunk k + 1 moves (multi.c says when).
  *   buffers   the received slices land in the scratch slots that the context's local sort has
  *             just finished with (buf_get), so a call needs no memory beyond the piece's own
- *             sort and, repeated, allocates nothing.
+ *             sort (and the sorted copy when pipelined) and, repeated, allocates nothing.
  */
 #include "cuda_internal.h"
 
@@ -114,10 +117,11 @@ gpusort_status copy_kv(gpusort_ctx *ctx, cudaStream_t st, void *kdst, const void
 /* The stable merge of nruns sorted runs (keys/values at off[r] .. off[r + 1]) into
  * keys_out/values_out: adjacent runs merged in pairs by merge.cu's merge_pair, ceil(log2 nruns)
  * rounds ping-ponging between the two buffers (two runs, the case of two GPUs: one pass
- * straight into the output). */
+ * straight into the output). Enqueued on the context's stream; waited for when sync. The
+ * partition table is the context's AUX2 slot, shared by the merges of one stream. */
 gpusort_status merge_all(gpusort_ctx *ctx, gpusort_type type, int desc, size_t vsize, char *keys,
                          char *values, const size_t *off0, int nruns, char *keys_out,
-                         char *values_out)
+                         char *values_out, bool sync)
 {
     const size_t n = off0[nruns], ks = gpusort_type_size(type);
     cudaStream_t st = gpusort__cuda_stream(ctx);
@@ -164,7 +168,7 @@ gpusort_status merge_all(gpusort_ctx *ctx, gpusort_type type, int desc, size_t v
     }
     if (!s && cur == 0) /* the result is in the input buffer */
         s = copy_kv(ctx, st, keys_out, keys, n * ks, values_out, values, n * vsize);
-    if (!s) s = gpusort__cuda_check(ctx, cudaStreamSynchronize(st), "multi merge");
+    if (!s && sync) s = gpusort__cuda_check(ctx, cudaStreamSynchronize(st), "multi merge");
     buf_put(ctx, part, part_bytes);
     free(off);
     return s;
@@ -258,7 +262,7 @@ nccl_set *nccl_comms(gpusort_ctx *ctx, const int *dev, int count)
 /* "nccl", "peer" or NULL (auto) from GPUSORT_MULTI_EXCHANGE. */
 const char *exchange_knob() { return getenv("GPUSORT_MULTI_EXCHANGE"); }
 
-/* Wait for every context's stream and local-copy stream. */
+/* Wait for every context's stream and both copy streams. */
 gpusort_status sync_all(gpusort_ctx *const *ctxs, int count)
 {
     gpusort_status s = GPUSORT_STATUS_SUCCESS, t;
@@ -268,10 +272,46 @@ gpusort_status sync_all(gpusort_ctx *const *ctxs, int count)
             (t = gpusort__cuda_check(ctxs[g], cudaStreamSynchronize(im->stream),
                                      "multi exchange")) ||
             (t = gpusort__cuda_check(ctxs[g], cudaStreamSynchronize(im->copy_stream[0]),
+                                     "multi exchange")) ||
+            (t = gpusort__cuda_check(ctxs[g], cudaStreamSynchronize(im->copy_stream[1]),
                                      "multi exchange")))
             if (!s) s = t;
     }
     return s;
+}
+
+/* 1 when every two distinct GPUs of the contexts can reach each other's memory (NVLink or
+ * PCIe peer to peer). */
+bool all_peer(gpusort_ctx *const *ctxs, int count)
+{
+    for (int a = 0; a < count; a++)
+        for (int b = a + 1; b < count; b++) {
+            int da = gpusort__cuda_impl_of(ctxs[a])->device;
+            int db = gpusort__cuda_impl_of(ctxs[b])->device, can = 0;
+            if (da != db && (cudaDeviceCanAccessPeer(&can, da, db) != cudaSuccess || !can))
+                return false;
+        }
+    return true;
+}
+
+/* One slice from context src's GPU to GPU ddev, on stream st (one of src's): a peer copy
+ * (direct over NVLink or PCIe where the GPUs can reach each other, staged by the driver
+ * otherwise; peer access enabled on first use, for the process), or a device copy between two
+ * contexts of one GPU. */
+gpusort_status peer_copy(gpusort_ctx *src, int ddev, void *to, const void *from, size_t bytes,
+                         cudaStream_t st)
+{
+    gpusort__cuda_impl *si = gpusort__cuda_impl_of(src);
+    gpusort_status s = gpusort__cuda_check(src, cudaSetDevice(si->device), "cudaSetDevice");
+    if (s || !bytes) return s;
+    int can = 0;
+    if (ddev != si->device && cudaDeviceCanAccessPeer(&can, si->device, ddev) == cudaSuccess &&
+        can && cudaDeviceEnablePeerAccess(ddev, 0) != cudaSuccess)
+        (void)cudaGetLastError(); /* cudaErrorPeerAccessAlreadyEnabled */
+    cudaError_t e = ddev == si->device
+                        ? cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice, st)
+                        : cudaMemcpyPeerAsync(to, ddev, from, si->device, bytes, st);
+    return gpusort__cuda_check(src, e, "cudaMemcpyPeerAsync (multi exchange)");
 }
 
 /* The slices that stay on their context: device-to-device copies on each context's first copy
@@ -291,31 +331,18 @@ gpusort_status exchange_local(gpusort_ctx *const *ctxs, const gpusort__multi_xfe
 }
 
 /* Peer copies (the copy engines: no SM is taken from other work): each slice between two GPUs
- * on its source's stream. */
+ * on its source's second copy stream. */
 gpusort_status exchange_peer(gpusort_ctx *const *ctxs, int count, const gpusort__multi_xfer *x,
                              size_t nx)
 {
     gpusort_status s = exchange_local(ctxs, x, nx);
-    if (s) return s;
-    for (size_t i = 0; i < nx; i++) {
-        if (!x[i].bytes || x[i].src == x[i].dst) continue;
-        gpusort_ctx *src = ctxs[x[i].src];
-        gpusort__cuda_impl *si = gpusort__cuda_impl_of(src);
-        int ddev = gpusort__cuda_impl_of(ctxs[x[i].dst])->device, can = 0;
-        if ((s = gpusort__cuda_check(src, cudaSetDevice(si->device), "cudaSetDevice"))) return s;
-        /* Direct copies over NVLink or PCIe where the two GPUs can reach each other (the
-         * driver stages through host memory otherwise); enabled once per pair per process. */
-        if (ddev != si->device && cudaDeviceCanAccessPeer(&can, si->device, ddev) == cudaSuccess &&
-            can && cudaDeviceEnablePeerAccess(ddev, 0) != cudaSuccess)
-            (void)cudaGetLastError(); /* cudaErrorPeerAccessAlreadyEnabled */
-        cudaError_t e = ddev == si->device /* two contexts on one GPU */
-                            ? cudaMemcpyAsync(x[i].to, x[i].from, x[i].bytes,
-                                              cudaMemcpyDeviceToDevice, si->stream)
-                            : cudaMemcpyPeerAsync(x[i].to, ddev, x[i].from, si->device,
-                                                  x[i].bytes, si->stream);
-        if ((s = gpusort__cuda_check(src, e, "cudaMemcpyPeerAsync (multi exchange)"))) return s;
-    }
-    return sync_all(ctxs, count);
+    for (size_t i = 0; i < nx && !s; i++)
+        if (x[i].src != x[i].dst)
+            s = peer_copy(ctxs[x[i].src], gpusort__cuda_impl_of(ctxs[x[i].dst])->device, x[i].to,
+                          x[i].from, x[i].bytes,
+                          gpusort__cuda_impl_of(ctxs[x[i].src])->copy_stream[1]);
+    gpusort_status t = sync_all(ctxs, count);
+    return s ? s : t;
 }
 
 #if defined(GPUSORT_HAVE_NCCL)
@@ -359,8 +386,10 @@ int multi_where(gpusort_ctx *ctx, const void *p)
     return a.device == gpusort__cuda_impl_of(ctx)->device ? 1 : -1;
 }
 
-const int buf_slot[3] = {GPUSORT_CUDA_SCRATCH_KEYS, GPUSORT_CUDA_SCRATCH_VALUES,
-                         GPUSORT_CUDA_SCRATCH_AUX};
+/* GPUSORT__MULTI_BUF_* -> the scratch slot lent (buf_get). */
+const int buf_slot[5] = {GPUSORT_CUDA_SCRATCH_KEYS, GPUSORT_CUDA_SCRATCH_VALUES,
+                         GPUSORT_CUDA_SCRATCH_AUX, GPUSORT_CUDA_SCRATCH_IO_KEYS,
+                         GPUSORT_CUDA_SCRATCH_IO_VALUES};
 
 void *multi_alloc(gpusort_ctx *ctx, int which, size_t bytes)
 {
@@ -421,8 +450,8 @@ gpusort_status multi_exchange(gpusort_ctx *const *ctxs, int count, const gpusort
                               size_t nx, const char **how)
 {
     const char *knob = exchange_knob();
-    const bool want_peer = knob && !strcmp(knob, "peer");
     const bool need_nccl = knob && !strcmp(knob, "nccl");
+    const bool want_peer = (knob && !strcmp(knob, "peer")) || (!need_nccl && all_peer(ctxs, count));
     *how = "peer";
 #if defined(GPUSORT_HAVE_NCCL)
     if (!want_peer) {
@@ -467,11 +496,101 @@ gpusort_status multi_merge(gpusort_ctx *ctx, gpusort_type type, int desc, size_t
     gpusort_status s = gpusort__cuda_check(ctx, cudaSetDevice(im->device), "cudaSetDevice");
     if (s) return s;
     return merge_all(ctx, type, desc, vsize, (char *)keys, (char *)values, off, nruns,
-                     (char *)keys_out, (char *)values_out);
+                     (char *)keys_out, (char *)values_out, true);
+}
+
+/* The pipeline: every slice is enqueued at once, chunk by chunk, on its source's copy streams
+ * (0: the slices that stay, 1: those to other GPUs), with an event per (source, stream, chunk)
+ * after its chunk; each merge job waits on its destination's stream for every source's events
+ * of its chunk, then merges. So chunk k merges while chunk k + 1 moves (the copy engines move
+ * the slices, the SMs merge). Peer copies only: NCCL's kernels would take SMs from the merges
+ * and order themselves on the same streams. */
+gpusort_status multi_exchange_merge(gpusort_ctx *const *ctxs, int count, gpusort_type type, int desc,
+                                    size_t vsize, const gpusort__multi_xfer *x, size_t nx,
+                                    const gpusort__multi_merge_job *jobs, size_t njobs,
+                                    const char **how)
+{
+    const char *knob = exchange_knob();
+    if (knob && !strcmp(knob, "nccl")) { *how = NULL; return GPUSORT_STATUS_SUCCESS; }
+    if (!(knob && !strcmp(knob, "peer")) && !all_peer(ctxs, count)) {
+        *how = NULL;   /* NCCL may serve better where the GPUs cannot reach each other */
+        return GPUSORT_STATUS_SUCCESS;
+    }
+    *how = "peer";
+    int chunks = 1;
+    for (size_t i = 0; i < nx; i++) chunks = x[i].chunk >= chunks ? x[i].chunk + 1 : chunks;
+    for (size_t i = 0; i < njobs; i++) chunks = jobs[i].chunk >= chunks ? jobs[i].chunk + 1 : chunks;
+    const size_t nev = (size_t)count * chunks * 2;
+    cudaEvent_t *ev = (cudaEvent_t *)calloc(nev, sizeof *ev);
+    if (!ev)
+        return gpusort__set_error(ctxs[0], GPUSORT_STATUS_OUT_OF_HOST_MEMORY, "multi events");
+#define EV(g, k, c) ev[((size_t)(g) * chunks + (k)) * 2 + (c)]
+    gpusort_status s = GPUSORT_STATUS_SUCCESS;
+    /* Each destination's merge table at its largest first: a slot grown between two merges
+     * would be freed (and the device waited for) in the middle of the pipeline. */
+    for (size_t i = 0; i < njobs && !s; i++) {
+        gpusort_ctx *ctx = ctxs[jobs[i].dst];
+        if (gpusort__cuda_impl_of(ctx)->ws) continue;
+        if (!(s = gpusort__cuda_check(ctx, cudaSetDevice(gpusort__cuda_impl_of(ctx)->device),
+                                      "cudaSetDevice")) &&
+            !buf_get(ctx, GPUSORT_CUDA_SCRATCH_AUX2,
+                     GPUSORT_CUDA_MERGE_PAIR_PART(jobs[i].off[jobs[i].nruns]), "multi merge table"))
+            s = GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
+    }
+    for (int g = 0; g < count && !s; g++) {
+        gpusort__cuda_impl *im = gpusort__cuda_impl_of(ctxs[g]);
+        s = gpusort__cuda_check(ctxs[g], cudaSetDevice(im->device), "cudaSetDevice");
+        for (int k = 0; k < chunks && !s; k++)
+            for (int c = 0; c < 2 && !s; c++)
+                s = gpusort__cuda_check(ctxs[g], cudaEventCreateWithFlags(&EV(g, k, c),
+                                                                          cudaEventDisableTiming),
+                                        "cudaEventCreate (multi)");
+    }
+    for (int k = 0; k < chunks && !s; k++) {
+        for (size_t i = 0; i < nx && !s; i++) {
+            if (x[i].chunk != k || !x[i].bytes) continue;
+            gpusort__cuda_impl *si = gpusort__cuda_impl_of(ctxs[x[i].src]);
+            s = peer_copy(ctxs[x[i].src], gpusort__cuda_impl_of(ctxs[x[i].dst])->device, x[i].to,
+                          x[i].from, x[i].bytes, si->copy_stream[x[i].src == x[i].dst ? 0 : 1]);
+        }
+        for (int g = 0; g < count && !s; g++) {
+            gpusort__cuda_impl *im = gpusort__cuda_impl_of(ctxs[g]);
+            s = gpusort__cuda_check(ctxs[g], cudaSetDevice(im->device), "cudaSetDevice");
+            for (int c = 0; c < 2 && !s; c++)
+                s = gpusort__cuda_check(ctxs[g], cudaEventRecord(EV(g, k, c), im->copy_stream[c]),
+                                        "cudaEventRecord (multi)");
+        }
+    }
+    for (size_t i = 0; i < njobs && !s; i++) {
+        gpusort_ctx *ctx = ctxs[jobs[i].dst];
+        gpusort__cuda_impl *im = gpusort__cuda_impl_of(ctx);
+        s = gpusort__cuda_check(ctx, cudaSetDevice(im->device), "cudaSetDevice");
+        for (int g = 0; g < count && !s; g++)   /* an event of another GPU may be waited on */
+            for (int c = 0; c < 2 && !s; c++)
+                s = gpusort__cuda_check(ctx, cudaStreamWaitEvent(im->stream,
+                                                                 EV(g, jobs[i].chunk, c), 0),
+                                        "cudaStreamWaitEvent (multi)");
+        if (!s && jobs[i].off[jobs[i].nruns] > 0)
+            s = merge_all(ctx, type, desc, vsize, (char *)jobs[i].keys, (char *)jobs[i].values,
+                          jobs[i].off, jobs[i].nruns, (char *)jobs[i].keys_out,
+                          (char *)jobs[i].values_out, false);
+    }
+    gpusort_status t = sync_all(ctxs, count);
+    if (!s) s = t;
+    for (int g = 0; g < count; g++) {
+        cudaSetDevice(gpusort__cuda_impl_of(ctxs[g])->device);
+        for (int k = 0; k < chunks; k++)
+            for (int c = 0; c < 2; c++)
+                if (EV(g, k, c)) cudaEventDestroy(EV(g, k, c));
+    }
+#undef EV
+    free(ev);
+    return s;
 }
 
 } // namespace
 
 extern "C" const gpusort__multi_ops gpusort__cuda_multi = {
-    multi_where, multi_alloc, multi_free, multi_sync, multi_count, multi_exchange, multi_merge,
+    multi_where,    multi_alloc, multi_free,  multi_sync,
+    multi_count,    multi_exchange, multi_merge, multi_exchange_merge,
 };
