@@ -165,10 +165,11 @@ int main(int argc, char **argv)
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
     const char *knob = getenv("GPUSORT_MULTI_EXCHANGE");
-    printf("# bench_multi: %s x %d, N = %zu %s keys, %d runs (median), %s, exchange %s\n",
+    const char *chunks = getenv("GPUSORT_MULTI_CHUNKS");
+    printf("# bench_multi: %s x %d, N = %zu %s keys, %d runs (median), %s, exchange %s, chunks %s\n",
            prop.name, devices, N, gpusort_type_name(type), runs,
            share ? "all contexts on GPU 0 (--share)" : "one context per GPU",
-           knob ? knob : "auto");
+           knob ? knob : "auto", chunks ? chunks : "auto");
     /* How the GPUs reach each other: peer access and, where they can, the NVLink rank. */
     for (int a = 0; a < devices && !share; a++)
         for (int b = a + 1; b < devices; b++) {

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # device_run.sh -- gpusort_multi_sort on a GPU machine in one call, the most telling steps
 # first (each bounded, each logging to $OUT at once, so a call cut short still reports):
-#   1. test_multi on device pieces, one context per GPU (NCCL across GPUs where it loads)
-#   2. bench_multi: 2^30 u32 keys on 1 and 2 (and 4) GPUs, exchange by NCCL, then by peer
-#      copies (the phase split, the exchange bandwidth)
-#   3. compute-sanitizer memcheck of test_multi on device pieces (u32, quick; NCCL's own probing
-#      CUDA API errors not reported)
-#   4. test_multi with the peer-copy exchange (GPUSORT_MULTI_EXCHANGE=peer)
-#   5. bench_multi: 2^30 u64 keys, both exchanges
-#   6. bench_multi: 2^32 u32 and 2^32 u64 keys (where they fit), the default exchange
+#   1. test_multi on device pieces, one context per GPU: the default exchange with 3 chunks
+#      (the pipeline at test sizes), then one chunk (in place), then NCCL with 3 chunks (quick)
+#   2. bench_multi: 2^30 u32 keys on 1 and 2 (and 4) GPUs: the default (pipelined), one chunk
+#      (the phase split), NCCL (its exchange bandwidth)
+#   3. compute-sanitizer memcheck of test_multi on device pieces (u32, quick, 3 chunks; NCCL's
+#      own probing CUDA API errors not reported)
+#   4. test_multi with NCCL and one chunk (quick)
+#   5. bench_multi: 2^30 u64 keys, pipelined and one chunk
+#   6. bench_multi: 2^32 u32 and 2^32 u64 keys (where they fit), the default
 #   7. `gpusort sort --gpus all` against the one-GPU sort (2^27 u32), byte for byte
 #   8. test_multi on host pieces (each GPU sorts its piece through its host pipeline)
 # With one GPU the contexts share it (bench_multi --share): the code paths, not the speed-up.
@@ -37,28 +38,31 @@ GL=1,2; [ "$G" -ge 4 ] && GL=1,2,4
 B="$BIN/bench/bench_multi"
 
 if want 1; then
-  step "1. test_multi, device pieces"
-  timeout 60 "$BIN/tests/test_multi" --backend cuda --device-data 2>&1 | tail -4 | tee "$OUT/test_device.log"
+  step "1. test_multi, device pieces: 3 chunks; 1 chunk (quick); NCCL with 3 chunks (quick)"
+  GPUSORT_MULTI_CHUNKS=3 timeout 90 "$BIN/tests/test_multi" --backend cuda --device-data 2>&1 | tail -4 | tee "$OUT/test_device.log"
+  GPUSORT_MULTI_CHUNKS=1 timeout 40 "$BIN/tests/test_multi" --backend cuda --device-data --quick --seed 2 2>&1 | tail -3 | tee -a "$OUT/test_device.log"
+  GPUSORT_MULTI_CHUNKS=3 GPUSORT_MULTI_EXCHANGE=nccl timeout 40 "$BIN/tests/test_multi" --backend cuda --device-data --quick --seed 4 2>&1 | tail -3 | tee -a "$OUT/test_device.log"
 fi
 if want 2; then
-  step "2. bench_multi 2^30 u32, nccl then peer"
+  step "2. bench_multi 2^30 u32: default, one chunk, nccl"
   timeout 60 "$B" $SHARE --n 1073741824 --type u32 --gpus $GL 2>&1 | tee "$OUT/bench_u32.csv"
-  GPUSORT_MULTI_EXCHANGE=peer timeout 60 "$B" $SHARE --n 1073741824 --type u32 --gpus $GL 2>&1 | tee "$OUT/bench_u32_peer.csv"
+  GPUSORT_MULTI_CHUNKS=1 timeout 60 "$B" $SHARE --n 1073741824 --type u32 --gpus $GL 2>&1 | tee "$OUT/bench_u32_1chunk.csv"
+  GPUSORT_MULTI_EXCHANGE=nccl timeout 60 "$B" $SHARE --n 1073741824 --type u32 --gpus $GL 2>&1 | tee "$OUT/bench_u32_nccl.csv"
 fi
 if want 3; then
-  step "3. memcheck"
-  timeout 90 compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 \
+  step "3. memcheck (3 chunks)"
+  GPUSORT_MULTI_CHUNKS=3 timeout 120 compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 \
     "$BIN/tests/test_multi" --backend cuda --device-data --quick --type u32 --seed 5 >"$OUT/memcheck.log" 2>&1
   echo "memcheck exit $?" | tee -a "$OUT/memcheck.log"; grep -E "ERROR SUMMARY|passed" "$OUT/memcheck.log" | tail -2
 fi
 if want 4; then
-  step "4. test_multi, peer copies, quick"
-  GPUSORT_MULTI_EXCHANGE=peer timeout 30 "$BIN/tests/test_multi" --backend cuda --device-data --quick --seed 7 2>&1 | tail -3 | tee "$OUT/test_peer.log"
+  step "4. test_multi, NCCL, one chunk, quick"
+  GPUSORT_MULTI_CHUNKS=1 GPUSORT_MULTI_EXCHANGE=nccl timeout 30 "$BIN/tests/test_multi" --backend cuda --device-data --quick --seed 7 2>&1 | tail -3 | tee "$OUT/test_nccl.log"
 fi
 if want 5; then
-  step "5. bench_multi 2^30 u64, nccl then peer"
+  step "5. bench_multi 2^30 u64: default, one chunk"
   timeout 60 "$B" $SHARE --n 1073741824 --type u64 --gpus $GL 2>&1 | tee "$OUT/bench_u64.csv"
-  GPUSORT_MULTI_EXCHANGE=peer timeout 60 "$B" $SHARE --n 1073741824 --type u64 --gpus $GL 2>&1 | tee "$OUT/bench_u64_peer.csv"
+  GPUSORT_MULTI_CHUNKS=1 timeout 60 "$B" $SHARE --n 1073741824 --type u64 --gpus $GL 2>&1 | tee "$OUT/bench_u64_1chunk.csv"
 fi
 if want 6; then
   step "6. bench_multi 2^32 u32 and u64"
