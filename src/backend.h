@@ -198,12 +198,14 @@ typedef struct gpusort__multi_ops {
     void (*free)(gpusort_ctx *ctx, int which, void *p, size_t bytes);
     /* Wait for the work on the context's stream (the caller's, when it set one). */
     gpusort_status (*sync)(gpusort_ctx *ctx);
-    /* cnt[i] := the number of keys of the sorted run keys[0..n) (device) whose radix key
-     * (keys.h; type, desc) is < v[i], or <= v[i] with or_equal, for i < m. work: device
-     * memory of 2 * m u64 from alloc. */
-    gpusort_status (*count)(gpusort_ctx *ctx, gpusort_type type, int desc, const void *keys,
-                            size_t n, const uint64_t *v, size_t m, int or_equal,
-                            uint64_t *cnt, uint64_t *work);
+    /* Start counting, for i < m, the keys of the sorted run keys[0..n) (device) whose radix
+     * key (keys.h; type, desc) is < v[i], or <= v[i] with or_equal (v may be reused at
+     * return); count_fetch(ctx, m, cnt, work) waits and puts the counts in cnt. work: device
+     * memory of 2 * m u64 from alloc. Split in two so that every GPU counts at once. */
+    gpusort_status (*count_launch)(gpusort_ctx *ctx, gpusort_type type, int desc,
+                                   const void *keys, size_t n, const uint64_t *v, size_t m,
+                                   int or_equal, uint64_t *work);
+    gpusort_status (*count_fetch)(gpusort_ctx *ctx, size_t m, uint64_t *cnt, uint64_t *work);
     /* Every slice of x[0..nx) moved between the contexts ctxs[0..count) (each on its own
      * device, or sharing some); *how receives "peer" or "nccl". Called with the ctxs of one
      * backend. */

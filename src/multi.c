@@ -12,8 +12,8 @@
  *                     participant: the exact number of keys of every piece that go before each
  *                     output boundary. Ties go in (piece, position) order, so the whole is the
  *                     stable sort. For device pieces the selection's counts are answered by the
- *                     backend's kernel (multi->count), one launch per piece per round, 8 rounds
- *                     for 32-bit keys and 16 for 64-bit.
+ *                     backend's kernel (multi->count_launch), on every GPU at once, 8 rounds
+ *                     for 32-bit keys and 16 for 64-bit, and 3 sets of values after them.
  *   3. exchange       the slice of piece s that falls in destination d's range goes to d's
  *                     receive buffer, after the slices of pieces 0 .. s-1 (host: memcpy-free,
  *                     the merge reads the slices where they are; device: multi->exchange,
@@ -82,6 +82,7 @@ typedef struct multi_job {
     uint64_t **work;              /* per context: the count kernel's device scratch */
     size_t *split;                /* (count * K + 1) x count: split[b * count + s], boundary
                                      b = d * K + k the start of context d's chunk k */
+    struct count_cache *cc;       /* device pieces: the selection's counts, [or_equal] */
     gpusort_status *st;           /* per context */
     double *secs;                 /* per context: its last step's time */
 } multi_job;
@@ -159,16 +160,48 @@ typedef struct piece_count {
     int g;
 } piece_count;
 
+/* The selection asks the pieces one after another for the counts of the same values (runs
+ * 0 .. count-1, partition.c). The first question of a set of values starts the counting on
+ * every GPU at once, then fetches all the answers into this cache (one per or_equal); the
+ * others read it. A question with other values (compared in full) starts afresh. */
+struct count_cache {
+    int valid;
+    size_t m, cap;
+    uint64_t *v;       /* cap values */
+    uint64_t *cnt;     /* count x cap: piece g's answers at g * m */
+};
+
 static int device_count(void *arg, const uint64_t *v, size_t m, int or_equal, uint64_t *cnt)
 {
     piece_count *pc = (piece_count *)arg;
     multi_job *j = pc->j;
-    gpusort_status s =
-        j->ops->count(j->ctxs[pc->g], j->ktype, j->order == GPUSORT_ORDER_DESC,
-                      j->staged ? j->sk[pc->g] : j->keys[pc->g], j->n[pc->g], v, m, or_equal,
-                      cnt, j->work[pc->g]);
-    if (s) j->st[pc->g] = s;
-    return s != GPUSORT_STATUS_SUCCESS;
+    struct count_cache *c = &j->cc[or_equal != 0];
+    const int desc = j->order == GPUSORT_ORDER_DESC;
+    if (m > c->cap) { /* more values than the selection's rounds ask for: never */
+        j->st[pc->g] = gpusort__set_error(j->ctxs[pc->g], GPUSORT_STATUS_INVALID_ARGUMENT,
+                                          "multi_sort: internal: %zu counts asked", m);
+        return 1;
+    }
+    if (!c->valid || c->m != m || memcmp(c->v, v, m * sizeof *v)) {
+        c->valid = 0;
+        gpusort_status s = GPUSORT_STATUS_SUCCESS;
+        for (int g = 0; g < j->count && !s; g++)
+            if (j->n[g] && (s = j->ops->count_launch(j->ctxs[g], j->ktype, desc,
+                                                     j->staged ? j->sk[g] : j->keys[g], j->n[g],
+                                                     v, m, or_equal, j->work[g])))
+                j->st[g] = s;
+        for (int g = 0; g < j->count && !s; g++) {
+            if (!j->n[g]) memset(c->cnt + (size_t)g * m, 0, m * sizeof *c->cnt);
+            else if ((s = j->ops->count_fetch(j->ctxs[g], m, c->cnt + (size_t)g * m, j->work[g])))
+                j->st[g] = s;
+        }
+        if (s) return 1;
+        memcpy(c->v, v, m * sizeof *v);
+        c->m = m;
+        c->valid = 1;
+    }
+    memcpy(cnt, c->cnt + (size_t)pc->g * m, m * sizeof *cnt);
+    return 0;
 }
 
 /* ---- 4. merge ---- */
@@ -419,8 +452,16 @@ static gpusort_status split_exchange_merge(multi_job *j, gpusort_multi_times *t)
     piece_count *pc = (piece_count *)gpusort__malloc((size_t)P * sizeof *pc);
     gpusort__multi_xfer *x = (gpusort__multi_xfer *)gpusort__malloc(
         (nb - 1) * P * (j->vs ? 2 : 1) * sizeof *x);
+    const size_t cap = 15 * nb;   /* values per selection round (dist.h) */
+    struct count_cache cc[2] = {{0, 0, cap, NULL, NULL}, {0, 0, cap, NULL, NULL}};
+    for (int e = 0; e < 2 && j->device; e++) {
+        cc[e].v = (uint64_t *)gpusort__malloc(cap * sizeof(uint64_t));
+        cc[e].cnt = (uint64_t *)gpusort__malloc((size_t)P * cap * sizeof(uint64_t));
+    }
+    j->cc = cc;
     gpusort_status s = GPUSORT_STATUS_SUCCESS;
-    if (!pos || !runs || !pc || !x) {
+    if (!pos || !runs || !pc || !x ||
+        (j->device && (!cc[0].v || !cc[0].cnt || !cc[1].v || !cc[1].cnt))) {
         s = gpusort__set_error(c0, GPUSORT_STATUS_OUT_OF_HOST_MEMORY, "multi_sort: split tables");
         goto done;
     }
@@ -484,6 +525,11 @@ done:
     free(runs);
     free(pc);
     free(x);
+    for (int e = 0; e < 2; e++) {
+        free(cc[e].v);
+        free(cc[e].cnt);
+    }
+    j->cc = NULL;
     return s;
 }
 

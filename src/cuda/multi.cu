@@ -5,7 +5,7 @@
  *   count     the selection's question "how many keys of this sorted run are below v?" for all
  *             of a round's values in one kernel (a thread per value, a binary search in device
  *             memory), so a round costs one launch and two small copies per GPU, not thousands
- *             of one-key reads.
+ *             of one-key reads; launched on every GPU before the first is waited for.
  *   exchange  the all-to-all of the slices. CUDA peer copies (cudaMemcpyPeerAsync on the
  *             copy engines, no SM taken from the merges) when every two of the GPUs can reach
  *             each other over NVLink or PCIe: between two NVLinked H100s they moved 357 GB/s
@@ -417,15 +417,15 @@ gpusort_status multi_sync(gpusort_ctx *ctx)
     return s;
 }
 
-gpusort_status multi_count(gpusort_ctx *ctx, gpusort_type type, int desc, const void *keys,
-                           size_t n, const uint64_t *v, size_t m, int or_equal, uint64_t *cnt,
-                           uint64_t *work)
+gpusort_status multi_count_launch(gpusort_ctx *ctx, gpusort_type type, int desc,
+                                  const void *keys, size_t n, const uint64_t *v, size_t m,
+                                  int or_equal, uint64_t *work)
 {
     gpusort__cuda_impl *im = gpusort__cuda_impl_of(ctx);
     gpusort_status s = gpusort__cuda_check(ctx, cudaSetDevice(im->device), "cudaSetDevice");
-    if (s) return s;
-    if (m == 0) return GPUSORT_STATUS_SUCCESS;
+    if (s || m == 0) return s;
     cudaStream_t st = im->stream;
+    /* From pageable memory the copy is staged before the call returns: v may be reused. */
     if ((s = gpusort__cuda_check(ctx, cudaMemcpyAsync(work, v, m * sizeof *v,
                                                       cudaMemcpyHostToDevice, st),
                                  "multi count copy")))
@@ -438,12 +438,19 @@ gpusort_status multi_count(gpusort_ctx *ctx, gpusort_type type, int desc, const 
         k_count<unsigned long long><<<blocks, 128, 0, st>>>(
             (const unsigned long long *)keys, n, (int)type, desc, work, (int)m, or_equal,
             work + m);
-    if ((s = gpusort__cuda_check(ctx, cudaGetLastError(), "multi count launch")) ||
-        (s = gpusort__cuda_check(ctx, cudaMemcpyAsync(cnt, work + m, m * sizeof *cnt,
-                                                      cudaMemcpyDeviceToHost, st),
+    return gpusort__cuda_check(ctx, cudaGetLastError(), "multi count launch");
+}
+
+gpusort_status multi_count_fetch(gpusort_ctx *ctx, size_t m, uint64_t *cnt, uint64_t *work)
+{
+    gpusort__cuda_impl *im = gpusort__cuda_impl_of(ctx);
+    gpusort_status s = gpusort__cuda_check(ctx, cudaSetDevice(im->device), "cudaSetDevice");
+    if (s || m == 0) return s;
+    if ((s = gpusort__cuda_check(ctx, cudaMemcpyAsync(cnt, work + m, m * sizeof *cnt,
+                                                      cudaMemcpyDeviceToHost, im->stream),
                                  "multi count copy")))
         return s;
-    return gpusort__cuda_check(ctx, cudaStreamSynchronize(st), "multi count");
+    return gpusort__cuda_check(ctx, cudaStreamSynchronize(im->stream), "multi count");
 }
 
 gpusort_status multi_exchange(gpusort_ctx *const *ctxs, int count, const gpusort__multi_xfer *x,
@@ -546,12 +553,17 @@ gpusort_status multi_exchange_merge(gpusort_ctx *const *ctxs, int count, gpusort
                                                                           cudaEventDisableTiming),
                                         "cudaEventCreate (multi)");
     }
+    /* Slices between GPUs of odd chunks on copy stream 0 as well (after the chunk's local
+     * copies) unless GPUSORT_MULTI_COPY_STREAMS=1: two chunks in flight at once. */
+    const char *cs = getenv("GPUSORT_MULTI_COPY_STREAMS");
+    const int two = !(cs && !strcmp(cs, "1"));
     for (int k = 0; k < chunks && !s; k++) {
         for (size_t i = 0; i < nx && !s; i++) {
             if (x[i].chunk != k || !x[i].bytes) continue;
             gpusort__cuda_impl *si = gpusort__cuda_impl_of(ctxs[x[i].src]);
+            const int c = x[i].src == x[i].dst ? 0 : two ? (k & 1) ^ 1 : 1;
             s = peer_copy(ctxs[x[i].src], gpusort__cuda_impl_of(ctxs[x[i].dst])->device, x[i].to,
-                          x[i].from, x[i].bytes, si->copy_stream[x[i].src == x[i].dst ? 0 : 1]);
+                          x[i].from, x[i].bytes, si->copy_stream[c]);
         }
         for (int g = 0; g < count && !s; g++) {
             gpusort__cuda_impl *im = gpusort__cuda_impl_of(ctxs[g]);
@@ -591,6 +603,7 @@ gpusort_status multi_exchange_merge(gpusort_ctx *const *ctxs, int count, gpusort
 } // namespace
 
 extern "C" const gpusort__multi_ops gpusort__cuda_multi = {
-    multi_where,    multi_alloc, multi_free,  multi_sync,
-    multi_count,    multi_exchange, multi_merge, multi_exchange_merge,
+    multi_where,    multi_alloc,        multi_free,        multi_sync,
+    multi_count_launch, multi_count_fetch, multi_exchange, multi_merge,
+    multi_exchange_merge,
 };
