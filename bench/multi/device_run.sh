@@ -4,8 +4,8 @@
 #   1. test_multi on device pieces, one context per GPU: the default exchange with 3 chunks
 #      (the pipeline at test sizes), then one chunk (in place), then NCCL with 3 chunks (quick)
 #   2. bench_multi: 2^30 u32 keys on 1 and 2 (and 4) GPUs: the default (pipelined), one chunk
-#      (the phase split), one copy stream per GPU for the transfers, NCCL (its exchange
-#      bandwidth); with more than 2 GPUs step 1 also tests all of them in one call
+#      (the phase split), NCCL (its exchange bandwidth); with more than 2 GPUs step 1 also
+#      tests all of them in one call
 #   3. compute-sanitizer memcheck of test_multi on device pieces (u32, quick, 3 chunks; NCCL's
 #      own probing CUDA API errors not reported)
 #   4. test_multi with NCCL and one chunk (quick)
@@ -52,7 +52,6 @@ if want 2; then
   step "2. bench_multi 2^30 u32: default, one chunk, nccl"
   timeout 60 "$B" $SHARE --n 1073741824 --type u32 --gpus $GL 2>&1 | tee "$OUT/bench_u32.csv"
   GPUSORT_MULTI_CHUNKS=1 timeout 60 "$B" $SHARE --n 1073741824 --type u32 --gpus $GL 2>&1 | tee "$OUT/bench_u32_1chunk.csv"
-  GPUSORT_MULTI_COPY_STREAMS=1 timeout 60 "$B" $SHARE --n 1073741824 --type u32 --gpus $GL 2>&1 | tee "$OUT/bench_u32_1stream.csv"
   GPUSORT_MULTI_EXCHANGE=nccl timeout 60 "$B" $SHARE --n 1073741824 --type u32 --gpus $GL 2>&1 | tee "$OUT/bench_u32_nccl.csv"
 fi
 if want 3; then

@@ -553,17 +553,15 @@ gpusort_status multi_exchange_merge(gpusort_ctx *const *ctxs, int count, gpusort
                                                                           cudaEventDisableTiming),
                                         "cudaEventCreate (multi)");
     }
-    /* Slices between GPUs of odd chunks on copy stream 0 as well (after the chunk's local
-     * copies) unless GPUSORT_MULTI_COPY_STREAMS=1: two chunks in flight at once. */
-    const char *cs = getenv("GPUSORT_MULTI_COPY_STREAMS");
-    const int two = !(cs && !strcmp(cs, "1"));
+    /* One stream for the slices between GPUs: splitting them over both copy streams (two
+     * chunks in flight) took 3.82 ms for exchange and merges against 3.07 on one
+     * (bench/results/multi-2026-11-28.md, call 3). */
     for (int k = 0; k < chunks && !s; k++) {
         for (size_t i = 0; i < nx && !s; i++) {
             if (x[i].chunk != k || !x[i].bytes) continue;
             gpusort__cuda_impl *si = gpusort__cuda_impl_of(ctxs[x[i].src]);
-            const int c = x[i].src == x[i].dst ? 0 : two ? (k & 1) ^ 1 : 1;
             s = peer_copy(ctxs[x[i].src], gpusort__cuda_impl_of(ctxs[x[i].dst])->device, x[i].to,
-                          x[i].from, x[i].bytes, si->copy_stream[c]);
+                          x[i].from, x[i].bytes, si->copy_stream[x[i].src == x[i].dst ? 0 : 1]);
         }
         for (int g = 0; g < count && !s; g++) {
             gpusort__cuda_impl *im = gpusort__cuda_impl_of(ctxs[g]);
