@@ -31,6 +31,13 @@
  * - MPI: any MPI-3 library; the exchange is one MPI_Alltoallv, or point-to-point messages of
  *   at most 2^30 bytes when a rank's send or receive volume does not fit MPI-3's int counts.
  *   The call duplicates comm (no message of the caller's can match ours).
+ * - GPU ranks over NCCL (since 0.4): when every rank has a CUDA context and device data (or
+ *   none), and libnccl.so.2 loads (GPUSORT_NCCL_LIBRARY names it), the data goes GPU to GPU
+ *   with ncclSend/ncclRecv and the splits are counted on the GPUs: no host copy of the data.
+ *   The NCCL communicator is made on a communicator's first such call (its id cached on comm
+ *   as an MPI attribute) and kept for the process; ranks sharing a GPU cannot use it (NCCL
+ *   needs one GPU per rank). GPUSORT_MPI_NCCL=0 keeps the exchange in MPI. Not with global
+ *   indices (argsort, values_in NULL), which are made on the host.
  *
  * ALGORITHM (src/dist/, src/mpi/sort.c): local sort with the context; exact splitting
  * positions by a distributed radix selection on the sorted runs (key bits / 4 + 2 allreduce /
@@ -86,6 +93,7 @@ typedef struct gpusort_mpi_times {
     int cuda_aware;         /* 1: device data went to MPI as device pointers (the MPI library
                                reported CUDA awareness at run time; GPUSORT_MPI_CUDA_AWARE=0
                                turns it off) */
+    int nccl;               /* 1: the exchange went GPU to GPU over NCCL (since 0.4) */
 } gpusort_mpi_times;
 GPUSORT_API void gpusort_mpi_get_last_times(gpusort_mpi_times *times);
 

@@ -226,7 +226,22 @@ typedef struct gpusort__multi_ops {
                                      int desc, size_t vsize, const gpusort__multi_xfer *x,
                                      size_t nx, const gpusort__multi_merge_job *jobs,
                                      size_t njobs, const char **how);
+    /* (optional) NCCL between processes, one rank per GPU (src/mpi/sort.c). rank_id: a new
+     * communicator's unique id (GPUSORT__NCCL_ID_BYTES) into id, on one rank, which sends it
+     * to the others; UNSUPPORTED when NCCL cannot be loaded. rank_exchange: this rank's part
+     * of the all-to-all over the communicator of id (made on first use, by every rank at once,
+     * and kept for the process): send[soff[p] ..) (scnt[p] elements of esize bytes) to rank
+     * p, rcnt[p] elements from rank p to recv[roff[p] ..); device memory of ctx's GPU;
+     * complete at return. */
+    gpusort_status (*rank_id)(gpusort_ctx *ctx, void *id);
+    gpusort_status (*rank_exchange)(gpusort_ctx *ctx, const void *id, int nranks, int rank,
+                                    const void *send, const size_t *soff, const size_t *scnt,
+                                    void *recv, const size_t *roff, const size_t *rcnt,
+                                    size_t esize);
 } gpusort__multi_ops;
+
+/* The bytes of an NCCL unique id (ncclUniqueId, nccl.h's NCCL_UNIQUE_ID_BYTES). */
+#define GPUSORT__NCCL_ID_BYTES 128
 
 /* Host scratch buffers kept between calls (src/cpu/memory.c): the large buffers the CPU
  * kernels free go here instead of back to the system, and the next call's allocations take

@@ -211,6 +211,12 @@ int main(int argc, char **argv)
     if (!bad && verify_first_unsorted(b.type, chk, b.n, GPUSORT_ORDER_ASC) < b.n) bad = 1;
     int anybad;
     MPI_Reduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD);
+    gpusort_mpi_times lt;
+    gpusort_mpi_get_last_times(&lt);
+    if (b.rank == 0)
+        printf("# the exchange: %s\n", lt.nccl ? "NCCL, GPU to GPU"
+                                      : lt.cuda_aware ? "MPI, device pointers"
+                                                      : "MPI, through host memory");
 
     if (b.rank == 0) {
         double ph[4];

@@ -184,7 +184,10 @@ struct nccl_api {
     ncclResult_t (*send)(const void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t);
     ncclResult_t (*recv)(void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t);
     const char *(*error_string)(ncclResult_t);
+    ncclResult_t (*get_unique_id)(ncclUniqueId *);
+    ncclResult_t (*comm_init_rank)(ncclComm_t *, int, ncclUniqueId, int);
 };
+static_assert(sizeof(ncclUniqueId) == GPUSORT__NCCL_ID_BYTES, "backend.h's NCCL id size");
 
 /* Communicators kept for the process, one set per list of devices (a few sets at most). */
 constexpr int NCCL_SETS = 8;
@@ -215,10 +218,11 @@ bool nccl_load()
         snprintf(nccl_why, sizeof nccl_why, "%s", dlerror());
         return false;
     }
-    void *f[6] = {dlsym(nccl_lib, "ncclCommInitAll"), dlsym(nccl_lib, "ncclGroupStart"),
+    void *f[8] = {dlsym(nccl_lib, "ncclCommInitAll"), dlsym(nccl_lib, "ncclGroupStart"),
                   dlsym(nccl_lib, "ncclGroupEnd"),    dlsym(nccl_lib, "ncclSend"),
-                  dlsym(nccl_lib, "ncclRecv"),        dlsym(nccl_lib, "ncclGetErrorString")};
-    for (int i = 0; i < 6; i++)
+                  dlsym(nccl_lib, "ncclRecv"),        dlsym(nccl_lib, "ncclGetErrorString"),
+                  dlsym(nccl_lib, "ncclGetUniqueId"), dlsym(nccl_lib, "ncclCommInitRank")};
+    for (int i = 0; i < 8; i++)
         if (!f[i]) {
             snprintf(nccl_why, sizeof nccl_why, "%s lacks ncclSend/ncclRecv (NCCL >= 2.7)", name);
             dlclose(nccl_lib);
@@ -231,8 +235,21 @@ bool nccl_load()
     memcpy(&nccl.send, &f[3], sizeof f[3]);
     memcpy(&nccl.recv, &f[4], sizeof f[4]);
     memcpy(&nccl.error_string, &f[5], sizeof f[5]);
+    memcpy(&nccl.get_unique_id, &f[6], sizeof f[6]);
+    memcpy(&nccl.comm_init_rank, &f[7], sizeof f[7]);
     return true;
 }
+
+/* Communicators between processes (the MPI sort's GPU ranks), kept for the process, one per
+ * unique id (one id per MPI communicator: src/mpi/sort.c caches it on the communicator). */
+constexpr int RANK_COMMS = 16;
+struct rank_comm {
+    unsigned char id[GPUSORT__NCCL_ID_BYTES];
+    int dev;
+    ncclComm_t comm;
+};
+rank_comm rank_comms[RANK_COMMS];
+int rank_ncomms;
 
 /* The communicators of this list of devices, made on first use. Under nccl_lock. */
 nccl_set *nccl_comms(gpusort_ctx *ctx, const int *dev, int count)
@@ -372,6 +389,107 @@ gpusort_status exchange_nccl(gpusort_ctx *const *ctxs, int count, const gpusort_
     return sync_all(ctxs, count);
 }
 #endif
+
+/* ---- NCCL between processes (src/mpi/sort.c's GPU ranks) ---- */
+
+gpusort_status multi_rank_id(gpusort_ctx *ctx, void *id)
+{
+#if defined(GPUSORT_HAVE_NCCL)
+    pthread_mutex_lock(&nccl_lock);
+    gpusort_status s = GPUSORT_STATUS_UNSUPPORTED;
+    if (!nccl_load()) {
+        gpusort__set_error(ctx, s, "NCCL: %s", nccl_why);
+    } else {
+        ncclUniqueId u;
+        ncclResult_t r = nccl.get_unique_id(&u);
+        if (r == ncclSuccess) {
+            memcpy(id, &u, sizeof u);
+            s = GPUSORT_STATUS_SUCCESS;
+        } else {
+            s = gpusort__set_error(ctx, GPUSORT_STATUS_DEVICE_ERROR, "ncclGetUniqueId: %s",
+                                   nccl.error_string(r));
+        }
+    }
+    pthread_mutex_unlock(&nccl_lock);
+    return s;
+#else
+    (void)id;
+    return gpusort__set_error(ctx, GPUSORT_STATUS_UNSUPPORTED,
+                              "this library was built without nccl.h");
+#endif
+}
+
+/* One rank's part of the all-to-all over the communicator of `id` (made here on first use:
+ * every rank of it gets here at once). Its own slice is a device copy. */
+gpusort_status multi_rank_exchange(gpusort_ctx *ctx, const void *id, int nranks, int rank,
+                                   const void *send, const size_t *soff, const size_t *scnt,
+                                   void *recv, const size_t *roff, const size_t *rcnt,
+                                   size_t esize)
+{
+    gpusort__cuda_impl *im = gpusort__cuda_impl_of(ctx);
+    gpusort_status s = gpusort__cuda_check(ctx, cudaSetDevice(im->device), "cudaSetDevice");
+    if (s) return s;
+#if defined(GPUSORT_HAVE_NCCL)
+    pthread_mutex_lock(&nccl_lock);
+    if (!nccl_load()) {
+        pthread_mutex_unlock(&nccl_lock);
+        return gpusort__set_error(ctx, GPUSORT_STATUS_UNSUPPORTED, "NCCL: %s", nccl_why);
+    }
+    rank_comm *rc = NULL;
+    for (int i = 0; i < rank_ncomms && !rc; i++)
+        if (rank_comms[i].dev == im->device && !memcmp(rank_comms[i].id, id, sizeof rc->id))
+            rc = &rank_comms[i];
+    ncclResult_t r = ncclSuccess;
+    if (!rc && rank_ncomms == RANK_COMMS) {
+        pthread_mutex_unlock(&nccl_lock);
+        return gpusort__set_error(ctx, GPUSORT_STATUS_UNSUPPORTED,
+                                  "NCCL: more than %d communicators between processes",
+                                  RANK_COMMS);
+    }
+    if (!rc) {
+        rc = &rank_comms[rank_ncomms];
+        ncclUniqueId u;
+        memcpy(&u, id, sizeof u);
+        r = nccl.comm_init_rank(&rc->comm, nranks, u, rank);
+        if (r == ncclSuccess) {
+            memcpy(rc->id, id, sizeof rc->id);
+            rc->dev = im->device;
+            rank_ncomms++;
+        }
+    }
+    if (r == ncclSuccess && scnt[rank])
+        s = gpusort__cuda_check(ctx, cudaMemcpyAsync((char *)recv + roff[rank] * esize,
+                                                     (const char *)send + soff[rank] * esize,
+                                                     scnt[rank] * esize,
+                                                     cudaMemcpyDeviceToDevice, im->stream),
+                                "multi rank copy");
+    if (r == ncclSuccess && !s) {
+        r = nccl.group_start();
+        for (int p = 0; p < nranks && r == ncclSuccess; p++) {
+            if (p == rank) continue;
+            if (scnt[p])
+                r = nccl.send((const char *)send + soff[p] * esize, scnt[p] * esize, ncclUint8,
+                              p, rc->comm, im->stream);
+            if (r == ncclSuccess && rcnt[p])
+                r = nccl.recv((char *)recv + roff[p] * esize, rcnt[p] * esize, ncclUint8, p,
+                              rc->comm, im->stream);
+        }
+        ncclResult_t r2 = nccl.group_end();
+        if (r == ncclSuccess) r = r2;
+    }
+    pthread_mutex_unlock(&nccl_lock);
+    if (r != ncclSuccess)
+        return gpusort__set_error(ctx, GPUSORT_STATUS_DEVICE_ERROR, "NCCL exchange: %s",
+                                  nccl.error_string(r));
+    if (s) return s;
+    return gpusort__cuda_check(ctx, cudaStreamSynchronize(im->stream), "NCCL exchange");
+#else
+    (void)id; (void)nranks; (void)rank; (void)send; (void)soff; (void)scnt; (void)recv;
+    (void)roff; (void)rcnt; (void)esize;
+    return gpusort__set_error(ctx, GPUSORT_STATUS_UNSUPPORTED,
+                              "this library was built without nccl.h");
+#endif
+}
 
 /* ---- the table's methods ---- */
 
@@ -603,5 +721,5 @@ gpusort_status multi_exchange_merge(gpusort_ctx *const *ctxs, int count, gpusort
 extern "C" const gpusort__multi_ops gpusort__cuda_multi = {
     multi_where,    multi_alloc,        multi_free,        multi_sync,
     multi_count_launch, multi_count_fetch, multi_exchange, multi_merge,
-    multi_exchange_merge,
+    multi_exchange_merge, multi_rank_id, multi_rank_exchange,
 };

@@ -13,7 +13,8 @@
  *   5. the plan; counts to every peer                            [alltoall]; agree on the mode
  *      of the exchange                                            [allreduce]; its tables,
  *      agree                                                      [allreduce]
- *   6. the exchange of keys, then of values                      [alltoallv, or isend/irecv]
+ *   6. the exchange of keys, then of values                      [alltoallv, or isend/irecv;
+ *      GPU ranks: NCCL's send/recv when every rank can (decide_nccl)      or NCCL, agree]
  *   7. the stable merge of the P received runs, in rank order (gpusort__dist_merge), or on
  *      a GPU context their stable sort with the context (the same result); device data
  *      copied back; agree                                        [allreduce]
@@ -29,9 +30,12 @@
  */
 #include "gpusort_mpi.h"
 
+#include "backend.h"
 #include "dist.h"
 #include "internal.h"
 #include "stage.h"
+
+#include <pthread.h>
 
 #include <limits.h>
 #include <stdarg.h>
@@ -65,8 +69,11 @@ typedef struct mpi_job {
     size_t n;
     gpusort_order order;
     int device;                 /* the data is in device memory */
-    int direct;                 /* device data exchanged as such (a CUDA-aware MPI) */
+    int direct;                 /* device data exchanged as such (a CUDA-aware MPI, or NCCL) */
     gpusort_status st;          /* this rank's status so far */
+    MPI_Comm user;              /* the caller's communicator (NCCL's id is cached on it) */
+    int nccl;                   /* the exchange goes over NCCL (every rank agreed) */
+    unsigned char nccl_id[GPUSORT__NCCL_ID_BYTES];
 } mpi_job;
 
 static gpusort_status fail(mpi_job *j, gpusort_status s, const char *fmt, ...)
@@ -208,6 +215,101 @@ static int exchange_direct(const mpi_job *j)
     return merge_by_sort(j->ctx) && !(j->vtype != GPUSORT_TYPE_NONE && !j->values_in);
 }
 
+/* ---- NCCL between GPU ranks ---- */
+
+/* The id of the NCCL communicator of a caller's MPI communicator, cached on it as an attribute
+ * (freed with the communicator): made once by rank 0 and broadcast. */
+static int nccl_keyval = MPI_KEYVAL_INVALID;
+static pthread_once_t nccl_keyval_once = PTHREAD_ONCE_INIT;
+static int nccl_id_free(MPI_Comm c, int kv, void *val, void *extra)
+{
+    (void)c; (void)kv; (void)extra;
+    free(val);
+    return MPI_SUCCESS;
+}
+static void nccl_keyval_make(void)
+{
+    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, nccl_id_free, &nccl_keyval, NULL);
+}
+
+/* Whether device data travels over NCCL (collective: every rank must take part in NCCL's
+ * calls): every rank's context offers it (the CUDA backend's table), the data is device memory
+ * (or the rank has none), the received runs are sorted on the GPU, no global indices are made
+ * on the host, GPUSORT_MPI_NCCL is not 0, and no two ranks share a GPU (by UUID); then rank 0
+ * makes the communicator's id (if NCCL loads) and every rank learns it. Before step 3. A
+ * failure of an MPI call here leaves the exchange to MPI (the agreements after it report). */
+static void decide_nccl(mpi_job *j)
+{
+    const char *e = getenv("GPUSORT_MPI_NCCL");
+    const gpusort__multi_ops *mo = j->ctx ? j->ctx->ops->multi : NULL;
+    int can = !(e && !strcmp(e, "0")) && mo && mo->rank_exchange && merge_by_sort(j->ctx) &&
+              (j->device || j->n == 0) &&
+              !(j->vtype != GPUSORT_TYPE_NONE && !j->values_in);
+    unsigned char uuid[16] = {0};
+    if (can && gpusort__mpi_device_uuid(gpusort_ctx_get_device(j->ctx), uuid)) can = 0;
+    if (MPI_Allreduce(MPI_IN_PLACE, &can, 1, MPI_INT, MPI_MIN, j->comm) != MPI_SUCCESS || !can)
+        return;
+    /* One GPU per rank: NCCL refuses two ranks on one device. */
+    unsigned char *all = (unsigned char *)malloc((size_t)j->P * 16);
+    int distinct = all != NULL;
+    if (MPI_Allreduce(MPI_IN_PLACE, &distinct, 1, MPI_INT, MPI_MIN, j->comm) != MPI_SUCCESS ||
+        !distinct ||
+        MPI_Allgather(uuid, 16, MPI_BYTE, all, 16, MPI_BYTE, j->comm) != MPI_SUCCESS) {
+        free(all);
+        return;
+    }
+    for (int a = 0; a < j->P && distinct; a++)
+        for (int b = a + 1; b < j->P && distinct; b++)
+            if (!memcmp(all + 16 * (size_t)a, all + 16 * (size_t)b, 16)) distinct = 0;
+    free(all);
+    if (!distinct) return;
+    pthread_once(&nccl_keyval_once, nccl_keyval_make);
+    void *val = NULL;
+    int have = 0;
+    if (nccl_keyval != MPI_KEYVAL_INVALID)
+        MPI_Comm_get_attr(j->user, nccl_keyval, &val, &have);
+    int all_have = have;    /* the same on every rank, unless a caller mixed communicators */
+    if (MPI_Allreduce(MPI_IN_PLACE, &all_have, 1, MPI_INT, MPI_MIN, j->comm) != MPI_SUCCESS)
+        return;
+    if (all_have) {
+        memcpy(j->nccl_id, val, sizeof j->nccl_id);
+    } else {
+        unsigned char msg[1 + GPUSORT__NCCL_ID_BYTES] = {0};
+        if (j->rank == 0) msg[0] = mo->rank_id(j->ctx, msg + 1) == GPUSORT_STATUS_SUCCESS;
+        if (MPI_Bcast(msg, (int)sizeof msg, MPI_BYTE, 0, j->comm) != MPI_SUCCESS || !msg[0])
+            return;    /* NCCL does not load on rank 0: MPI carries the exchange */
+        memcpy(j->nccl_id, msg + 1, sizeof j->nccl_id);
+        void *copy = malloc(sizeof j->nccl_id);
+        if (copy && nccl_keyval != MPI_KEYVAL_INVALID) {
+            memcpy(copy, j->nccl_id, sizeof j->nccl_id);
+            if (have) MPI_Comm_delete_attr(j->user, nccl_keyval);
+            MPI_Comm_set_attr(j->user, nccl_keyval, copy);
+        } else {
+            free(copy);
+        }
+    }
+    j->nccl = 1;
+    if (j->device) j->direct = 1;
+}
+
+/* The selection's counts on this rank's sorted run in device memory (direct exchange: no host
+ * copy of the keys is made), by the backend's count kernel. */
+typedef struct rank_count {
+    mpi_job *j;
+    const void *keys;
+    uint64_t *work;             /* device, 2 x cap u64 */
+} rank_count;
+
+static int rank_device_count(void *arg, const uint64_t *v, size_t m, int or_equal, uint64_t *cnt)
+{
+    rank_count *rc = (rank_count *)arg;
+    const gpusort__multi_ops *mo = rc->j->ctx->ops->multi;
+    int desc = rc->j->order == GPUSORT_ORDER_DESC;
+    return mo->count_launch(rc->j->ctx, rc->j->ktype, desc, rc->keys, rc->j->n, v, m, or_equal,
+                            rc->work) != GPUSORT_STATUS_SUCCESS ||
+           mo->count_fetch(rc->j->ctx, m, cnt, rc->work) != GPUSORT_STATUS_SUCCESS;
+}
+
 /* The context's stable sort of n keys (and values: vt NONE for keys only). */
 static gpusort_status sort_with(mpi_job *j, gpusort_type vt, const void *kin, const void *vin,
                                 void *kout, void *vout)
@@ -239,6 +341,7 @@ static gpusort_status run(mpi_job *j)
             return fail(j, GPUSORT_STATUS_INVALID_ARGUMENT,
                         "the ranks disagree on the %s", (const char *[]){"key type",
                         "value type", "order", "values (given or global indices)"}[i]);
+    decide_nccl(j);
 
     /* 2. Every rank's count: the output layout. */
     size_t *counts = (size_t *)gpusort__malloc((size_t)P * sizeof *counts);
@@ -274,6 +377,12 @@ static gpusort_status run(mpi_job *j)
     size_t *sizes = (size_t *)gpusort__malloc((tab + 4 * (size_t)P) * sizeof *sizes);
     void *sk = NULL, *sv = NULL, *rk = NULL, *rv = NULL;
     void *dkeys = NULL;             /* device data, keys not wanted: their device scratch */
+    /* Direct exchange with the backend's count kernel: the selection counts on the GPU, and no
+     * host copy of the keys is made. */
+    const gpusort__multi_ops *mo = j->ctx->ops->multi;
+    const int dev_count = j->direct && mo && mo->count_launch && mo->alloc;
+    const size_t work_bytes = 2 * 15 * (tab + 1) * sizeof(uint64_t);
+    uint64_t *work = NULL;
     int *ints = NULL;
     MPI_Request *req = NULL;
     int own_sk = 0, own_sv = 0;
@@ -281,7 +390,7 @@ static gpusort_status run(mpi_job *j)
     if (!j->st) {
         int host_values = with_values && !j->direct;
         if (j->device) {
-            sk = host_alloc(n * ks);
+            sk = dev_count ? NULL : host_alloc(n * ks);
             sv = host_values ? host_alloc(n * vs) : NULL;
             own_sk = own_sv = 1;
             /* Values only (argsort): the GPU sort still puts the keys somewhere. */
@@ -303,7 +412,7 @@ static gpusort_status run(mpi_job *j)
             rk = host_alloc(n * ks);
             rv = with_values ? host_alloc(n * vs) : NULL;
         }
-        if (!j->st && (!sk || (host_values && !sv) || !rk || (with_values && !rv)))
+        if (!j->st && ((!sk && !dev_count) || (host_values && !sv) || !rk || (with_values && !rv)))
             fail(j, GPUSORT_STATUS_OUT_OF_HOST_MEMORY,
                  "scratch for the exchange: %zu bytes", 2 * n * (ks + vs));
     }
@@ -321,7 +430,10 @@ static gpusort_status run(mpi_job *j)
         if (s)
             fail(j, s, "local sort of %zu keys: %s", n, gpusort_ctx_get_last_error(j->ctx));
         char err[256];
-        if (!j->st && j->device &&
+        if (!j->st && dev_count && !(work = (uint64_t *)mo->alloc(j->ctx, GPUSORT__MULTI_BUF_WORK,
+                                                                  work_bytes)))
+            fail(j, GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY, "device scratch of the selection");
+        if (!j->st && j->device && !dev_count &&
             (gpusort__mpi_stage(sk, ko, n * ks, 0, err, sizeof err) ||
              (with_values && !j->direct &&
               gpusort__mpi_stage(sv, vo, n * vs, 0, err, sizeof err))))
@@ -338,6 +450,13 @@ static gpusort_status run(mpi_job *j)
            *rcnt = roff + P;
     gpusort__dist_bounds(P, counts, pos);
     gpusort__dist_run mine = {sk, sv, n};
+    rank_count rc = {j, NULL, work};
+    if (dev_count) {    /* the sorted run where the local sort left it (step 6's send buffer) */
+        rc.keys = want_keys ? j->keys_out : dkeys;
+        mine.keys = rc.keys;
+        mine.count = rank_device_count;
+        mine.count_arg = &rc;
+    }
     gpusort__dist_comm ops = {&j->comm, mpi_sum, mpi_exscan};
     gpusort_status s = gpusort__dist_select(j->ktype, desc, &mine, 1, pos, tab, &ops, split,
                                             pos + tab);
@@ -386,8 +505,15 @@ static gpusort_status run(mpi_job *j)
         xk = want_keys ? j->keys_out : dkeys;
         xv = j->values_out;
     }
-    if (exchange(j, xk, soff, scnt, rk, roff, rcnt, ks, chunk, ints, req) ||
-        (with_values && exchange(j, xv, soff, scnt, rv, roff, rcnt, vs, chunk, ints, req))) {
+    if (j->nccl) {  /* every rank is here (decide_nccl): a failure is agreed on below */
+        if ((s = mo->rank_exchange(j->ctx, j->nccl_id, P, me, xk, soff, scnt, rk, roff, rcnt,
+                                   ks)) ||
+            (with_values && (s = mo->rank_exchange(j->ctx, j->nccl_id, P, me, xv, soff, scnt,
+                                                   rv, roff, rcnt, vs))))
+            fail(j, s, "the NCCL exchange failed: %s", gpusort_ctx_get_last_error(j->ctx));
+        if (agree(j, "NCCL exchange")) goto out;
+    } else if (exchange(j, xk, soff, scnt, rk, roff, rcnt, ks, chunk, ints, req) ||
+               (with_values && exchange(j, xv, soff, scnt, rv, roff, rcnt, vs, chunk, ints, req))) {
         fail(j, GPUSORT_STATUS_DEVICE_ERROR, "the exchange failed");
         goto out;
     }
@@ -440,6 +566,7 @@ static gpusort_status run(mpi_job *j)
     times.merge_s = MPI_Wtime() - t0;
     agree(j, "merge");
 out:
+    if (work) mo->free(j->ctx, GPUSORT__MULTI_BUF_WORK, work, work_bytes);
     gpusort__mpi_device_free(dkeys);
     free(ints);
     free(req);
@@ -456,7 +583,8 @@ out:
     free(sizes);
     free(counts);
     times.device_data = j->device;
-    times.cuda_aware = j->direct;
+    times.cuda_aware = j->direct && !j->nccl;
+    times.nccl = j->nccl;
     if (!j->st) last_times = times;
     return j->st;
 }
@@ -481,7 +609,7 @@ static gpusort_status mpi_call(gpusort_ctx *ctx, MPI_Comm comm, gpusort_type kty
     }
     mpi_job j = {ctx, MPI_COMM_NULL, 0, 0, ktype, vtype, gpusort_type_size(ktype),
                  vtype == GPUSORT_TYPE_NONE ? 0 : gpusort_type_size(vtype), keys_in,
-                 values_in, keys_out, values_out, n, order, 0, 0, GPUSORT_STATUS_SUCCESS};
+                 values_in, keys_out, values_out, n, order, 0, 0, GPUSORT_STATUS_SUCCESS, comm};
     if (MPI_Comm_dup(comm, &j.comm) != MPI_SUCCESS) {
         snprintf(last_error, sizeof last_error, "MPI_Comm_dup failed");
         return GPUSORT_STATUS_DEVICE_ERROR;

@@ -41,6 +41,17 @@ int gpusort__mpi_is_device(const void *p)
     return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
 }
 
+int gpusort__mpi_device_uuid(int device, unsigned char uuid[16])
+{
+    struct cudaDeviceProp prop;
+    if (device < 0 || cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
+        cudaGetLastError();
+        return -1;
+    }
+    memcpy(uuid, prop.uuid.bytes, 16);
+    return 0;
+}
+
 void *gpusort__mpi_device_alloc(size_t bytes)
 {
     void *p = NULL;
@@ -169,6 +180,11 @@ int gpusort__mpi_stage(void *dst, const void *src, size_t bytes, int to_device, 
 }
 #else
 int gpusort__mpi_is_device(const void *p) { (void)p; return 0; }
+int gpusort__mpi_device_uuid(int device, unsigned char uuid[16])
+{
+    (void)device; (void)uuid;
+    return -1;
+}
 void *gpusort__mpi_device_alloc(size_t bytes) { (void)bytes; return NULL; }
 void gpusort__mpi_device_free(void *p) { (void)p; }
 int gpusort__mpi_copy(void *dst, const void *src, size_t bytes, char *err, size_t errsize)

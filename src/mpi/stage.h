@@ -9,6 +9,9 @@
 
 /* 1 if p is CUDA device (or managed) memory, 0 for host memory or NULL. */
 int gpusort__mpi_is_device(const void *p);
+/* The 16-byte UUID of CUDA device `device` (the same GPU seen from any process of the host);
+ * 0, or -1 without CUDA or on an error. */
+int gpusort__mpi_device_uuid(int device, unsigned char uuid[16]);
 /* Device memory (cudaMalloc) for the keys a device argsort does not return; NULL on failure
  * or without CUDA. */
 void *gpusort__mpi_device_alloc(size_t bytes);

@@ -245,11 +245,14 @@ int main(int argc, char **argv)
     run_case(ctx, GPUSORT_TYPE_U64, GPUSORT_ORDER_ASC, KIND_PAIRS64, LAYOUT_UNEVEN,
              DATAGEN_UNIFORM, 5000, seed);
 
+    gpusort_mpi_times lt;
+    gpusort_mpi_get_last_times(&lt);
     int all[2] = {failures, checks}, sum[2];
     MPI_Allreduce(all, sum, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)
-        printf("%d checks on %d ranks: %d passed, %d failed\n", sum[1] / P, P,
-               (sum[1] - sum[0]) / P, sum[0]);
+        printf("%d checks on %d ranks: %d passed, %d failed (last exchange: %s)\n", sum[1] / P,
+               P, (sum[1] - sum[0]) / P, sum[0],
+               lt.nccl ? "nccl" : lt.cuda_aware ? "mpi, device pointers" : "mpi");
     gpusort_ctx_free(ctx);
     MPI_Finalize();
     return sum[0] ? 1 : 0;
