@@ -16,8 +16,9 @@
  *   6. the exchange of keys, then of values                      [alltoallv, or isend/irecv;
  *      GPU ranks: NCCL's send/recv when every rank can (decide_nccl)      or NCCL, agree]
  *   7. the stable merge of the P received runs, in rank order (gpusort__dist_merge), or on
- *      a GPU context their stable sort with the context (the same result); device data
- *      copied back; agree                                        [allreduce]
+ *      a GPU context their stable sort with the context (the same result), or, when they
+ *      arrived in device memory, the backend's merge (multi.cu's, pairwise rounds); device
+ *      data copied back; agree                                   [allreduce]
  * A rank that fails does not leave: it takes part in the next agreement with its status, so
  * every rank returns the error together (the agreements are where a failure can be seen; the
  * steps between them cannot fail alone: their scratch is allocated before step 3's agreement).
@@ -527,7 +528,22 @@ static gpusort_status run(mpi_job *j)
     t0 = MPI_Wtime();
     if (merge_by_sort(j->ctx)) {
         gpusort_type vt = with_values ? j->vtype : GPUSORT_TYPE_NONE;
-        if (j->direct) {    /* the runs arrived in device memory */
+        if (j->direct && mo && mo->merge) { /* the runs arrived in device memory: the
+                                              * backend's merge (gpusort_multi_sort's) */
+            void *dk = want_keys ? j->keys_out : dkeys;
+            size_t *off = (size_t *)gpusort__malloc(((size_t)P + 1) * sizeof *off);
+            if (!off) {
+                fail(j, GPUSORT_STATUS_OUT_OF_HOST_MEMORY, "merge tables");
+            } else {
+                memcpy(off, roff, (size_t)P * sizeof *off);
+                off[P] = n;
+                if (n && (s = mo->merge(j->ctx, j->ktype, desc, with_values ? vs : 0, rk, rv, off,
+                                        P, dk, j->values_out)))
+                    fail(j, s, "merging the received runs: %s",
+                         gpusort_ctx_get_last_error(j->ctx));
+                free(off);
+            }
+        } else if (j->direct) {    /* the runs arrived in device memory */
             void *dk = want_keys ? j->keys_out : dkeys;
             if (n && (s = sort_with(j, vt, rk, rv, dk, j->values_out)))
                 fail(j, s, "sorting the received runs: %s", gpusort_ctx_get_last_error(j->ctx));
