@@ -382,6 +382,8 @@ static gpusort_status run(mpi_job *j)
      * host copy of the keys is made. */
     const gpusort__multi_ops *mo = j->ctx->ops->multi;
     const int dev_count = j->direct && mo && mo->count_launch && mo->alloc;
+    /* ... and its receive buffers lent from the local sort's scratch (asked for after it). */
+    const int lend = dev_count && mo->merge;
     const size_t work_bytes = 2 * 15 * (tab + 1) * sizeof(uint64_t);
     uint64_t *work = NULL;
     int *ints = NULL;
@@ -403,7 +405,9 @@ static gpusort_status run(mpi_job *j)
             own_sk = !want_keys;
             sv = j->values_out;
         }
-        if (j->direct) {
+        if (lend) {
+            /* after the local sort */
+        } else if (j->direct) {
             rk = gpusort__mpi_device_alloc(n * ks);
             rv = with_values ? gpusort__mpi_device_alloc(n * vs) : NULL;
             if (!j->st && (!rk || (with_values && !rv)))
@@ -413,7 +417,8 @@ static gpusort_status run(mpi_job *j)
             rk = host_alloc(n * ks);
             rv = with_values ? host_alloc(n * vs) : NULL;
         }
-        if (!j->st && ((!sk && !dev_count) || (host_values && !sv) || !rk || (with_values && !rv)))
+        if (!j->st && ((!sk && !dev_count) || (host_values && !sv) ||
+                       (!lend && (!rk || (with_values && !rv)))))
             fail(j, GPUSORT_STATUS_OUT_OF_HOST_MEMORY,
                  "scratch for the exchange: %zu bytes", 2 * n * (ks + vs));
     }
@@ -434,6 +439,11 @@ static gpusort_status run(mpi_job *j)
         if (!j->st && dev_count && !(work = (uint64_t *)mo->alloc(j->ctx, GPUSORT__MULTI_BUF_WORK,
                                                                   work_bytes)))
             fail(j, GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY, "device scratch of the selection");
+        if (!j->st && lend &&
+            (!(rk = mo->alloc(j->ctx, GPUSORT__MULTI_BUF_KEYS, n * ks)) ||
+             (with_values && !(rv = mo->alloc(j->ctx, GPUSORT__MULTI_BUF_VALUES, n * vs)))))
+            fail(j, GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY,
+                 "device buffers for the exchange: %zu bytes", n * (ks + vs));
         if (!j->st && j->device && !dev_count &&
             (gpusort__mpi_stage(sk, ko, n * ks, 0, err, sizeof err) ||
              (with_values && !j->direct &&
@@ -588,7 +598,10 @@ out:
     free(req);
     if (own_sk) free(sk);
     if (own_sv) free(sv);
-    if (j->direct) {
+    if (lend) {
+        if (rk) mo->free(j->ctx, GPUSORT__MULTI_BUF_KEYS, rk, n * ks);
+        if (rv) mo->free(j->ctx, GPUSORT__MULTI_BUF_VALUES, rv, n * vs);
+    } else if (j->direct) {
         gpusort__mpi_device_free(rk);
         gpusort__mpi_device_free(rv);
     } else {
