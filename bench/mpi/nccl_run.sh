@@ -27,7 +27,6 @@ step "1. test_mpi: 2 ranks device data (NCCL); GPUSORT_MPI_NCCL=0; 4 ranks on 2 
 timeout 150 $R 2 "$BIN/tests/test_mpi" --backend cuda --device-data --seed 11 2>&1 | tail -2
 GPUSORT_MPI_NCCL=0 timeout 90 $R 2 "$BIN/tests/test_mpi" --backend cuda --device-data --quick --seed 12 2>&1 | tail -2
 timeout 90 $R 4 "$BIN/tests/test_mpi" --backend cuda --device-data --quick --seed 13 2>&1 | tail -2
-[ "$NP" -gt 4 ] || true
 timeout 90 $R 2 "$BIN/tests/test_mpi" --backend cuda --quick --seed 14 2>&1 | tail -2
 for n in 268435456 1073741824; do
   step "2. bench_mpi 2 ranks, device data, n=$n: NCCL (then MPI at 2^28)"
