@@ -401,39 +401,46 @@ static gpusort_status lift_error(const multi_job *j, gpusort_status s)
 /* The exchange's slices and the merge jobs of device pieces. Destination d's chunk k holds the
  * output positions [b, b') (boundaries b = d * K + k and b + 1 of split); in d's receive
  * buffer it takes the same offsets as in the piece, and in it source s's slice follows those of
- * sources 0 .. s-1. The slices go in chunk order (the pipeline's order). */
+ * sources 0 .. s-1. The slices go in chunk order (the pipeline's order) and, within a chunk,
+ * in rounds: in round r source s sends to destination (s + r) mod count, so that the sources'
+ * copies at any time go to different GPUs (all of them sending to one destination at once
+ * would share its links: 4 H200s moved 776 GB/s so, bench/results/multi-2026-11-28.md). */
 static size_t plan_device(multi_job *j, const uint64_t *pos, gpusort__multi_xfer *x)
 {
     const int P = j->count, K = j->chunks;
-    size_t nx = 0;
     for (int k = 0; k < K; k++)
         for (int d = 0; d < P; d++) {
             const size_t b = (size_t)d * K + k;
-            size_t at = pos[b] - pos[(size_t)d * K];  /* the chunk's first output in piece d */
-            gpusort__multi_merge_job *m = &j->jobs[b];
+            const size_t at = pos[b] - pos[(size_t)d * K]; /* the chunk's first output in d */
             size_t *off = j->joff + b * (P + 1);
-            *m = (gpusort__multi_merge_job){d, k, (char *)j->rk[d] + at * j->ks,
-                                            j->vs ? (char *)j->rv[d] + at * j->vs : NULL, off, P,
-                                            (char *)j->keys[d] + at * j->ks,
-                                            j->vs ? (char *)j->values[d] + at * j->vs : NULL};
+            j->jobs[b] = (gpusort__multi_merge_job){
+                d, k, (char *)j->rk[d] + at * j->ks, j->vs ? (char *)j->rv[d] + at * j->vs : NULL,
+                off, P, (char *)j->keys[d] + at * j->ks,
+                j->vs ? (char *)j->values[d] + at * j->vs : NULL};
             off[0] = 0;
+            for (int src = 0; src < P; src++)
+                off[src + 1] = off[src] + j->split[(b + 1) * P + src] - j->split[b * P + src];
+        }
+    size_t nx = 0;
+    for (int k = 0; k < K; k++)
+        for (int r = 0; r < P; r++)
             for (int src = 0; src < P; src++) {
-                const size_t lo = j->split[b * P + src], hi = j->split[(b + 1) * P + src];
-                const char *from = j->staged ? (const char *)j->sk[src] : (const char *)j->keys[src];
-                x[nx++] = (gpusort__multi_xfer){src, d, from + lo * j->ks,
-                                                (char *)j->rk[d] + at * j->ks, (hi - lo) * j->ks,
-                                                k};
+                const int d = (src + r) % P;
+                const size_t b = (size_t)d * K + k, lo = j->split[b * P + src];
+                const gpusort__multi_merge_job *m = &j->jobs[b];
+                const size_t cnt = m->off[src + 1] - m->off[src];
+                const char *kf = j->staged ? (const char *)j->sk[src] : (const char *)j->keys[src];
+                x[nx++] = (gpusort__multi_xfer){src, d, kf + lo * j->ks,
+                                                (char *)m->keys + m->off[src] * j->ks,
+                                                cnt * j->ks, k};
                 if (j->vs) {
                     const char *vf = j->staged ? (const char *)j->sv[src]
                                                : (const char *)j->values[src];
                     x[nx++] = (gpusort__multi_xfer){src, d, vf + lo * j->vs,
-                                                    (char *)j->rv[d] + at * j->vs,
-                                                    (hi - lo) * j->vs, k};
+                                                    (char *)m->values + m->off[src] * j->vs,
+                                                    cnt * j->vs, k};
                 }
-                at += hi - lo;
-                off[src + 1] = off[src] + (hi - lo);
             }
-        }
     return nx;
 }
 
