@@ -840,6 +840,20 @@ extern "C" gpusort_status gpusort__cuda_merge_sort(gpusort_ctx *ctx, const gpuso
     return gpusort__cuda_merge_segments(ctx, d, &lo, &hi, 1, float_exact(ctx, d));
 }
 
+/* A pass over the one segment [0, d->n) (the table travels in the kernel arguments), with the
+ * partition table part; buffers and run widths are the caller's. */
+static merge_pass one_segment(const gpusort__sort_args *d, uint64_t *part)
+{
+    merge_pass p;
+    memset(&p, 0, sizeof p);
+    p.mask = gpusort_cuda::radix_mask(d->key_type, d->order);
+    p.t_count = 1;
+    p.lo0 = 0;
+    p.hi0 = d->n;
+    p.part = part;
+    return p;
+}
+
 /* Merge sorted runs of w0 keys (the host pipeline of host.cu: chunks sorted one by one).
  * The passes of merge_segments without its tile phase, for one segment [0, n); the last pass
  * is launched in `ranges` ranges of output tiles, each followed by an event. */
@@ -862,13 +876,7 @@ gpusort_status gpusort__cuda_merge_runs(gpusort_ctx *ctx, const gpusort__sort_ar
     if (!part) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
     const bool is_float = d->key_type == GPUSORT_TYPE_F32 || d->key_type == GPUSORT_TYPE_F64;
     cudaStream_t st = gpusort__cuda_stream(ctx);
-    merge_pass p;
-    memset(&p, 0, sizeof p);
-    p.mask = gpusort_cuda::radix_mask(d->key_type, d->order);
-    p.t_count = 1;
-    p.lo0 = 0;
-    p.hi0 = n;
-    p.part = part;
+    merge_pass p = one_segment(d, part);
     p.plog = 1;
     for (uint64_t w = MT; w < w0; w *= 2) p.plog++;
     void *bk[2] = {d->keys_out, keys_alt};
@@ -918,18 +926,12 @@ gpusort_status gpusort__cuda_merge_pair(gpusort_ctx *ctx, const gpusort__sort_ar
     if (tiles > 0x7fffffffull)
         return gpusort__set_error(ctx, GPUSORT_STATUS_UNSUPPORTED, "too many merge tiles");
     const bool is_float = d->key_type == GPUSORT_TYPE_F32 || d->key_type == GPUSORT_TYPE_F64;
-    merge_pass p;
-    memset(&p, 0, sizeof p);
+    merge_pass p = one_segment(d, part);
     p.kin = d->keys_in;
     p.kout = d->keys_out;
     p.vin = vs ? d->values_in : NULL;
     p.vout = vs ? d->values_out : NULL;
-    p.mask = gpusort_cuda::radix_mask(d->key_type, d->order);
-    p.t_count = 1;
-    p.lo0 = 0;
-    p.hi0 = n;
     p.na0 = na;
     p.plog = 0;
-    p.part = part;
     return run_pass(ctx, p, tiles, (int)ks, (int)vs, is_float, is_float);
 }
