@@ -463,7 +463,8 @@ gpusort_status multi_rank_exchange(gpusort_ctx *ctx, const void *id, int nranks,
                                                      scnt[rank] * esize,
                                                      cudaMemcpyDeviceToDevice, im->stream),
                                 "multi rank copy");
-    if (r == ncclSuccess && !s) {
+    /* The transfers even when the own slice's copy failed: the peers wait for them. */
+    if (r == ncclSuccess) {
         r = nccl.group_start();
         for (int p = 0; p < nranks && r == ncclSuccess; p++) {
             if (p == rank) continue;
