@@ -404,7 +404,7 @@ static gpusort_status lift_error(const multi_job *j, gpusort_status s)
  * sources 0 .. s-1. The slices go in chunk order (the pipeline's order) and, within a chunk,
  * in rounds: in round r source s sends to destination (s + r) mod count, so that the sources'
  * copies at any time go to different GPUs (all of them sending to one destination at once
- * would share its links: 4 H200s moved 776 GB/s so, bench/results/multi-2026-11-28.md). */
+ * share that destination's links). */
 static size_t plan_device(multi_job *j, const uint64_t *pos, gpusort__multi_xfer *x)
 {
     const int P = j->count, K = j->chunks;

@@ -8,8 +8,8 @@
  *             of one-key reads; launched on every GPU before the first is waited for.
  *   exchange  the all-to-all of the slices. CUDA peer copies (cudaMemcpyPeerAsync on the
  *             copy engines, no SM taken from the merges) when every two of the GPUs can reach
- *             each other over NVLink or PCIe: between two NVLinked H100s they moved 357 GB/s
- *             each way where NCCL's send/recv moved 189 (bench/results/multi-2026-11-28.md).
+ *             each other over NVLink or PCIe: faster there than NCCL's send/recv
+ *             (bench/results/multi-2026-11-28.md).
  *             Otherwise NCCL (ncclSend / ncclRecv of every pair in one group, one communicator
  *             per GPU from ncclCommInitAll) when libnccl.so.2 loads and every context has a GPU
  *             of its own, else peer copies staged by the driver. NCCL is loaded at run time
@@ -96,7 +96,7 @@ void buf_put(gpusort_ctx *ctx, void *p, size_t bytes)
     if (p && gpusort__cuda_impl_of(ctx)->ws) gpusort__cuda_dev_free(ctx, p, bytes);
 }
 
-/* count keys (and values) from src to dst, device to device, on stream st. */
+/* Copy kbytes of keys (and vbytes of values, when vdst is given) device to device on st. */
 gpusort_status copy_kv(gpusort_ctx *ctx, cudaStream_t st, void *kdst, const void *ksrc,
                        size_t kbytes, void *vdst, const void *vsrc, size_t vbytes)
 {
@@ -672,9 +672,8 @@ gpusort_status multi_exchange_merge(gpusort_ctx *const *ctxs, int count, gpusort
                                                                           cudaEventDisableTiming),
                                         "cudaEventCreate (multi)");
     }
-    /* One stream for the slices between GPUs: splitting them over both copy streams (two
-     * chunks in flight) took 3.82 ms for exchange and merges against 3.07 on one
-     * (bench/results/multi-2026-11-28.md, call 3). */
+    /* The slices between GPUs on copy stream 1, one chunk after another (two chunks in flight
+     * on both streams delay each chunk's merges: bench/results/multi-2026-11-28.md). */
     for (int k = 0; k < chunks && !s; k++) {
         for (size_t i = 0; i < nx && !s; i++) {
             if (x[i].chunk != k || !x[i].bytes) continue;
