@@ -12,6 +12,8 @@
  *   text_locale.c   the user's locale: setlocale, GNU's character tables, collation keys
  *                   (strxfrm) and strcoll comparison, the decimal point and thousands
  *                   separator of -n, the month names of -M
+ *   text_weights.c  first-level collation keys from per-character weights (glibc's tables),
+ *                   checked against strxfrm
  *   text_version.c  -V: GNU's version order (gnulib filenvercmp)
  *   text_random.c   -R: MD5 of a salt and the key, the salt from --random-source
  *   text_sort.c     the in-memory sort of one chunk of lines: the library sort of the first
@@ -126,6 +128,14 @@ size_t text_xfrm(const uint8_t *s, size_t len, uint8_t **buf, size_t *len_out, s
  * levels of the collation key of the first NUL-terminated piece. Keys that differ order as
  * text_coll_cmp does; equal ones need text_coll_cmp. */
 size_t text_coll_key(const uint8_t *s, size_t len, uint8_t **buf, size_t *len_out, size_t *cap);
+/* The same by strxfrm alone, of s[0, n) holding no NUL. */
+size_t text_coll_key_xfrm(const uint8_t *s, size_t n, uint8_t **buf, size_t *len_out, size_t *cap);
+/* text_weights.c: the first level of s[0, n) (no NULs) from a table of per-character weights,
+ * appended as text_coll_key_xfrm would (same bytes); 0 (nothing appended) when the line needs
+ * strxfrm. text_weights_failed: 1 once a checked key differed from strxfrm's; keys built
+ * before that may be wrong and must be built again (the table is off from then on). */
+int text_weights_key(const uint8_t *s, size_t n, uint8_t **buf, size_t *len_out, size_t *cap);
+int text_weights_failed(void);
 /* Compact collation keys (text_locale.c): the weight sequences of first-level keys, collected
  * per slice (text_coll_syms_add returns the key's length in sequences), then, when at most
  * 256 distinct ones occur, each replaced by its rank in one byte: same order, same ties. */

@@ -10,7 +10,9 @@
  *                     of each NUL-separated piece in turn.
  *   text_xfrm         the collation key of a byte string: strxfrm of each NUL-separated piece,
  *                     joined by NULs (gnulib memxfrm; -R hashes it).
- *   text_coll_key     the sort projection: the first level of strxfrm's key. C11 (7.24.4.5)
+ *   text_coll_key     the sort projection: the first level of strxfrm's key (built from a
+ *                     table of per-character weights where text_weights.c can, else by
+ *                     strxfrm: text_coll_key_xfrm). C11 (7.24.4.5)
  *                     says strcmp of two strxfrm keys has the sign of strcoll, so a byte sort of
  *                     keys made once per line (O(n)) replaces strcoll in every comparison
  *                     (O(n log n)), the idea of the issue; glibc keeps that promise for the
@@ -142,6 +144,14 @@ size_t text_coll_key(const uint8_t *s, size_t len, uint8_t **buf, size_t *len_ou
 {
     size_t nul = 0;
     while (nul < len && s[nul]) nul++;        /* the first NUL-terminated piece only */
+    size_t start = *len_out;
+    if (text_weights_key(s, nul, buf, len_out, cap)) return *len_out - start;
+    return text_coll_key_xfrm(s, nul, buf, len_out, cap);
+}
+
+size_t text_coll_key_xfrm(const uint8_t *s, size_t nul, uint8_t **buf, size_t *len_out,
+                          size_t *cap)
+{
     size_t start = *len_out;
     text_xfrm(s, nul, buf, len_out, cap);
     int seps = 0;

@@ -21,7 +21,8 @@
  * parallel pread(2); others (pipes, larger inputs) in budget-sized steps.
  *
  * GPUSORT_TIMING=1 in the environment prints the wall and CPU time of each phase (read, index,
- * keys, compact, sort, ties, write, run, merge) on stderr.
+ * keys, compact, sort, ties, write, run, merge), the set-up before them and the freeing after,
+ * on stderr.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -59,8 +60,11 @@ void text_phase(const char *what)
     if (timing_on < 0) {
         const char *e = getenv("GPUSORT_TIMING");
         timing_on = e && *e && strcmp(e, "0") != 0;
-        timing_last = cli_now_s();
-        timing_cpu_last = cpu_s();
+        /* The first interval, "setup", runs from main's start (cli_start_s: option parsing,
+         * locale, the context and its threads). */
+        timing_last = cli_start_s > 0 ? cli_start_s : cli_now_s();
+        timing_cpu_last = 0;
+        if (!what) what = "setup";
     }
     if (!timing_on) return;
     double t = cli_now_s(), c = cpu_s();
@@ -294,6 +298,7 @@ int gpusort_cli_text_main(int argc, char **argv)
         t.threads = gpusort_ctx_get_threads(t.ctx);
         sort_text(&t);
         gpusort_ctx_free(t.ctx);
+        text_phase("free");
     }
     free(t.keys);
     free(t.o.files);

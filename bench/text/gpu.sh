@@ -9,8 +9,9 @@
 #   need CUDA then say so). Environment: RUNS (gpusort, default 7), PEER_RUNS (GNU sort,
 #   default 3), N_WORDS (default 10000000), N_INTS (default 20000000), TIME_LIMIT (seconds from
 #   the start after which the remaining rows are skipped, default 380).
-# Rows (wall clock, median, each after one warm-up run, through stdout into a file: no fsync
-# for either program, as GNU sort writes; "same" = cmp of the two outputs):
+# Rows (wall clock, median, each after one warm-up run, through stdout into a new file (the
+# last run's output removed and synced first, untimed): no fsync for either program, as GNU
+# sort writes; "same" = cmp of the two outputs):
 #   en_US words     locale.sh's UTF-8 words (seed 44), LC_ALL=en_US.UTF-8, plain and -f
 #   -n ints         N_INTS integers (run.sh's generator, seed 42), LC_ALL=C: --backend auto,
 #                   cpu and cuda
@@ -36,10 +37,15 @@ say() { echo "$*" | tee -a "$REPORT"; }
 elapsed() { echo $(( $(date +%s) - T0 )); }
 : > "$REPORT"
 
-# ---- build (CUDA) while the inputs are generated ----
+# ---- build (CUDA) while the inputs are generated; GPUSORT_BIN=DIR (a build folder holding
+# tools/gpusort and bench/bench_exec, CUDA inside) skips the build ----
+if [ -n "${GPUSORT_BIN:-}" ]; then
+  (exit 0) &
+else
 (cmake -S "$SRC" -B "$SRC/build-tgpu" -G Ninja -DCMAKE_BUILD_TYPE=Release \
    -DCMAKE_CUDA_ARCHITECTURES="$ARCH" -DGPUSORT_BUILD_TESTS=OFF &&
  ninja -C "$SRC/build-tgpu" gpusort_cli bench_exec) > "$OUT/build.log" 2>&1 &
+fi
 BUILD=$!
 gen_words_utf8() {   # locale.sh's generator (seed 44)
   LC_ALL=C awk -v n="$NW" 'BEGIN { srand(44)
@@ -79,8 +85,11 @@ while kill -0 "$BUILD" 2>/dev/null; do
   sleep 2
 done
 wait "$BUILD" 2>/dev/null
-if [ "$CUDA" = 1 ] && [ ! -x build-tgpu/tools/gpusort ]; then CUDA=0; fi
-if [ "$CUDA" = 0 ]; then
+if [ -n "${GPUSORT_BIN:-}" ]; then
+  B=$(cd "$GPUSORT_BIN" && pwd)
+elif [ "$CUDA" = 1 ] && [ ! -x build-tgpu/tools/gpusort ]; then CUDA=0; fi
+if [ -n "${GPUSORT_BIN:-}" ]; then :
+elif [ "$CUDA" = 0 ]; then
   (cmake -S "$SRC" -B "$SRC/build-tcpu" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUSORT_CUDA=OFF \
      -DGPUSORT_BUILD_TESTS=OFF && ninja -C "$SRC/build-tcpu" gpusort_cli bench_exec) >> "$OUT/build.log" 2>&1
   B=$SRC/build-tcpu
@@ -101,13 +110,31 @@ say "- Machine: $(lscpu | sed -n 's/^Model name: *//p' | head -1), $P cores, $(f
 say "- GNU sort: $(sort --version | head -1), \`--parallel=$P -S 50%\`; gpusort: $("$G" --version | head -1)" \
     "(built with CUDA: $CUDA); glibc $(ldd --version | head -1 | awk '{ print $NF }')"
 say "- Command: \`bash bench/text/gpu.sh\` (median of $RUNS gpusort runs and $PEER_RUNS GNU sort runs," \
-    "each after one warm-up; stdout into a file, no fsync for either)"
+    "each after one warm-up; stdout into a new file, the old one removed and synced untimed; no fsync for either)"
 say "- Locales present: $(locale -a 2>/dev/null | grep -i -c utf) UTF-8 ones; en_US: $(locale -a | grep -i '^en_US.utf' | head -1)"
 say ""
 say "| workload | lines, MB | gpusort | GNU sort | speed-up | same bytes |"
 say "|---|---|---|---|---|---|"
 
-med() { "$BX" --runs "$1" --out "$2" -- "${@:3}" 2>>"$OUT/errors.log" || echo FAIL; }
+# med RUNS OUTFILE CMD...: one warm-up, then RUNS runs, each after removing OUTFILE and a sync
+# (untimed, as bench/pipeline/run.sh does: truncating the last run's output in place cost
+# ~0.1 s for 200 MB on the GPU machine's ext4, before the program even started); prints the
+# median wall time from the start of the process to its end.
+med() {
+  local n=$1 out=$2 i t0 t1 times=""
+  shift 2
+  rm -f "$out"; sync
+  "$@" > "$out" 2>>"$OUT/errors.log" || { echo FAIL; return; }
+  for i in $(seq "$n"); do
+    rm -f "$out"; sync
+    t0=$(date +%s.%N)
+    "$@" > "$out" 2>>"$OUT/errors.log" || { echo FAIL; return; }
+    t1=$(date +%s.%N)
+    times="$times $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')"
+  done
+  echo $times | tr ' ' '\n' | sort -g |
+    awk '{ a[NR] = $1 } END { if (NR % 2) printf "%.3f\n", a[(NR + 1) / 2]; else printf "%.3f\n", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
 row() {   # row LABEL LOCALE FILE "GPUSORT OPTS" "GNU OPTS"
   local label=$1 loc=$2 f=$3 gopts=$4 sopts=$5
   if [ "$(elapsed)" -ge "$LIMIT" ]; then say "| $label | skipped: the call's time ran out | | | | |"; return; fi
@@ -122,14 +149,17 @@ gonly() { # gonly LABEL LOCALE FILE "GPUSORT OPTS": gpusort alone (the same GNU 
   local label=$1 loc=$2 f=$3 gopts=$4
   if [ "$(elapsed)" -ge "$LIMIT" ]; then say "| $label | skipped: the call's time ran out | | | | |"; return; fi
   local t1 same
-  t1=$(LC_ALL=$loc med "$RUNS" "$D/g.out" "$G" $gopts "$f")
+  t1=$(LC_ALL=$loc med "$RUNS" "$D/g.out" ${GENV:-} "$G" $gopts "$f")
   same=$(cmp -s "$D/g.out" "$D/s.out" && echo yes || echo NO)
   say "| $label | | $t1 s | (above) | | $same |"
 }
 row "en_US.UTF-8 words, plain (auto)" en_US.UTF-8 "$D/uwords.txt" "" ""
+GENV="env GPUSORT_TEXT_WEIGHTS=0" gonly "en_US.UTF-8 words, keys by strxfrm (GPUSORT_TEXT_WEIGHTS=0)" en_US.UTF-8 "$D/uwords.txt" ""
+GENV="env GPUSORT_SYNC=1" gonly "en_US.UTF-8 words, durable (\`-o\`, GPUSORT_SYNC=1: fsync, rename)" en_US.UTF-8 "$D/uwords.txt" "-o $D/g.out"
 row "en_US.UTF-8 words, \`-f\` (auto)" en_US.UTF-8 "$D/uwords.txt" "-f" "-f"
 row "C, \`-n\` integers (auto)" C "$D/ints.txt" "-n" "-n"
 gonly "C, \`-n\` integers, \`--backend cpu\`" C "$D/ints.txt" "-n --backend cpu"
+GENV="env GPUSORT_SYNC=1" gonly "C, \`-n\` integers, durable (\`-o\`, GPUSORT_SYNC=1: fsync, rename)" C "$D/ints.txt" "-n -o $D/g.out"
 [ "$CUDA" = 1 ] && gonly "C, \`-n\` integers, \`--backend cuda\`" C "$D/ints.txt" "-n --backend cuda"
 row "C, alphanumeric words 5-40 B (auto)" C "$D/cwords.txt" "" ""
 [ "$CUDA" = 1 ] && gonly "C, alphanumeric words, \`--backend cuda\`" C "$D/cwords.txt" "--backend cuda"

@@ -30,7 +30,8 @@
  *   complemented keys is exactly the stable descending sort (ties keep their input order).
  *
  * Parallelism (gpusort__cpu_parallel_for): the first level is keyed by all threads and
- * distributed by one parallel, stable MSD pass on its most significant varying byte (msd_top);
+ * distributed by one parallel, stable MSD pass on its most significant varying byte, or on
+ * that byte and the next for 2^20 strings and more (msd_top);
  * the buckets (a few MB each) are then handed out to threads one at a time and each is sorted
  * and resolved in cache by one thread. Buckets bigger than half a thread's share, and every
  * deeper run of at least BIG_RUN strings, are sorted by all threads with a parallel LSD pass
@@ -203,8 +204,8 @@ typedef struct pjob {
     int parts;
     int rekey;                  /* 0: the keys are in place already, only AND/OR them */
     uint64_t *and_k, *or_k;     /* per part */
-    size_t (*cnt)[256];         /* per part */
-    int shift;
+    size_t *cnt;                /* per part: 1 << bits counters each */
+    int shift, bits;            /* the digit: bits bits of the key from bit shift */
     const uint64_t *k, *v;      /* pass source */
     uint64_t *k2, *v2;          /* pass destination (absolute arrays, offset by lo) */
 } pjob;
@@ -239,9 +240,10 @@ static void pcount_task(void *arg, size_t i)
     pjob *j = (pjob *)arg;
     size_t a, b;
     part_range(j, i, &a, &b);
-    size_t *c = j->cnt[i];
-    memset(c, 0, 256 * sizeof *c);
-    for (size_t x = a; x < b; x++) c[(j->k[x] >> j->shift) & 0xff]++;
+    size_t *c = j->cnt + (i << j->bits);
+    uint64_t mask = ((uint64_t)1 << j->bits) - 1;
+    memset(c, 0, ((size_t)1 << j->bits) * sizeof *c);
+    for (size_t x = a; x < b; x++) c[(j->k[x] >> j->shift) & mask]++;
 }
 
 static void pscatter_task(void *arg, size_t i)
@@ -249,9 +251,10 @@ static void pscatter_task(void *arg, size_t i)
     pjob *j = (pjob *)arg;
     size_t a, b;
     part_range(j, i, &a, &b);
-    size_t *c = j->cnt[i];
+    size_t *c = j->cnt + (i << j->bits);
+    uint64_t mask = ((uint64_t)1 << j->bits) - 1;
     for (size_t x = a; x < b; x++) {
-        size_t p = c[(j->k[x] >> j->shift) & 0xff]++;
+        size_t p = c[(j->k[x] >> j->shift) & mask]++;
         j->k2[p] = j->k[x];
         j->v2[p] = j->v[x];
     }
@@ -283,8 +286,9 @@ static gpusort_status sort_level_parallel(sctx *s, size_t lo, size_t hi, uint64_
     j.depth = d;
     j.parts = parts;
     j.rekey = rekey;
+    j.bits = 8;
     j.and_k = (uint64_t *)gpusort__malloc(2 * (size_t)parts * sizeof(uint64_t));
-    j.cnt = (size_t(*)[256])gpusort__malloc((size_t)parts * sizeof *j.cnt);
+    j.cnt = (size_t *)gpusort__malloc((size_t)parts * 256 * sizeof *j.cnt);
     if (!j.and_k || !j.cnt) {
         free(j.and_k);
         free(j.cnt);
@@ -309,8 +313,8 @@ static gpusort_status sort_level_parallel(sctx *s, size_t lo, size_t hi, uint64_
         size_t sum = lo;
         for (int b = 0; b < 256; b++)
             for (int p = 0; p < parts; p++) {
-                size_t c = j.cnt[p][b];
-                j.cnt[p][b] = sum;
+                size_t c = j.cnt[(size_t)p * 256 + (size_t)b];
+                j.cnt[(size_t)p * 256 + (size_t)b] = sum;
                 sum += c;
             }
         if (st == GPUSORT_STATUS_SUCCESS)
@@ -456,7 +460,14 @@ static void bucket_task(void *arg, size_t b)
     free(stack.r);
 }
 
-/* Level 0 of [0, n) with threads; runs still to do go to *big (large) or are finished here. */
+/* Level 0 of [0, n) with threads; runs still to do go to *big (large) or are finished here.
+ * The distributing pass takes a 16-bit digit (the top varying byte and the one after it) when
+ * there are many strings: an 8-bit one leaves, for words, a few dozen buckets of n/26 strings,
+ * each then too big for one thread and sorted by all threads one LSD pass per byte; 16 bits
+ * leave hundreds to thousands of buckets small enough to hand out whole.
+ * (bench/results/text-2026-11-28.md: the en_US words row.) */
+#define WIDE_TOP_MIN ((size_t)1 << 20)
+
 static gpusort_status msd_top(sctx *s, size_t n, run_list *big, int *swapped)
 {
     int parts = s->threads;
@@ -468,10 +479,9 @@ static gpusort_status msd_top(sctx *s, size_t n, run_list *big, int *swapped)
     j.parts = parts;
     j.rekey = 1;
     j.and_k = (uint64_t *)gpusort__malloc(2 * (size_t)parts * sizeof(uint64_t));
-    j.cnt = (size_t(*)[256])gpusort__malloc((size_t)parts * sizeof *j.cnt);
-    size_t *start = (size_t *)gpusort__malloc(257 * sizeof *start);
+    size_t *start = NULL;
     gpusort_status st = GPUSORT_STATUS_SUCCESS;
-    if (!j.and_k || !j.cnt || !start) { st = GPUSORT_STATUS_OUT_OF_HOST_MEMORY; goto done; }
+    if (!j.and_k) { st = GPUSORT_STATUS_OUT_OF_HOST_MEMORY; goto done; }
     j.or_k = j.and_k + parts;
     if ((st = gpusort__cpu_parallel_for(parts, (size_t)parts, pkey_task, &j))) goto done;
     uint64_t an = ~(uint64_t)0, o = 0;
@@ -481,22 +491,28 @@ static gpusort_status msd_top(sctx *s, size_t n, run_list *big, int *swapped)
         if (key_more(s, an) && run_push(big, 0, n, 7)) st = GPUSORT_STATUS_OUT_OF_HOST_MEMORY;
         goto done;
     }
-    j.shift = (63 - __builtin_clzll(diff)) & ~7;
+    int top = (63 - __builtin_clzll(diff)) & ~7;
+    j.bits = top >= 8 && n >= WIDE_TOP_MIN ? 16 : 8;
+    j.shift = top + 8 - j.bits;
+    size_t nb = (size_t)1 << j.bits;
+    j.cnt = (size_t *)gpusort__malloc((size_t)parts * nb * sizeof *j.cnt);
+    start = (size_t *)gpusort__malloc((nb + 1) * sizeof *start);
+    if (!j.cnt || !start) { st = GPUSORT_STATUS_OUT_OF_HOST_MEMORY; goto done; }
     j.k = s->key;
     j.v = s->idx;
     j.k2 = s->key2;
     j.v2 = s->idx2;
     if ((st = gpusort__cpu_parallel_for(parts, (size_t)parts, pcount_task, &j))) goto done;
     size_t sum = 0;
-    for (int b = 0; b < 256; b++) {
+    for (size_t b = 0; b < nb; b++) {
         start[b] = sum;
         for (int p = 0; p < parts; p++) {
-            size_t c = j.cnt[p][b];
-            j.cnt[p][b] = sum;
+            size_t c = j.cnt[(size_t)p * nb + b];
+            j.cnt[(size_t)p * nb + b] = sum;
             sum += c;
         }
     }
-    start[256] = sum;
+    start[nb] = sum;
     if ((st = gpusort__cpu_parallel_for(parts, (size_t)parts, pscatter_task, &j))) goto done;
     uint64_t *t = s->key; s->key = s->key2; s->key2 = t;
     t = s->idx; s->idx = s->idx2; s->idx2 = t;
@@ -506,9 +522,9 @@ static gpusort_status msd_top(sctx *s, size_t n, run_list *big, int *swapped)
     size_t big_bucket = n / (2 * (size_t)parts);
     if (big_bucket < BIG_RUN) big_bucket = BIG_RUN;
     bucket_job bj = {s, start, big_bucket, 0};
-    if ((st = gpusort__cpu_parallel_for(parts, 256, bucket_task, &bj))) goto done;
+    if ((st = gpusort__cpu_parallel_for(parts, nb, bucket_task, &bj))) goto done;
     if (bj.failed) { st = GPUSORT_STATUS_OUT_OF_HOST_MEMORY; goto done; }
-    for (int b = 0; b < 256; b++) {
+    for (size_t b = 0; b < nb; b++) {
         size_t lo = start[b], hi = start[b + 1];
         if (hi - lo < big_bucket) continue;
         if ((st = sort_level_parallel(s, lo, hi, 0, 0))) goto done;

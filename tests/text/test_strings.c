@@ -191,6 +191,10 @@ int main(int argc, char **argv)
                 if (sizes[si] > 5000 && kind == GEN_EQUAL) continue;
                 test_strings(ctx, bname, sizes[si], kind);
             }
+        /* Past the CPU sort's 16-bit top digit (2^20 strings, strings.c WIDE_TOP_MIN): bytes
+         * with NULs (few values per byte) and words. */
+        test_strings(ctx, bname, ((size_t)1 << 20) + 5, GEN_TERNARY_NUL);
+        test_strings(ctx, bname, ((size_t)1 << 20) + 5, GEN_ALNUM);
         /* Records: gensort shape, short keys, offsets, key longer than 8, tiny alphabet. */
         test_records(ctx, bname, 0, 100, 0, 10, 256);
         test_records(ctx, bname, 1000, 100, 0, 10, 256);
