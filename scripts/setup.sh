@@ -44,9 +44,10 @@ fi
 # Locales of the text mode's locale tests (tests/text/locale_tests.sh): Debian's `locales`,
 # their lines enabled in /etc/locale.gen, locale-gen (about 20 s, once). en_US and de_DE
 # (decimal comma, '.' thousands), sv_SE (other collation, å ä ö after z), tr_TR (dotted and
-# dotless i), fr_FR, and the ISO-8859-1 sv_SE whose thousands separator is one blank byte.
+# dotless i), fr_FR, cs_CZ ("ch" is one letter after h: a contraction), and the ISO-8859-1
+# sv_SE whose thousands separator is one blank byte.
 # Without root or apt the tests skip the missing locales and say so.
-gpusort_locales="en_US.UTF-8:UTF-8 de_DE.UTF-8:UTF-8 sv_SE.UTF-8:UTF-8 tr_TR.UTF-8:UTF-8 fr_FR.UTF-8:UTF-8 sv_SE:ISO-8859-1"
+gpusort_locales="en_US.UTF-8:UTF-8 de_DE.UTF-8:UTF-8 sv_SE.UTF-8:UTF-8 tr_TR.UTF-8:UTF-8 fr_FR.UTF-8:UTF-8 cs_CZ.UTF-8:UTF-8 sv_SE:ISO-8859-1"
 missing_locales=()
 for l in $gpusort_locales; do
   name=${l%%:*}

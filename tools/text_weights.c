@@ -26,7 +26,8 @@
  * compared with strxfrm's; one difference, or tables that do not look as expected, turn the
  * table off for the rest of the process (text_weights_failed tells the caller to build its keys
  * again). GPUSORT_TEXT_WEIGHTS=0 in the environment turns it off (the A/B switch of the
- * benchmarks and tests).
+ * benchmarks and tests); GPUSORT_TEXT_WEIGHTS=corrupt spoils one weight and checks every key
+ * (the test of that fallback, tests/text/locale_tests.sh).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -58,6 +59,7 @@ typedef struct tw_char {
 } tw_char;
 
 static tw_char *tw_table;       /* TW_CHARS entries, or NULL: the table is off */
+static unsigned tw_check_every = TW_CHECK_EVERY;
 static pthread_once_t tw_once = PTHREAD_ONCE_INIT;
 static atomic_int tw_bad;       /* a checked key differed: off for good */
 static _Thread_local unsigned tw_count;
@@ -139,6 +141,11 @@ static void tw_init(void)
 {
     const char *e = getenv("GPUSORT_TEXT_WEIGHTS");
     if (e && strcmp(e, "0") == 0) return;
+    /* "corrupt" (tests): a wrong weight for 'e' and every other key checked, so that some
+     * wrong keys are made before a checked one turns the table off, and the caller must build
+     * the keys again by strxfrm. */
+    int corrupt = e && strcmp(e, "corrupt") == 0;
+    if (corrupt) tw_check_every = 2;
     if (!text_collate) return;
     const char *cs = nl_langinfo(CODESET);
     if (!cs || strcmp(cs, "UTF-8") != 0) return;
@@ -166,6 +173,7 @@ static void tw_init(void)
         c->len = (uint8_t)n;
         c->usable = 1;
     }
+    if (corrupt && t['e'].usable && t['e'].len) t['e'].w[0] ^= 1;
     tw_table = t;
 }
 
@@ -232,7 +240,7 @@ int text_weights_key(const uint8_t *s, size_t len, uint8_t **buf, size_t *len_ou
     }
     long m = table_key(s, len, *buf + *len_out);
     if (m < 0) return 0;
-    if (tw_count++ % TW_CHECK_EVERY == 0) {
+    if (tw_count++ % tw_check_every == 0) {
         /* Compare with strxfrm's first level (text_coll_key's own way). */
         uint8_t *ref = NULL;
         size_t rlen = 0, rcap = 0;

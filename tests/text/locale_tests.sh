@@ -4,13 +4,14 @@
 #
 # Usage: tests/text/locale_tests.sh PATH/TO/gpusort [SEED]
 # For each locale of LOCALES (default: C, C.UTF-8, en_US.UTF-8, de_DE.UTF-8, sv_SE.UTF-8,
-# tr_TR.UTF-8, fr_FR.UTF-8 and sv_SE, the ISO-8859-1 one whose thousands separator is a
+# tr_TR.UTF-8, fr_FR.UTF-8, cs_CZ.UTF-8 and sv_SE, the ISO-8859-1 one whose thousands separator is a
 # blank) that is installed (scripts/setup.sh generates them), every case runs
 # `gpusort OPTIONS` and `sort OPTIONS` with LC_ALL set to it on the same generated input and
 # compares stdout byte for byte and the exit code. A locale that is not installed is skipped
 # with a line that says so; when none but C is there the script exits 77 (skipped).
 # Inputs (awk, from SEED: printed; pass it to replay): lines of UTF-8 words with mixed case,
-# accents, ligatures, dotted and dotless i, punctuation, digits, blanks, invalid UTF-8 bytes and
+# accents, ligatures, dotted and dotless i, contractions (cs_CZ's "ch"; "l" + U+00B7 and
+# Cyrillic I + breve, in every iso14651_t1 locale), punctuation, digits, blanks, invalid UTF-8 bytes and
 # empty lines; numbers in the locale's own format (decimal comma, thousands separators); -h
 # sizes, -V versions and -M month names (the locale's, `locale abmon`), with the cases of GNU's
 # own tests (coreutils tests/sort/sort.pl h1-h10, sort-version.sh, sort-month.sh,
@@ -56,7 +57,9 @@ BEGIN {
     "vw|w|v|y|\303\274|u|\303\246ble|\303\206ble|aeble|\303\261|n|ch|cz|\360\237\230\200|" \
     "-|_|.|,|;|!|?|(x)|[y]|#1|~tilde|10|9|010|1,000|1.000|1,5|1.5|-2,5|x\200y|\377|\303|" \
     "caf\303\251|cafe|CAFE|Caf\303\251|\342\202\254|$|&|\t|l\303\266we|lowe|loewe|" \
-    "i\314\207|\304\261i|II|\304\260I", w, "|")
+    "i\314\207|\304\261i|II|\304\260I|" \
+    "chata|Chata|CHATA|cHata|hrad|hlava|cizi|c\302\267h|l\302\267l|L\302\267la|lla|l|" \
+    "\320\230\314\206|\320\231|\320\270\314\206x|\320\270x", w, "|")
   for (i = 0; i < n; i++) {
     if (kind == "text") {
       r = rnd(20)
@@ -166,7 +169,7 @@ diffcase() {   # diffcase LOCALE "options" files...
     ok
 }
 
-LOCALES=${LOCALES:-"C C.UTF-8 en_US.UTF-8 de_DE.UTF-8 sv_SE.UTF-8 tr_TR.UTF-8 fr_FR.UTF-8 sv_SE"}
+LOCALES=${LOCALES:-"C C.UTF-8 en_US.UTF-8 de_DE.UTF-8 sv_SE.UTF-8 tr_TR.UTF-8 fr_FR.UTF-8 cs_CZ.UTF-8 sv_SE"}
 ran=0
 for loc in $LOCALES; do
   if ! installed "$loc"; then
@@ -210,6 +213,16 @@ for loc in $LOCALES; do
   for o in "" "-u" "-f" "-n" "-k1,1" "-R --random-source=randsrc" "-V" "-M" "-h"; do
     diffcase "$loc" "$o" nul
     diffcase "$loc" "$o" empty
+  done
+  # first-level keys from the per-character weight table (tools/text_weights.c): with the
+  # table off (strxfrm for every key) and with one weight spoiled (the check against strxfrm
+  # must turn the table off and build the keys again), the output stays GNU's
+  for w in 0 corrupt; do
+    for o in "" "-f" "-u" "-k2,2"; do
+      LC_ALL=$loc sort $o text wide > exp.out
+      GPUSORT_TEXT_WEIGHTS=$w LC_ALL=$loc "$G" $o text wide > got.out 2> got.err
+      cmp -s exp.out got.out && ok || bad "[$loc] GPUSORT_TEXT_WEIGHTS=$w gpusort $o ($(head -c 200 got.err))"
+    done
   done
   # the external path: runs written under -S and merged with the locale's comparison
   for o in "" "-f" "-u" "-k2,2 -t, -s" "-n"; do
