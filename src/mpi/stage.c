@@ -12,8 +12,10 @@
  * pageable memory, so the copy engine and the CPUs work at once, and the pageable buffers
  * (fresh allocations: their page faults are part of the first touch) are written by several
  * cores. Small buffers, because pinning the whole transfer (cudaMallocHost of n keys) costs
- * more than the copy itself (bench/results/merged-2026-11-25.md). When MPIX_Query_cuda_support says the MPI library takes
- * device pointers, sort.c passes them and stages only the keys the selection reads.
+ * more than the copy itself (measured on the H200 on 2026-11-25; that record,
+ * merged-2026-11-25.md, was never committed). When MPIX_Query_cuda_support says the MPI
+ * library takes device pointers, sort.c passes them and stages only the keys the selection
+ * reads.
  */
 #include "stage.h"
 
