@@ -79,6 +79,7 @@ typedef struct tkey {
     const uint8_t *translate;   /* text_fold_upper / NULL */
     int numeric, general, reverse;
     int human, month, version, random;   /* -h, -M, -V, -R */
+    int traditional;            /* given as +POS1 [-POS2] (--debug warns) */
 } tkey;
 
 /* A text sort: its options, keys and library context. */
@@ -92,6 +93,9 @@ typedef struct tsort {
     int threads;
     int gpu_maybe;              /* --backend auto: ctx is the CPU backend's until the cost model
                                    (text_sort.c, pick_backend) says a GPU context pays */
+    int debug;                  /* --debug (text_debug.c) */
+    tkey gkey;                  /* the global ordering options (GNU's gkey) */
+    int gkey_only;              /* keys[0] is gkey: no -k was given */
 } tsort;
 
 /* Parse argv (argv[0] is the program name) into *t, whose keys, files and tmpdirs arrays the
@@ -101,6 +105,10 @@ int text_parse_args(int argc, char **argv, tsort *t);
 
 /* ---- key extraction and comparison (text_keys.c) ---- */
 
+/* GNU begfield / limfield: where key k starts and ends in the line [p, lim). */
+const uint8_t *text_begfield(const tsort *t, const uint8_t *p, const uint8_t *lim, const tkey *k);
+const uint8_t *text_limfield(const tsort *t, const uint8_t *p, const uint8_t *lim, const tkey *k);
+
 /* GNU's character tables in the C locale; text_tables_init fills them. */
 extern uint8_t text_blanks[256];      /* isblank or '\n' (GNU's field_sep) */
 extern uint8_t text_nondict[256];     /* -d: ignore all but alphanumerics and blanks */
@@ -108,6 +116,16 @@ extern uint8_t text_nonprint[256];    /* -i: ignore non-printing */
 extern uint8_t text_fold_upper[256];  /* -f: toupper */
 /* Fill them from the current locale (call after text_locale_init). */
 void text_tables_init(void);
+
+/* ---- --debug (text_debug.c) ---- */
+
+/* GNU sort --debug: the notes on stderr before sorting (the ordering in force, "failed to set
+ * locale", the warnings about keys and ignored options). */
+void text_debug_notes(const tsort *t);
+/* When t->debug and the output is standard output: every line written to o is replaced by
+ * GNU's debug form (tabs shown as '>', the line ended by a newline, then one line under each
+ * key marking its extent). */
+void text_debug_output(tsort *t, cli_out *o);
 
 /* ---- the locale (text_locale.c) ---- */
 
@@ -160,6 +178,12 @@ void text_coll_code_free(text_coll_code *c);
 size_t text_coll_encode(const text_coll_code *c, const uint8_t *k, size_t n, uint8_t *out);
 /* -M: 1..12 for the month name at the start of s[0, len) (after blanks), 0 for none. */
 int text_month(const uint8_t *s, size_t len);
+/* The same, and where the month name ends in s (0 when none matched). */
+int text_month_end(const uint8_t *s, size_t len, size_t *end);
+/* setlocale(LC_ALL, "") failed (a locale that is not installed): --debug says so. */
+extern int text_locale_failed;
+/* The locale's thousands separator has several bytes, so -n ignores it (--debug says so). */
+extern int text_thousands_sep_ignored;
 
 /* -V (text_version.c): GNU filenvercmp, and a byte string of at most 4n + 8 bytes whose
  * order is filenvercmp's; equal strings are equal names unless *cut was set (a digit run of

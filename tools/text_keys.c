@@ -100,6 +100,16 @@ static const uint8_t *limfield(const tsort *t, const uint8_t *ptr, const uint8_t
     return ptr;
 }
 
+const uint8_t *text_begfield(const tsort *t, const uint8_t *p, const uint8_t *lim, const tkey *k)
+{
+    return begfield(t, p, lim, k);
+}
+
+const uint8_t *text_limfield(const tsort *t, const uint8_t *p, const uint8_t *lim, const tkey *k)
+{
+    return limfield(t, p, lim, k);
+}
+
 /* The key's bytes [*b, *e) in line [p, p + len). */
 static inline void key_span(const tsort *t, const tkey *k, const uint8_t *p, size_t len,
                             const uint8_t **b, const uint8_t **e)
@@ -538,7 +548,7 @@ typedef struct pack_job {
 } pack_job;
 
 /* The whole line as a key, for the last-resort collation of a sort with no keys. */
-static const tkey whole_line = {SIZE_MAX, 0, SIZE_MAX, 0, 0, 0, NULL, NULL, 0, 0, 0, 0, 0, 0, 0};
+static const tkey whole_line = {SIZE_MAX, 0, SIZE_MAX, 0, 0, 0, NULL, NULL, 0, 0, 0, 0, 0, 0, 0, 0};
 
 static size_t pack_one(const tsort *t, const tkey *k, const uint8_t *p, size_t len, uint8_t *out)
 {

@@ -50,9 +50,12 @@ static int month_order(const void *a, const void *b)
     return strcmp(((const month *)a)->name, ((const month *)b)->name);
 }
 
+int text_locale_failed;
+int text_thousands_sep_ignored;
+
 void text_locale_init(void)
 {
-    setlocale(LC_ALL, "");
+    text_locale_failed = setlocale(LC_ALL, "") == NULL;
     const char *c = setlocale(LC_COLLATE, NULL);
     text_hard_collate = c && strcmp(c, "C") != 0 && strcmp(c, "POSIX") != 0;
     text_collate = text_hard_collate && strncmp(c, "C.", 2) != 0;
@@ -61,6 +64,7 @@ void text_locale_init(void)
     text_decimal_point = (unsigned char)lc->decimal_point[0];
     if (!text_decimal_point || lc->decimal_point[1]) text_decimal_point = '.';
     text_thousands_sep = (unsigned char)lc->thousands_sep[0];
+    text_thousands_sep_ignored = lc->thousands_sep[0] && lc->thousands_sep[1];
     if (!text_thousands_sep || lc->thousands_sep[1]) text_thousands_sep = -1;
     text_tables_init();
     for (int i = 0; i < 12; i++) {
@@ -77,7 +81,14 @@ void text_locale_init(void)
 
 int text_month(const uint8_t *s, size_t len)
 {
-    const uint8_t *lim = s + len;
+    size_t end;
+    return text_month_end(s, len, &end);
+}
+
+int text_month_end(const uint8_t *s0, size_t len, size_t *end)
+{
+    const uint8_t *s = s0, *lim = s + len;
+    *end = 0;
     while (s < lim && text_blanks[*s]) s++;
     if (s == lim) return 0;
     size_t lo = 0, hi = 12;
@@ -86,7 +97,10 @@ int text_month(const uint8_t *s, size_t len)
         const uint8_t *m = s;
         const uint8_t *n = (const uint8_t *)months[ix].name;
         for (;; m++, n++) {
-            if (!*n) return months[ix].val;
+            if (!*n) {
+                *end = (size_t)(m - s0);
+                return months[ix].val;
+            }
             if (m == lim || text_fold_upper[*m] < *n) { hi = ix; break; }
             if (text_fold_upper[*m] > *n) { lo = ix + 1; break; }
         }

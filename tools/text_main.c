@@ -180,6 +180,7 @@ static void sort_text(tsort *t)
         if (last && !spilled) {
             cli_progress_end();
             cli_out_open(&out, t->o.outfile);
+            text_debug_output(t, &out);
             ext_sink s;
             ext_sink_to_out(&s, &out);
             text_write_lines(t, &L, perm, &s);
@@ -205,6 +206,7 @@ static void sort_text(tsort *t)
         if (last) {
             cli_progress_end();
             cli_out_open(&out, t->o.outfile);
+            text_debug_output(t, &out);
             extsort_finish(&x, &out);
             cli_out_commit(&out);
             text_phase("merge");
@@ -271,6 +273,7 @@ int gpusort_cli_text_main(int argc, char **argv)
         return rc;
     }
     rc = 0;
+    if (t.debug && !t.o.record_size) text_debug_notes(&t);
     if (t.o.record_size) {
         rc = text_records_main(&t.o);
     } else if (t.o.check) {
@@ -283,6 +286,7 @@ int gpusort_cli_text_main(int argc, char **argv)
         extsort_init(&x, &items, t.o.tmpdirs, t.o.ntmpdirs, t.o.budget, t.o.fanin);
         text_check_readable(&t.o);
         cli_out_open(&out, t.o.outfile);
+        text_debug_output(&t, &out);
         extsort_merge_paths(&x, t.o.files, (size_t)t.o.nfiles, &out);
         cli_out_commit(&out);
         extsort_free(&x);

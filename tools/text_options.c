@@ -9,7 +9,8 @@
  * (repeatable), --parallel N, --batch-size N, several inputs and "-", plus gpusort's
  * --backend/--device/--quiet and --record-size/--key-size/--key-offset (records.c). The locale
  * is the user's (LC_ALL, LC_COLLATE, LANG ...), as for GNU sort.
- * Refused with one line and exit 2: --files0-from, --compress-program, --debug.
+ * --debug: GNU's notes on stderr and key marks under each output line (text_debug.c).
+ * Refused with one line and exit 2: --files0-from, --compress-program.
  *
  * Parsing follows GNU getopt as sort uses it: operands and options mix (options may follow
  * file names), short options cluster (-nru, -k2,2, -t,), long options may be abbreviated to a
@@ -84,7 +85,10 @@ static const char usage_text[] =
     "      --quiet                  no progress on stderr\n"
     "      --help                   this text\n"
     "\n"
-    "Not supported (refused, exit 2): --debug, --files0-from, --compress-program.\n"
+    "      --debug                  annotate the part of each line used to sort (as GNU\n"
+    "                               sort: under each key, and the whole line for the\n"
+    "                               last-resort comparison), and warn about odd keys\n"
+    "Not supported (refused, exit 2): --files0-from, --compress-program.\n"
     "The locale (LC_ALL, LC_COLLATE, LANG, ...) sets the collation, -f/-d/-i, the -n decimal\n"
     "point and thousands separator and the -M names, as for GNU sort; one not installed is C.\n"
     "Exit status: 0 success, 1 -c/-C found disorder, 2 error.\n";
@@ -188,6 +192,7 @@ static int parse_obsolete_key(const char *pos1, const char *pos2, tkey *k)
         if (!obsolete_count(&s, &k->schar)) return 0;
     }
     if (!(k->sword || k->schar)) k->sword = SIZE_MAX;
+    k->traditional = 1;
     for (const char *q = s; *q; q++)
         if (!strchr("bdfgimnrhMRV", *q)) return 0;
     s = set_ordering(s, k, BL_START);
@@ -242,7 +247,7 @@ typedef struct longopt {
 
 enum {
     OPT_PARALLEL = 256, OPT_BATCH, OPT_BACKEND, OPT_DEVICE, OPT_RECSIZE, OPT_KEYSIZE,
-    OPT_KEYOFF, OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_CHECK, OPT_REFUSE, OPT_SORT, OPT_RANDSRC
+    OPT_KEYOFF, OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_CHECK, OPT_REFUSE, OPT_SORT, OPT_RANDSRC, OPT_DEBUG
 };
 
 static const longopt longopts[] = {
@@ -257,7 +262,7 @@ static const longopt longopts[] = {
     {"help", 0, OPT_HELP}, {"version", 0, OPT_VERSION},
     {"human-numeric-sort", 0, 'h'}, {"month-sort", 0, 'M'},
     {"random-sort", 0, 'R'}, {"version-sort", 0, 'V'}, {"sort", 1, OPT_SORT},
-    {"random-source", 1, OPT_RANDSRC}, {"debug", 0, OPT_REFUSE}, {"files0-from", 1, OPT_REFUSE},
+    {"random-source", 1, OPT_RANDSRC}, {"debug", 0, OPT_DEBUG}, {"files0-from", 1, OPT_REFUSE},
     {"compress-program", 1, OPT_REFUSE},
 };
 #define NUM_LONGOPTS ((int)(sizeof longopts / sizeof longopts[0]))
@@ -460,6 +465,7 @@ int text_parse_args(int argc, char **argv, tsort *t)
             case OPT_KEYSIZE: t->o.key_size = (size_t)parse_uint_opt("key-size", val); break;
             case OPT_KEYOFF: t->o.key_offset = (size_t)parse_uint_opt("key-offset", val); break;
             case OPT_QUIET: cli_quiet = 1; break;
+            case OPT_DEBUG: t->debug = 1; break;
             case OPT_HELP: fputs(usage_text, stdout); return 0;
             case OPT_VERSION:
                 printf("gpusort (text mode, GNU sort compatible) library %d.%d.%d\n",
@@ -490,7 +496,9 @@ int text_parse_args(int argc, char **argv, tsort *t)
             key->reverse = gkey.reverse;
         }
     }
-    if (!t->nkeys && !key_default(&gkey)) t->keys[t->nkeys++] = gkey;
+    t->gkey = gkey;
+    t->gkey_only = !t->nkeys && !key_default(&gkey);
+    if (t->gkey_only) t->keys[t->nkeys++] = gkey;
     t->o.reverse = gkey.reverse;
     for (int k = 0; k < t->nkeys; k++) {
         tkey *key = &t->keys[k];

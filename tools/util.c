@@ -635,7 +635,59 @@ int cli_write_fault(size_t *n)
     return r;
 }
 
+void cli_out_set_line_hook(cli_out *o, int delim, cli_line_hook hook, void *arg)
+{
+    o->hook = hook;
+    o->hook_arg = arg;
+    o->hook_delim = delim;
+}
+
+static void pend_add(cli_out *o, const uint8_t *p, size_t n)
+{
+    if (o->pend_len + n > o->pend_cap) {
+        size_t c = o->pend_cap ? o->pend_cap : 256;
+        while (c < o->pend_len + n) c *= 2;
+        uint8_t *nb = (uint8_t *)realloc(o->pend, c);
+        if (!nb) cli_fail("out of memory (%zu bytes)", c);
+        o->pend = nb;
+        o->pend_cap = c;
+    }
+    memcpy(o->pend + o->pend_len, p, n);
+    o->pend_len += n;
+}
+
+/* The lines of data through the hook; the tail without a delimiter waits in o->pend. */
+static void hook_lines(cli_out *o, const uint8_t *p, size_t n)
+{
+    const uint8_t *end = p + n;
+    while (p < end) {
+        const uint8_t *d = (const uint8_t *)memchr(p, o->hook_delim, (size_t)(end - p));
+        if (!d) {
+            pend_add(o, p, (size_t)(end - p));
+            return;
+        }
+        if (o->pend_len) {
+            pend_add(o, p, (size_t)(d - p));
+            size_t len = o->pend_len;
+            o->pend_len = 0;
+            o->hook(o->hook_arg, o, o->pend, len);
+        } else {
+            o->hook(o->hook_arg, o, p, (size_t)(d - p));
+        }
+        p = d + 1;
+    }
+}
+
 void cli_out_write(cli_out *o, const void *data, size_t n)
+{
+    if (o->hook) {
+        hook_lines(o, (const uint8_t *)data, n);
+        return;
+    }
+    cli_out_write_raw(o, data, n);
+}
+
+void cli_out_write_raw(cli_out *o, const void *data, size_t n)
 {
     if (!o->f) cli_fail("internal error: write to a closed output");
     size_t k = n;
@@ -694,6 +746,14 @@ void cli_out_pwrite_end(cli_out *o, uint64_t bytes)
 void cli_out_sync(cli_out *o)
 {
     if (!o->f) return;
+    if (o->hook && o->pend_len) {          /* a last line without its delimiter */
+        size_t len = o->pend_len;
+        o->pend_len = 0;
+        o->hook(o->hook_arg, o, o->pend, len);
+    }
+    free(o->pend);
+    o->pend = NULL;
+    o->pend_cap = 0;
     const char *name = out_name(o);
     int err = 0;
     if (fflush(o->f) != 0 || ferror(o->f)) err = errno ? errno : EIO;
@@ -739,6 +799,8 @@ void cli_out_commit(cli_out *o)
 
 void cli_out_abort(cli_out *o)
 {
+    free(o->pend);
+    o->pend = NULL;
     if (o->f && o->f != stdout) fclose(o->f);
     o->f = NULL;
     if (o->tmp) {

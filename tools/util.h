@@ -68,15 +68,29 @@ void cli_progress_end(void);
 void *cli_read_file(const char *path, size_t *size);
 
 /* Atomic output. path "-" or NULL writes to stdout directly (no temp file). */
-typedef struct cli_out {
+typedef struct cli_out cli_out;
+/* A filter of the lines written (the text mode's --debug): called once per line, without its
+ * delimiter, in order; it writes what it wants with cli_out_write_raw. */
+typedef void (*cli_line_hook)(void *arg, cli_out *o, const uint8_t *line, size_t n);
+struct cli_out {
     FILE *f;
     char *path;     /* destination */
     char *tmp;      /* temporary file in the same folder; NULL for stdout */
     uint64_t base;  /* cli_out_pwrite: the file offset of byte 0 */
-} cli_out;
+    cli_line_hook hook;         /* see cli_out_set_line_hook */
+    void *hook_arg;
+    int hook_delim;
+    uint8_t *pend;              /* the start of a line not yet ended */
+    size_t pend_len, pend_cap;
+};
 void cli_out_open(cli_out *o, const char *path);
 /* Write n bytes; cli_fail (after removing the temp file) on a short write (e.g. full disk). */
 void cli_out_write(cli_out *o, const void *data, size_t n);
+/* From now on, cut what is written into lines ended by `delim` and pass each to hook (a last
+ * line without its delimiter goes at the commit). Not with cli_out_pwrite. */
+void cli_out_set_line_hook(cli_out *o, int delim, cli_line_hook hook, void *arg);
+/* Write n bytes past the hook. */
+void cli_out_write_raw(cli_out *o, const void *data, size_t n);
 /* Writes at offsets from several threads at once (the streaming sort): cli_out_pwrite_ready
  * flushes what was written so far and returns 1 if the output takes pwrite (a regular file or
  * a device such as /dev/null; not a pipe, a terminal or an O_APPEND file), else 0. Then

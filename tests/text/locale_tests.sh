@@ -16,6 +16,7 @@
 # sizes, -V versions and -M month names (the locale's, `locale abmon`), with the cases of GNU's
 # own tests (coreutils tests/sort/sort.pl h1-h10, sort-version.sh, sort-month.sh,
 # sort-h-thousands-sep.sh: their inputs, checked against the sort on this machine).
+# --debug: the marks on standard output and the notes on standard error (name prefix aside).
 # Also: a locale that does not exist (GNU falls back to C silently, exit 0), the external path
 # (small -S: runs merged with strcoll), -m, -c, -R with --random-source, errors.
 set -u
@@ -224,6 +225,29 @@ for loc in $LOCALES; do
       cmp -s exp.out got.out && ok || bad "[$loc] GPUSORT_TEXT_WEIGHTS=$w gpusort $o ($(head -c 200 got.err))"
     done
   done
+  # --debug: the marks under each key (display columns of the locale: wide and combining
+  # characters, tabs, invalid bytes), on every path that writes to standard output
+  for o in "" "-k2" "-k2,2n" "-k1b" "-b -k2" "-n" "-h" "-M" "-g" "-V" "-f" "-u" "-s -k2,2" \
+           "-r -k2,2" "-t, -k2,2" "-t, -k3,3n -k1,1" "+1 -2" "-z"; do
+    diffcase "$loc" "--debug $o" text
+  done
+  for o in "-n" "-h" "-g" "-k1,1n -k2" "-hs"; do diffcase "$loc" "--debug $o" nums human; done
+  for o in "-M" "-k1,1M -k2,2n"; do diffcase "$loc" "--debug $o" months; done
+  diffcase "$loc" "--debug -V" versions
+  LC_ALL=$loc sort --debug -k2,2 text fields > exp.out 2> /dev/null
+  LC_ALL=$loc "$G" --debug -k2,2 -S 40K --batch-size=3 text fields > got.out 2> got.err
+  cmp -s exp.out got.out && ok || bad "[$loc] external: gpusort --debug -k2,2 -S 40K"
+  # --debug's notes on standard error: GNU's words (in the locale's language), after the
+  # program's name
+  for o in "-k2 -n" "+1 -2 -r" "-t, -k2n -f" "-k2,1" "-k1.2b,1.3n" "-s -r -k1" "-u -r -k2,2" \
+           "-t. -k1,2g" "-t- -k1,2n" "-t+ -k1,2g" "-b -d -k2" "-k2,2h -k1,1M" "-g -k1.3,1.2"; do
+    LC_ALL=$loc sort --debug $o text 2>&1 > /dev/null | sed 's/^sort: //' > exp.err
+    LC_ALL=$loc "$G" --debug $o text 2>&1 > /dev/null | sed 's/^gpusort: //' > got.err
+    cmp -s exp.err got.err && ok || bad "[$loc] gpusort --debug $o: notes differ ($(diff exp.err got.err | head -c 200))"
+  done
+  LC_ALL=$loc sort -k2,2 text > exp.out
+  LC_ALL=$loc "$G" --debug -k2,2 -o got.out text 2> got.err
+  cmp -s exp.out got.out && ok || bad "[$loc] gpusort --debug -o: the file has no marks"
   # the external path: runs written under -S and merged with the locale's comparison
   for o in "" "-f" "-u" "-k2,2 -t, -s" "-n"; do
     LC_ALL=$loc sort $o text fields nums > exp.out
@@ -234,6 +258,7 @@ for loc in $LOCALES; do
   for o in "" "-f" "-u" "-V" "-h"; do
     for f in text versions; do LC_ALL=$loc sort $o $f > $f.s; done
     diffcase "$loc" "-m $o" text.s versions.s
+    diffcase "$loc" "--debug -m $o" text.s versions.s
   done
 done
 
