@@ -437,9 +437,10 @@ GPUSORT_API gpusort_status gpusort_sort_records(gpusort_ctx *ctx, gpusort_type i
  *            ncclSend and ncclRecv in one group when libnccl.so.2 can be loaded --
  *            GPUSORT_NCCL_LIBRARY names it -- and every context has its own GPU; else peer
  *            copies staged by the driver); each destination merges its count received runs
- *            stably (on its GPU for device data). Device pieces of 2^22 keys and more are
- *            moved in 8 chunks per destination, each merged while the next moves (peer
- *            copies; GPUSORT_MULTI_CHUNKS=K sets the count, 1 turns it off).
+ *            stably (on its GPU for device data). Device pieces are moved in chunks per
+ *            destination, each merged while the next moves (peer copies): as many as keep
+ *            each source's slice of a chunk at 2^24 keys or more, at most 8
+ *            (GPUSORT_MULTI_CHUNKS=K sets the count, 1 turns it off).
  *            GPUSORT_MULTI_EXCHANGE=peer or =nccl in the environment forces the exchange.
  *   Memory   per context n[g] * (key + value bytes) for the received runs, in the pieces' kind
  *            of memory (device pieces: the buffers of the local sort's scratch, kept by the

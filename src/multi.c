@@ -87,9 +87,15 @@ typedef struct multi_job {
     double *secs;                 /* per context: its last step's time */
 } multi_job;
 
-/* Output chunks per context for device pieces: GPUSORT_MULTI_CHUNKS (1 .. 64), else 8 when the
- * largest piece has 2^22 keys or more (the pipeline's events and launches cost about a
- * microsecond per chunk and GPU; below that size the merges are too short to hide), else 1. */
+/* Output chunks per context for device pieces: GPUSORT_MULTI_CHUNKS (1 .. 64), else as many as
+ * keep every slice of a chunk (one source's part of one destination's chunk, about
+ * piece / (P * K) keys) at 2^24 keys or more, at most 8. Smaller slices leave the copy engines
+ * idle between transfers: on 4 H200s, 2^30 u32 keys took 11.3 ms with 8 chunks (slices of
+ * 2^23) and 9.5 ms with 4; 2^32 keys took 33.3 ms with 8 and 38.2 with 1
+ * (bench/results/multi-2026-11-28b.md). */
+#define MULTI_SLICE_MIN ((size_t)1 << 24)
+#define MULTI_CHUNKS_MAX 8
+
 static int chunks_for(const multi_job *j)
 {
     const char *e = getenv("GPUSORT_MULTI_CHUNKS");
@@ -99,7 +105,8 @@ static int chunks_for(const multi_job *j)
     }
     size_t most = 0;
     for (int g = 0; g < j->count; g++) most = j->n[g] > most ? j->n[g] : most;
-    return most >= ((size_t)1 << 22) ? 8 : 1;
+    size_t k = most / ((size_t)j->count * MULTI_SLICE_MIN);
+    return k < 1 ? 1 : k > MULTI_CHUNKS_MAX ? MULTI_CHUNKS_MAX : (int)k;
 }
 
 /* The first failure (in context order), its message copied to ctxs[0]. */
