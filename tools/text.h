@@ -102,6 +102,9 @@ typedef struct tsort {
  * caller frees. Returns -1 to go on, or an exit code when the command line was handled
  * (--help, --version: 0). Errors exit 2 (cli_fail). */
 int text_parse_args(int argc, char **argv, tsort *t);
+/* The option letters of key k in GNU's order (its key_to_opts): b d f g h i M n R r V. out
+ * holds at least 12 bytes. */
+void text_key_letters(const tkey *k, char *out);
 
 /* ---- key extraction and comparison (text_keys.c) ---- */
 

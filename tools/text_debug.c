@@ -83,23 +83,6 @@ static int key_default(const tkey *k)
              k->month || k->version || k->random);
 }
 
-/* The option letters of k, in GNU's order (key_to_opts). */
-static void key_letters(const tkey *k, char *o)
-{
-    if (k->skipsblanks || k->skipeblanks) *o++ = 'b';
-    if (k->ignore == text_nondict) *o++ = 'd';
-    if (k->translate) *o++ = 'f';
-    if (k->general) *o++ = 'g';
-    if (k->human) *o++ = 'h';
-    if (k->ignore == text_nonprint) *o++ = 'i';
-    if (k->month) *o++ = 'M';
-    if (k->numeric) *o++ = 'n';
-    if (k->random) *o++ = 'R';
-    if (k->reverse) *o++ = 'r';
-    if (k->version) *o++ = 'V';
-    *o = 0;
-}
-
 void text_debug_notes(const tsort *t)
 {
     if (text_locale_failed) note("%s", TR("failed to set locale"));
@@ -201,7 +184,7 @@ void text_debug_notes(const tsort *t)
         int rev = ug.reverse;
         if (!stable_or_unique) ug.reverse = 0;
         char o[16];
-        key_letters(&ug, o);
+        text_key_letters(&ug, o);
         note(dngettext("coreutils", "option '-%s' is ignored", "options '-%s' are ignored",
                        strlen(o)),
              o);
@@ -288,23 +271,14 @@ static uint8_t raw_number(const uint8_t *p, const uint8_t *lim, const uint8_t **
     return maxd;
 }
 
-typedef struct dbg_buf { uint8_t *p; size_t len, cap; } dbg_buf;
-
-static void put(dbg_buf *b, const void *s, size_t n)
+static void put(ext_out_buf *b, const void *s, size_t n)
 {
-    if (b->len + n > b->cap) {
-        size_t c = b->cap ? b->cap : 256;
-        while (c < b->len + n) c *= 2;
-        uint8_t *nb = (uint8_t *)realloc(b->p, c);
-        if (!nb) cli_fail("out of memory (%zu bytes)", c);
-        b->p = nb;
-        b->cap = c;
-    }
+    ext_out_reserve(b, n);
     memcpy(b->p + b->len, s, n);
     b->len += n;
 }
 
-static void put_mark(dbg_buf *b, size_t offset, size_t width)
+static void put_mark(ext_out_buf *b, size_t offset, size_t width)
 {
     for (size_t i = 0; i < offset; i++) put(b, " ", 1);
     if (!width) {
@@ -318,7 +292,7 @@ static void put_mark(dbg_buf *b, size_t offset, size_t width)
 
 /* GNU debug_key: mark key k (NULL: the whole line) of the line [text, lim). */
 static void mark_key(const tsort *t, const tkey *k, const uint8_t *text, const uint8_t *lim,
-                     dbg_buf *b)
+                     ext_out_buf *b)
 {
     const uint8_t *beg = text, *end = lim;
     if (k) {
@@ -361,7 +335,7 @@ static void mark_key(const tsort *t, const tkey *k, const uint8_t *text, const u
 static void debug_line(void *arg, cli_out *o, const uint8_t *line, size_t n)
 {
     const tsort *t = (const tsort *)arg;
-    static dbg_buf b;
+    static ext_out_buf b;        /* one line at a time, on the writing thread */
     b.len = 0;
     for (size_t i = 0; i < n; i++) {
         uint8_t c = line[i] == '\t' ? '>' : line[i];

@@ -274,6 +274,22 @@ static uint64_t parse_uint_opt(const char *name, const char *v)
     return x;
 }
 
+void text_key_letters(const tkey *k, char *o)
+{
+    if (k->skipsblanks || k->skipeblanks) *o++ = 'b';
+    if (k->ignore == text_nondict) *o++ = 'd';
+    if (k->translate) *o++ = 'f';
+    if (k->general) *o++ = 'g';
+    if (k->human) *o++ = 'h';
+    if (k->ignore == text_nonprint) *o++ = 'i';
+    if (k->month) *o++ = 'M';
+    if (k->numeric) *o++ = 'n';
+    if (k->random) *o++ = 'R';
+    if (k->reverse) *o++ = 'r';
+    if (k->version) *o++ = 'V';
+    *o = 0;
+}
+
 int text_parse_args(int argc, char **argv, tsort *t)
 {
     text_locale_init();
@@ -505,17 +521,10 @@ int text_parse_args(int argc, char **argv, tsort *t)
         /* GNU check_ordering_compatibility: one of n, g, h, M and (V, R or an ignore table). */
         if (key->numeric + key->general + key->human + key->month +
                 (key->version | key->random | !!key->ignore) > 1) {
-            char opts[16], *q = opts;
-            if (key->ignore == text_nondict) *q++ = 'd';
-            if (key->translate) *q++ = 'f';
-            if (key->general) *q++ = 'g';
-            if (key->human) *q++ = 'h';
-            if (key->ignore == text_nonprint) *q++ = 'i';
-            if (key->month) *q++ = 'M';
-            if (key->numeric) *q++ = 'n';
-            if (key->random) *q++ = 'R';
-            if (key->version) *q++ = 'V';
-            *q = 0;
+            tkey named = *key;          /* GNU names the letters without b and r */
+            named.skipsblanks = named.skipeblanks = named.reverse = 0;
+            char opts[16];
+            text_key_letters(&named, opts);
             cli_fail("options '-%s' are incompatible", opts);
         }
     }
