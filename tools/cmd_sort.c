@@ -626,8 +626,6 @@ static int try_streamed(sort_job *j, ctx_start *cs, const char *in, const char *
         (void)posix_fadvise(f.in_fd[i], 0, 0, POSIX_FADV_WILLNEED);
         f.out[i] = outs[i];
     }
-    (void)cli_out_map(kout, n * ksize);
-    if (values) (void)cli_out_map(vo, n * gpusort_type_size(vtype));
     j->ctx = ctx_start_wait(cs, "sort");
     j->n = n;
     j->value_type = values ? vtype : GPUSORT_TYPE_NONE;

@@ -53,7 +53,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -710,34 +709,8 @@ int cli_out_pwrite_ready(cli_out *o)
     return 1;
 }
 
-int cli_out_map(cli_out *o, uint64_t bytes)
-{
-    const char *e = getenv("GPUSORT_OUT_MAP");         /* 0: the pwrite path (A/B, tests) */
-    if (!o->tmp || cli_sync || wfault.at || bytes < ((uint64_t)1 << 20) || o->base != 0 ||
-        bytes > (uint64_t)SIZE_MAX || (e && strcmp(e, "0") == 0))
-        return 0;
-    int fd = fileno(o->f);
-    if (posix_fallocate(fd, 0, (off_t)bytes) != 0) return 0;
-    void *p = mmap(NULL, (size_t)bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (p == MAP_FAILED) {
-        (void)ftruncate(fd, 0);
-        return 0;
-    }
-    o->map = (uint8_t *)p;
-    o->map_len = (size_t)bytes;
-    return 1;
-}
-
 int cli_out_pwrite(cli_out *o, const void *data, uint64_t offset, size_t n)
 {
-    if (o->map) {
-        if (offset > o->map_len || n > o->map_len - offset) {
-            errno = EINVAL;
-            return -1;
-        }
-        memcpy(o->map + offset, data, n);
-        return 0;
-    }
     int fd = fileno(o->f);
     const char *p = (const char *)data;
     while (n) {
@@ -765,10 +738,6 @@ int cli_out_pwrite(cli_out *o, const void *data, uint64_t offset, size_t n)
 
 void cli_out_pwrite_end(cli_out *o, uint64_t bytes)
 {
-    if (o->map) {
-        munmap(o->map, o->map_len);
-        o->map = NULL;
-    }
     /* Leave the file offset after the data, as sequential writes would (standard output
      * redirected to a file may be written further by the shell). */
     (void)lseek(fileno(o->f), (off_t)(o->base + bytes), SEEK_SET);
@@ -832,10 +801,6 @@ void cli_out_abort(cli_out *o)
 {
     free(o->pend);
     o->pend = NULL;
-    if (o->map) {
-        munmap(o->map, o->map_len);
-        o->map = NULL;
-    }
     if (o->f && o->f != stdout) fclose(o->f);
     o->f = NULL;
     if (o->tmp) {

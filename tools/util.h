@@ -82,8 +82,6 @@ struct cli_out {
     int hook_delim;
     uint8_t *pend;              /* the start of a line not yet ended */
     size_t pend_len, pend_cap;
-    uint8_t *map;               /* cli_out_map: the temporary file mapped, map_len bytes */
-    size_t map_len;
 };
 void cli_out_open(cli_out *o, const char *path);
 /* Write n bytes; cli_fail (after removing the temp file) on a short write (e.g. full disk). */
@@ -102,14 +100,6 @@ void cli_out_write_raw(cli_out *o, const void *data, size_t n);
 int cli_out_pwrite_ready(cli_out *o);
 int cli_out_pwrite(cli_out *o, const void *data, uint64_t offset, size_t n);
 void cli_out_pwrite_end(cli_out *o, uint64_t bytes);
-/* After cli_out_pwrite_ready, when the output's size is known: reserve `bytes` in the
- * temporary file (fallocate: a full disk fails here, never later) and map it, so that
- * cli_out_pwrite copies into the page cache from every thread at once (buffered pwrites to
- * one file take the inode's lock in turn). 1 when mapped; 0 leaves the pwrite path (standard
- * output, --sync, which starts each range's writeback as it is written, a file system without
- * fallocate, write faults injected by the tests, fewer than 1 MiB, GPUSORT_OUT_MAP=0).
- * cli_out_pwrite_end unmaps. */
-int cli_out_map(cli_out *o, uint64_t bytes);
 /* Test-only: GPUSORT_TEST_FAIL_WRITE=k[:eio|enospc|short] (main.c passes the value to
  * cli_write_fault_set, -1 if malformed). Every write or fsync of an output or temporary file
  * calls cli_write_fault first: 0 to go on (*n may be halved: a short write), or -1 with errno

@@ -290,13 +290,6 @@ for spec in u32:0 u32:1 u32:2097151 u32:2097153 u64:1048577 f64:1048577; do
         then ok "$name"; else bad "$name"; fi
     done
 done
-# The outputs above of 1 MiB and more are mapped (util.c cli_out_map); the pwrite path too:
-"$G" gen --type u32 --n 2097153 --dist special --seed 53 -o in
-"$G" sort --type u32 $CPU -o want < in 2>err
-for b in $backends; do
-    name="streamed, outputs written by pwrite (GPUSORT_OUT_MAP=0) --backend $b"
-    if GPUSORT_OUT_MAP=0 "$G" sort in --type u32 --backend $b -o got 2>err && cmp -s want got; then ok "$name"; else bad "$name"; fi
-done
 "$G" gen --type u32 --n 2097155 --dist few --seed 51 -o k
 "$G" gen --type u32 --n 2097155 --dist index -o v
 for b in $backends; do
