@@ -299,7 +299,10 @@ static void mark_key(const tsort *t, const tkey *k, const uint8_t *text, const u
         if (k->sword != SIZE_MAX) beg = text_begfield(t, text, lim, k);
         if (k->eword != SIZE_MAX) end = text_limfield(t, text, lim, k);
         if ((k->skipsblanks && k->sword == SIZE_MAX) || k->month || key_numeric(k)) {
-            while (beg < end && text_blanks[*beg]) beg++;
+            /* GNU ends the key at its end (a NUL written there) for the skip, unless the
+             * key ends before it starts: then the blanks are skipped to the line's end. */
+            const uint8_t *stop = end >= beg ? end : lim;
+            while (beg < stop && text_blanks[*beg]) beg++;
             const uint8_t *tight = beg;
             if (end < beg) {
                 tight = end;

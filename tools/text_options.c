@@ -536,6 +536,7 @@ int text_parse_args(int argc, char **argv, tsort *t)
     t->o.files = files;
     t->o.nfiles = nfiles;
     if (t->o.check) {
+        if (t->debug) cli_fail("options '-%c --debug' are incompatible", t->o.check);
         if (nfiles > 1) cli_fail("extra operand '%s' not allowed with -%c", files[1], t->o.check);
         if (t->o.outfile) cli_fail("options '-%co' are incompatible", t->o.check);
     }

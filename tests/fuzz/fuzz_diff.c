@@ -21,6 +21,7 @@
  * GNU sort other than 9.1, -g output on NaN input is not compared at all: gpusort orders NaNs
  * as 9.1 does (README, "Known limits"). -h, -V and -M are generated (one of them at a time;
  * with a GNU sort other than 9.1, -V and -h differ as the README's "Known limits" say).
+ * --debug is generated too (its marks on standard output, compared byte for byte).
  * Not generated: -R (random), --sort= and locales other than C. Without GNU sort on PATH the target checks only that gpusort
  * does not crash or leave files behind.
  */
@@ -77,13 +78,15 @@ static void setup(void)
     if (!have_sort) fprintf(stderr, "fuzz_diff: no GNU sort on PATH: checking gpusort alone\n");
 }
 
-/* Run sort with argv, stdout and stderr to /dev/null; its exit code (128 + signal if killed). */
-static int run_sort(char **argv)
+/* Run sort with argv, stdout to `out` (NULL: /dev/null) and stderr to /dev/null; its exit
+ * code (128 + signal if killed). */
+static int run_sort(char **argv, const char *out)
 {
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, out ? out : "/dev/null",
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0600);
     posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
     pid_t pid;
     int st = 0;
@@ -166,10 +169,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fz f = {data, size};
     fz_text_opts to;
     fz_text_options(&f, FZ_U | FZ_Z | FZ_T | FZ_M | FZ_C | FZ_CQ | FZ_RAWK | FZ_HVM, &to);
+    /* One more byte: bit 0 adds --debug, whose marks both programs write to standard output
+     * (so then neither gets -o: their standard outputs are the files compared). */
+    int debug = fz_u8(&f) & 1;
     char *args[20];
     int na = 0;
     for (int i = 0; i < to.nargs; i++) args[na++] = to.args[i];
     args[na++] = (char *)"--parallel=1";
+    if (debug) args[na++] = (char *)"--debug";
 
     FILE *fi = fopen(in_path, "wb");
     fwrite(f.p, 1, f.n, fi);
@@ -186,11 +193,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gv[gc++] = (char *)"--backend=cpu";
     gv[gc++] = (char *)"--quiet";
     gv[gc++] = in_path;
-    if (!check) { gv[gc++] = (char *)"-o"; gv[gc++] = out_g; }
+    if (!check && !debug) { gv[gc++] = (char *)"-o"; gv[gc++] = out_g; }
     gv[gc] = NULL;
     int rc_g;
     FILE *saved_out = stdout, *saved_err = stderr;
-    stdout = fopen("/dev/null", "w");
+    stdout = fopen(debug && !check ? out_g : "/dev/null", "w");
     stderr = fopen("/dev/null", "w");
     text_call tc = {gc, gv, 0};
     int code = fuzz_cli_run(text_main, &tc);
@@ -207,7 +214,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sv[sc++] = (char *)"sort";
     for (int i = 0; i < na; i++) sv[sc++] = args[i];
     sv[sc++] = in_path;
-    if (!check) { sv[sc++] = (char *)"-o"; sv[sc++] = out_s; }
+    if (!check && !debug) { sv[sc++] = (char *)"-o"; sv[sc++] = out_s; }
     sv[sc] = NULL;
     /* -R orders by a random salt unless --random-source names one: exit codes are compared,
      * the outputs are not. (-h, -M and -V are compared like every other ordering.) */
@@ -216,7 +223,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int hv = strchr(to.opts, 'h') || strchr(to.opts, 'V') || strpbrk(to.keys[0], "hV") ||
              strpbrk(to.keys[1], "hV") || strpbrk(to.raw, "hV");
     if (hv && other_nan_order) random_order = 1;
-    int rc_s = run_sort(sv);
+    int rc_s = run_sort(sv, debug && !check ? out_s : NULL);
     /* -c/-C under a random order: whether the input is "sorted" depends on the salt (GNU's
      * own exit code varies from run to run), so only an error (2) must agree. */
     if (check && random_order) {
@@ -236,7 +243,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                        memmem(f.p, f.n, "Nan", 3) || memmem(f.p, f.n, "nAn", 3) ||
                        memmem(f.p, f.n, "naN", 3) || memmem(f.p, f.n, "NAn", 3) ||
                        memmem(f.p, f.n, "NaN", 3) || memmem(f.p, f.n, "nAN", 3);
-    int g_u_nan = g_nan && uniq;
+    int g_u_nan = g_nan && (uniq || debug);   /* --debug: marks between the lines */
     /* In the C locale GNU sort's -n takes byte 0x80 for a thousands separator (coreutils'
      * NON_CHAR = CHAR_MAX + 1 compared with unsigned bytes), as tools/text_keys.c does:
      * corpus/diff/regress-n-0x80-* hold inputs that check it. */
