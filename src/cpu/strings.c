@@ -492,7 +492,9 @@ static gpusort_status msd_top(sctx *s, size_t n, run_list *big, int *swapped)
         goto done;
     }
     int top = (63 - __builtin_clzll(diff)) & ~7;
-    j.bits = top >= 8 && n >= WIDE_TOP_MIN ? 16 : 8;
+    /* 16 bits cost each part 2^16 counters and the prefix 2^16 per part: only when every
+     * part has at least as many strings. */
+    j.bits = top >= 8 && n >= WIDE_TOP_MIN && n >= ((size_t)parts << 16) ? 16 : 8;
     j.shift = top + 8 - j.bits;
     size_t nb = (size_t)1 << j.bits;
     j.cnt = (size_t *)gpusort__malloc((size_t)parts * nb * sizeof *j.cnt);
