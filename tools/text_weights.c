@@ -21,13 +21,13 @@
  * list's entries give the characters that may follow. The same tables give each element's rule
  * set (the top byte of its index), whose first-level flag must be plain forward.
  *
- * CHECKED, NOT TRUSTED. The tables are glibc internals (their layout has not changed since
- * glibc 2.3, but nothing promises it). So every TW_CHECK_EVERY-th key built from the table is
+ * CHECKED, NOT TRUSTED. The tables are glibc internals (an old, stable layout, but nothing
+ * promises it). So every TW_CHECK_EVERY-th key built from the table is
  * compared with strxfrm's; one difference, or tables that do not look as expected, turn the
  * table off for the rest of the process (text_weights_failed tells the caller to build its keys
  * again). GPUSORT_TEXT_WEIGHTS=0 in the environment turns it off (the A/B switch of the
- * benchmarks and tests); GPUSORT_TEXT_WEIGHTS=corrupt spoils one weight and checks every key
- * (the test of that fallback, tests/text/locale_tests.sh).
+ * benchmarks and tests); GPUSORT_TEXT_WEIGHTS=corrupt spoils one weight and checks every
+ * other key (the test of that fallback, tests/text/locale_tests.sh).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
