@@ -21,8 +21,8 @@
  * The output side is a line hook on the cli_out of standard output (util.h), so that the
  * in-memory sort, the merge of runs and -m are all annotated the same way. It is for reading,
  * not for speed: every output line goes through it one at a time.
- * (Behaviour checked against the system's GNU sort by tests/text/run_tests.sh and
- * locale_tests.sh; no code of coreutils is used.)
+ * (Behaviour checked against the system's GNU sort by tests/text/locale_tests.sh and the
+ * fuzz_diff target; no code of coreutils is used.)
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
