@@ -93,6 +93,9 @@ gpusort_ctx *cmd_ctx_check(const char *cmd, const cmd_opts *o, gpusort_ctx *ctx,
 
 /* The context's device name (or "device N") in buf. */
 const char *cmd_device_name(const gpusort_ctx *ctx, char *buf, size_t size);
+/* The same for the --stats lines: a CPU's name gives the machine's threads, so the threads the
+ * context uses (--threads) are added: "CPU: ... (16 threads), 8 in use". */
+const char *cmd_device_used(const gpusort_ctx *ctx, char *buf, size_t size);
 
 /* With --backend auto, replace a GPU context whose call failed by a CPU context and return 1
  * (the caller retries), printing a note unless --quiet. Returns 0, changing nothing, for an

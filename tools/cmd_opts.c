@@ -297,6 +297,15 @@ const char *cmd_device_name(const gpusort_ctx *ctx, char *buf, size_t size)
     return buf;
 }
 
+const char *cmd_device_used(const gpusort_ctx *ctx, char *buf, size_t size)
+{
+    cmd_device_name(ctx, buf, size);
+    size_t len = strlen(buf);
+    if (gpusort_ctx_get_backend(ctx) == GPUSORT_BACKEND_CPU && len < size)
+        snprintf(buf + len, size - len, ", %d in use", gpusort_ctx_get_threads(ctx));
+    return buf;
+}
+
 int cmd_fall_back_to_cpu(gpusort_ctx **ctx, gpusort_status s, gpusort_backend requested,
                          int threads, const char *doing)
 {

@@ -136,7 +136,7 @@ int gpusort_cli_reduce(int argc, char **argv)
         char dev[256];
         fprintf(stderr, "reduced %" PRIu64 " %s keys with %s (%s) in %.6f s: %.1f Mkeys/s\n", n,
                 tname, gpusort_backend_name(gpusort_ctx_get_backend(ctx)),
-                cmd_device_name(ctx, dev, sizeof dev), secs, secs > 0 ? (double)n / secs / 1e6 : 0.0);
+                cmd_device_used(ctx, dev, sizeof dev), secs, secs > 0 ? (double)n / secs / 1e6 : 0.0);
     }
     gpusort_ctx_free(ctx);
     return 0;

@@ -812,7 +812,7 @@ int gpusort_cli_sort(int argc, char **argv)
                 job.n, tname, pairs, gpusort_backend_name(gpusort_ctx_get_backend(ctx)),
                 gpusort_algorithm_name(job.runs || o.algorithm != GPUSORT_ALGORITHM_AUTO
                                            ? o.algorithm : gpusort_ctx_get_last_algorithm(ctx)),
-                cmd_device_name(ctx, dev, sizeof dev), secs,
+                cmd_device_used(ctx, dev, sizeof dev), secs,
                 secs > 0 ? (double)job.n / secs / 1e6 : 0.0, ext);
         /* The phases; total: from the program's start to the renamed output. */
         char waited[64];
