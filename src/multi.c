@@ -89,10 +89,8 @@ typedef struct multi_job {
 
 /* Output chunks per context for device pieces: GPUSORT_MULTI_CHUNKS (1 .. 64), else as many as
  * keep every slice of a chunk (one source's part of one destination's chunk, about
- * piece / (P * K) keys) at 2^24 keys or more, at most 8. Smaller slices leave the copy engines
- * idle between transfers: on 4 H200s, 2^30 u32 keys took 11.3 ms with 8 chunks (slices of
- * 2^23) and 9.5 ms with 4; 2^32 keys took 33.3 ms with 8 and 38.2 with 1
- * (bench/results/multi-2026-11-28b.md). */
+ * piece / (P * K) keys) at 2^24 keys or more, at most 8: smaller slices leave the copy engines
+ * idle between transfers (bench/results/multi-2026-11-28b.md). */
 #define MULTI_SLICE_MIN ((size_t)1 << 24)
 #define MULTI_CHUNKS_MAX 8
 

@@ -105,6 +105,9 @@ int text_parse_args(int argc, char **argv, tsort *t);
 /* The option letters of key k in GNU's order (its key_to_opts): b d f g h i M n R r V. out
  * holds at least 12 bytes. */
 void text_key_letters(const tkey *k, char *out);
+/* 1 when key k has no ordering option (GNU default_key_compare; -r aside): such a -k key takes
+ * the global ones. */
+int text_key_default(const tkey *k);
 
 /* ---- key extraction and comparison (text_keys.c) ---- */
 

@@ -77,11 +77,6 @@ static void note(const char *fmt, ...)
 
 static int key_numeric(const tkey *k) { return k->numeric || k->general || k->human; }
 
-static int key_default(const tkey *k)
-{
-    return !(k->ignore || k->translate || k->skipsblanks || k->skipeblanks || key_numeric(k) ||
-             k->month || k->version || k->random);
-}
 
 void text_debug_notes(const tsort *t)
 {
@@ -180,7 +175,7 @@ void text_debug_notes(const tsort *t)
     if (basic && text_thousands_sep_ignored)
         note("%s", TR("the multi-byte number group separator in this locale is not supported"));
     int stable_or_unique = t->o.stable || t->o.unique;
-    if (!key_default(&ug) || (ug.reverse && stable_or_unique && t->nkeys)) {
+    if (!text_key_default(&ug) || (ug.reverse && stable_or_unique && t->nkeys)) {
         int rev = ug.reverse;
         if (!stable_or_unique) ug.reverse = 0;
         char o[16];

@@ -32,7 +32,7 @@
 #define DEFAULT_FANIN 64
 
 /* 1 if k has no ordering options (then it inherits the global ones). */
-static int key_default(const tkey *k)
+int text_key_default(const tkey *k)
 {
     return !(k->ignore || k->translate || k->skipsblanks || k->skipeblanks || k->numeric ||
              k->general || k->human || k->month || k->version || k->random);
@@ -498,7 +498,7 @@ int text_parse_args(int argc, char **argv, tsort *t)
      * make a whole-line key. */
     for (int k = 0; k < t->nkeys; k++) {
         tkey *key = &t->keys[k];
-        if (key_default(key) && !key->reverse) {
+        if (text_key_default(key) && !key->reverse) {
             key->ignore = gkey.ignore;
             key->translate = gkey.translate;
             key->skipsblanks = gkey.skipsblanks;
@@ -513,7 +513,7 @@ int text_parse_args(int argc, char **argv, tsort *t)
         }
     }
     t->gkey = gkey;
-    t->gkey_only = !t->nkeys && !key_default(&gkey);
+    t->gkey_only = !t->nkeys && !text_key_default(&gkey);
     if (t->gkey_only) t->keys[t->nkeys++] = gkey;
     t->o.reverse = gkey.reverse;
     for (int k = 0; k < t->nkeys; k++) {

@@ -3,8 +3,8 @@
  * of one strxfrm call per line (text.h: text_weights_key, text_weights_failed).
  *
  * WHY. text_coll_key keeps the first level of glibc's strxfrm key, but strxfrm computes all
- * four levels of every line: on 10M words in en_US.UTF-8 that was 5.8 s of CPU on the GPU
- * machine, the largest phase of the text mode in a locale (bench/results/text-2026-11-25.md).
+ * four levels of every line, which made the keys the largest phase of the text mode in a
+ * locale (bench/results/text-2026-11-28.md).
  * The first level of a string is the concatenation, character by character, of each collating
  * element's first-level weights, unless the locale joins several characters into one element
  * (a contraction: "l" + U+00B7 in every iso14651_t1 locale, "ch" in cs_CZ) or orders the level

@@ -3,7 +3,7 @@
 # gpusort against GNU sort --parallel=$(nproc) on the same files, same locale, same run.
 #
 # Usage (from the repository root): bash bench/text/gpu.sh [OUT_DIR]
-#   Builds gpusort and bench_exec with CUDA (Release, CUDA_ARCH, default 90) in build-tgpu/
+#   Builds gpusort with CUDA (Release, CUDA_ARCH, default 90) in build-tgpu/
 #   (tests off), generating the inputs meanwhile in DATA (default /tmp/textgpu); a CUDA build
 #   not done by BUILD_LIMIT seconds (default 240) is replaced by a CPU-only one (the rows that
 #   need CUDA then say so). Environment: RUNS (gpusort, default 7), PEER_RUNS (GNU sort,
@@ -38,13 +38,13 @@ elapsed() { echo $(( $(date +%s) - T0 )); }
 : > "$REPORT"
 
 # ---- build (CUDA) while the inputs are generated; GPUSORT_BIN=DIR (a build folder holding
-# tools/gpusort and bench/bench_exec, CUDA inside) skips the build ----
+# tools/gpusort, CUDA inside) skips the build ----
 if [ -n "${GPUSORT_BIN:-}" ]; then
   (exit 0) &
 else
 (cmake -S "$SRC" -B "$SRC/build-tgpu" -G Ninja -DCMAKE_BUILD_TYPE=Release \
    -DCMAKE_CUDA_ARCHITECTURES="$ARCH" -DGPUSORT_BUILD_TESTS=OFF &&
- ninja -C "$SRC/build-tgpu" gpusort_cli bench_exec) > "$OUT/build.log" 2>&1 &
+ ninja -C "$SRC/build-tgpu" gpusort_cli) > "$OUT/build.log" 2>&1 &
 fi
 BUILD=$!
 gen_words_utf8() {   # locale.sh's generator (seed 44)
@@ -91,13 +91,12 @@ elif [ "$CUDA" = 1 ] && [ ! -x build-tgpu/tools/gpusort ]; then CUDA=0; fi
 if [ -n "${GPUSORT_BIN:-}" ]; then :
 elif [ "$CUDA" = 0 ]; then
   (cmake -S "$SRC" -B "$SRC/build-tcpu" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUSORT_CUDA=OFF \
-     -DGPUSORT_BUILD_TESTS=OFF && ninja -C "$SRC/build-tcpu" gpusort_cli bench_exec) >> "$OUT/build.log" 2>&1
+     -DGPUSORT_BUILD_TESTS=OFF && ninja -C "$SRC/build-tcpu" gpusort_cli) >> "$OUT/build.log" 2>&1
   B=$SRC/build-tcpu
 else
   B=$SRC/build-tgpu
 fi
 G=$B/tools/gpusort
-BX=$B/bench/bench_exec
 # CUDA only when the binary can sort on it (the build may have found no CUDA at all)
 if [ "$CUDA" = 1 ] && ! printf '2\n1\n' | "$G" -n --backend cuda > /dev/null 2>&1; then CUDA=0; fi
 echo "build ready at $(elapsed) s (CUDA=$CUDA)" >&2

@@ -464,8 +464,8 @@ static void bucket_task(void *arg, size_t b)
  * The distributing pass takes a 16-bit digit (the top varying byte and the one after it) when
  * there are many strings: an 8-bit one leaves, for words, a few dozen buckets of n/26 strings,
  * each then too big for one thread and sorted by all threads one LSD pass per byte; 16 bits
- * leave hundreds to thousands of buckets small enough to hand out whole.
- * (bench/results/text-2026-11-28.md: the en_US words row.) */
+ * leave hundreds to thousands of buckets small enough to hand out whole
+ * (bench/results/text-2026-11-28.md). */
 #define WIDE_TOP_MIN ((size_t)1 << 20)
 
 static gpusort_status msd_top(sctx *s, size_t n, run_list *big, int *swapped)
