@@ -33,12 +33,17 @@
  *      ping-pong between the output and one scratch array so that the last pass writes the
  *      output (in place with an odd pass count, the last step is a parallel copy).
  *   4b. n >= 2^19, "hybrid": ONE pass on the highest varying digit moves the input into
- *      2048 buckets in scratch (B). Every bucket then holds keys that agree on all higher
- *      bits, and is sorted on the bits below by a single-threaded LSD radix sort that runs in
- *      the L2 cache (bucket_sort in radix_impl.h), from B into its final place in the output
- *      (A). Threads take buckets from a shared counter. A bucket larger than 2^18 elements or
- *      half a thread's share (skewed data) gets a radix sort of its own with all threads
- *      (this function, recursively: its highest varying digit is a lower one).
+ *      its buckets in scratch (B): up to 2048, but the highest 11-bit digit of a 32-bit key
+ *      has 10 bits (1024 buckets) and of a 64-bit key 9 (512). Every bucket then holds keys
+ *      that agree on all higher bits, and is sorted on the bits below by a single-threaded
+ *      LSD radix sort (bucket_sort in radix_impl.h), in the L2 cache while buckets are small,
+ *      from B into its final place in the output (A). Threads take buckets from a shared
+ *      counter. A bucket larger than BIG_BUCKET elements or half a thread's share (skewed
+ *      data) gets a radix sort of its own with all threads (this function, recursively: its
+ *      highest varying digit is a lower one). That recursion is for skew: its set-up costs
+ *      about a millisecond a call, so BIG_BUCKET sits well above the typical bucket (a limit
+ *      of 2^18 sent half the buckets of 2^28 u32 keys there: 3.5x slower on 16 cores;
+ *      bench/results/cpu-2026-11-28.md).
  *      Main-memory traffic: the histogram read, one scatter, one read and one write of the
  *      buckets -- about half of what 3 LSD passes move for 32-bit keys.
  *   Tiny inputs (<= 32 elements) and tiny buckets use a stable insertion sort.
@@ -73,7 +78,7 @@ enum {
 #define LARGE_N ((size_t)1 << 17)  /* 2048 buckets pay once they hold ~64 keys each */
 #define WC_MIN_N ((size_t)1 << 18) /* write-combining pays once the data leave the L2 cache */
 #define HYBRID_MIN ((size_t)1 << 19) /* MSD split + buckets in cache: pays out of the caches */
-#define BIG_BUCKET ((size_t)1 << 18) /* larger buckets no longer fit the L2 cache */
+#define BIG_BUCKET ((size_t)1 << 22) /* 16 MiB of 32-bit keys: a bucket sort out of the caches */
 #define BUCKET_SMALL (1u << 14)      /* buckets below this use 8-bit digits */
 #define STREAM_MIN 4096              /* buckets from here stream their last pass out (radix_impl.h):
                                         2 threads, 2^25 u32: 8-10% less wall time */
