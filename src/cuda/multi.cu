@@ -218,13 +218,15 @@ bool nccl_load()
         snprintf(nccl_why, sizeof nccl_why, "%s", dlerror());
         return false;
     }
-    void *f[8] = {dlsym(nccl_lib, "ncclCommInitAll"), dlsym(nccl_lib, "ncclGroupStart"),
-                  dlsym(nccl_lib, "ncclGroupEnd"),    dlsym(nccl_lib, "ncclSend"),
-                  dlsym(nccl_lib, "ncclRecv"),        dlsym(nccl_lib, "ncclGetErrorString"),
-                  dlsym(nccl_lib, "ncclGetUniqueId"), dlsym(nccl_lib, "ncclCommInitRank")};
+    static const char *const sym[8] = {"ncclCommInitAll", "ncclGroupStart", "ncclGroupEnd",
+                                       "ncclSend",        "ncclRecv",       "ncclGetErrorString",
+                                       "ncclGetUniqueId", "ncclCommInitRank"};
+    void *f[8];
+    for (int i = 0; i < 8; i++) f[i] = dlsym(nccl_lib, sym[i]);
     for (int i = 0; i < 8; i++)
         if (!f[i]) {
-            snprintf(nccl_why, sizeof nccl_why, "%s lacks ncclSend/ncclRecv (NCCL >= 2.7)", name);
+            snprintf(nccl_why, sizeof nccl_why, "%s lacks %s (every NCCL from 2.7 has it)", name,
+                     sym[i]);
             dlclose(nccl_lib);
             nccl_lib = NULL;
             return false;
@@ -309,6 +311,17 @@ bool all_peer(gpusort_ctx *const *ctxs, int count)
                 return false;
         }
     return true;
+}
+
+/* Whether the exchange takes peer copies: GPUSORT_MULTI_EXCHANGE=peer, or no knob and every
+ * two of the GPUs can reach each other (all_peer). Otherwise NCCL where it loads (multi_exchange;
+ * the pipelined exchange_merge declines, since NCCL's kernels would take SMs from the merges). */
+bool use_peer(gpusort_ctx *const *ctxs, int count)
+{
+    const char *knob = exchange_knob();
+    if (knob && !strcmp(knob, "peer")) return true;
+    if (knob && !strcmp(knob, "nccl")) return false;
+    return all_peer(ctxs, count);
 }
 
 /* One slice from context src's GPU to GPU ddev, on stream st (one of src's): a peer copy
@@ -577,7 +590,7 @@ gpusort_status multi_exchange(gpusort_ctx *const *ctxs, int count, const gpusort
 {
     const char *knob = exchange_knob();
     const bool need_nccl = knob && !strcmp(knob, "nccl");
-    const bool want_peer = (knob && !strcmp(knob, "peer")) || (!need_nccl && all_peer(ctxs, count));
+    const bool want_peer = use_peer(ctxs, count);
     *how = "peer";
 #if defined(GPUSORT_HAVE_NCCL)
     if (!want_peer) {
@@ -636,10 +649,8 @@ gpusort_status multi_exchange_merge(gpusort_ctx *const *ctxs, int count, gpusort
                                     const gpusort__multi_merge_job *jobs, size_t njobs,
                                     const char **how)
 {
-    const char *knob = exchange_knob();
-    if (knob && !strcmp(knob, "nccl")) { *how = NULL; return GPUSORT_STATUS_SUCCESS; }
-    if (!(knob && !strcmp(knob, "peer")) && !all_peer(ctxs, count)) {
-        *how = NULL;   /* NCCL may serve better where the GPUs cannot reach each other */
+    if (!use_peer(ctxs, count)) {
+        *how = NULL;   /* NCCL serves where the GPUs cannot reach each other, or when asked */
         return GPUSORT_STATUS_SUCCESS;
     }
     *how = "peer";
