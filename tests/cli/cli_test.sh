@@ -271,6 +271,17 @@ for b in cuda opencl; do
     rm -f in want got v vo ko
 done
 
+# ---- --backend auto: a file of at most 16 MiB per CPU thread goes to the CPU (cmd_sort.c,
+# SORT_CPU_AUTO_BYTES); with one thread, one key more goes to the library's AUTO backend ----
+"$G" gen --type u32 --n 4194304 --seed 40 -o in
+if "$G" sort in --type u32 -o got --threads 1 --stats 2>err && grep -q '^sorted 4194304 u32 keys with cpu ' err
+then ok "auto: 16 MiB, 1 thread, on the cpu"; else bad "auto: 16 MiB, 1 thread, on the cpu: $(head -1 err)"; fi
+"$G" gen --type u32 --n 4194305 --seed 41 -o in
+want_b=$(grep '^auto: ' devices.txt | cut -d' ' -f2)
+if "$G" sort in --type u32 -o got --threads 1 --stats 2>err && grep -q "^sorted 4194305 u32 keys with $want_b " err
+then ok "auto: 16 MiB + 4 B, 1 thread, on $want_b"; else bad "auto: 16 MiB + 4 B, 1 thread, on $want_b: $(head -1 err)"; fi
+rm -f in got
+
 # ---- the streamed path (regular files: pread/pwrite through src/hoststream.h) ----
 # Sizes around the stream's 8 MiB piece (2^21 u32, 2^20 u64) and at 0 and 1 key; each result is
 # byte-identical to the in-memory path (standard input to -o: no stream), which the round trips
