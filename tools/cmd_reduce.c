@@ -49,7 +49,8 @@ static const char help_reduce[] =
     "  bound in gpusort.h; min/max are NaN when any element is NaN. min/max of an empty file\n"
     "  is an error; the sum of an empty file is 0. Any size works: the file is read and\n"
     "  reduced in pieces of 1 GiB (or -S SIZE, if smaller), whose results are combined.\n"
-    "  --threads N, --stats (time and keys/s on stderr) as for sort.\n";
+    "  --backend, --device, --threads N, --stats (time and keys/s on stderr) as for sort\n"
+    "  (auto takes the CPU for a file of up to 16 MiB per CPU thread, 256 MiB in all).\n";
 
 int gpusort_cli_reduce(int argc, char **argv)
 {
@@ -63,6 +64,7 @@ int gpusort_cli_reduce(int argc, char **argv)
     if (o.npos == 0) o.pos[o.npos++] = "-";
     const char *tname = gpusort_type_name(o.type);
     bin_check_file_size(cmd, o.pos[0], gpusort_type_size(o.type), tname);
+    cmd_auto_small_files(&o, o.pos[0], NULL);   /* small files: the CPU (cmd.h) */
     gpusort_ctx *ctx = cmd_make_ctx(cmd, &o);
 
     /* Read and reduce in pieces, so that any size works in bounded memory; the partial results

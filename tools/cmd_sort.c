@@ -50,14 +50,6 @@
 /* The default memory budget of sort (-S): this share of physical RAM, as GNU sort and the text
  * mode take by default. */
 #define SORT_DEFAULT_BUDGET_PERCENT 50
-/* --backend auto sorts a regular file on the CPU when it holds at most SORT_CPU_AUTO_BYTES per
- * CPU thread (keys and values), and at most SORT_CPU_AUTO_MAX bytes: a GPU's start-up (CUDA's
- * initialisation and context, 0.2-0.7 s before the first copy) costs more than the CPU's whole
- * job there. On the H200 machine CUDA took 0.37-0.39 s for any file up to 2^24 u32 keys, the
- * CPU 0.02 s for 2^22 keys (0.06 s on one thread) and 0.06 s for 2^24 (16 threads);
- * bench/results/pipeline-2026-11-28c.md. */
-#define SORT_CPU_AUTO_BYTES ((uint64_t)16 << 20)
-#define SORT_CPU_AUTO_MAX ((uint64_t)256 << 20)
 /* Runs merged at once by the external sort: each needs a descriptor and a read buffer. */
 #define SORT_FANIN 64
 
@@ -755,18 +747,7 @@ int gpusort_cli_sort(int argc, char **argv)
         if (same_file(o.values, in)) cli_fail("sort: --values names the input file itself");
     }
 
-    /* --backend auto, no device named, a small regular file: the CPU (SORT_CPU_AUTO_BYTES). */
-    if (o.backend == GPUSORT_BACKEND_AUTO && o.device < 0 && !bin_is_stdio(in)) {
-        struct stat ks, vs;
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        uint64_t threads = o.threads > 0 ? (uint64_t)o.threads : cores > 0 ? (uint64_t)cores : 1;
-        uint64_t limit = SORT_CPU_AUTO_BYTES * threads;
-        if (limit > SORT_CPU_AUTO_MAX) limit = SORT_CPU_AUTO_MAX;
-        if (stat(in, &ks) == 0 && S_ISREG(ks.st_mode) &&
-            (!o.values || (stat(o.values, &vs) == 0 && S_ISREG(vs.st_mode))) &&
-            (uint64_t)ks.st_size + (o.values ? (uint64_t)vs.st_size : 0) <= limit)
-            o.backend = GPUSORT_BACKEND_CPU;
-    }
+    cmd_auto_small_files(&o, in, o.values);   /* small files: the CPU (cmd.h) */
 
     /* The context starts on its own thread while the files are checked and opened. */
     ctx_start cs;

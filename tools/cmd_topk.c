@@ -43,6 +43,8 @@ static const char help_topk[] =
     "                  (default u64; u32 when the file has at most 2^32 keys)\n"
     "  -S SIZE         read FILE in pieces of at most SIZE bytes (default 256M); memory is\n"
     "                  about K * (key + 8 bytes) + the piece\n"
+    "  --backend B     as for sort: auto (default) takes the CPU for a file of up to 16 MiB\n"
+    "                  per CPU thread (256 MiB in all), else the GPU\n"
     "  --stats         time and keys/s on stderr\n"
     "  --sync          fsync the outputs before renaming them (see gpusort sort --help)\n"
     "Outputs appear only when complete (temporary files renamed into place).\n";
@@ -84,6 +86,7 @@ int gpusort_cli_topk(int argc, char **argv)
     /* buf: the kept keys [0, kept) then the piece; best/best_idx: the library's output. */
     char *buf = cli_alloc((k + piece) * ks), *best = cli_alloc(k * ks);
     uint64_t *kept_idx = cli_alloc(k * 8), *best_idx = cli_alloc(k * 8);
+    cmd_auto_small_files(&o, path, NULL);   /* small files: the CPU (cmd.h) */
     gpusort_ctx *ctx = cmd_make_ctx(cmd, &o);
     gpusort_order order = o.desc ? GPUSORT_ORDER_DESC : GPUSORT_ORDER_ASC;
     size_t kept = 0;
