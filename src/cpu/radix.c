@@ -78,7 +78,7 @@ enum {
 #define LARGE_N ((size_t)1 << 17)  /* 2048 buckets pay once they hold ~64 keys each */
 #define WC_MIN_N ((size_t)1 << 18) /* write-combining pays once the data leave the L2 cache */
 #define HYBRID_MIN ((size_t)1 << 19) /* MSD split + buckets in cache: pays out of the caches */
-#define BIG_BUCKET ((size_t)1 << 22) /* 16 MiB of 32-bit keys: a bucket sort out of the caches */
+#define BIG_BUCKET ((size_t)1 << 22) /* larger buckets get all threads (4b): 16 MiB of u32 */
 #define BUCKET_SMALL (1u << 14)      /* buckets below this use 8-bit digits */
 #define STREAM_MIN 4096              /* buckets from here stream their last pass out (radix_impl.h):
                                         2 threads, 2^25 u32: 8-10% less wall time */

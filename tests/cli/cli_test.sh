@@ -271,8 +271,8 @@ for b in cuda opencl; do
     rm -f in want got v vo ko
 done
 
-# ---- --backend auto: a file of at most 16 MiB per CPU thread goes to the CPU (cmd_sort.c,
-# SORT_CPU_AUTO_BYTES); with one thread, one key more goes to the library's AUTO backend ----
+# ---- --backend auto: a file of at most 16 MiB per CPU thread goes to the CPU (tools/cmd_opts.c,
+# cmd_auto_small_files); with one thread, one key more goes to the library's AUTO backend ----
 "$G" gen --type u32 --n 4194304 --seed 40 -o in
 if "$G" sort in --type u32 -o got --threads 1 --stats 2>err && grep -q '^sorted 4194304 u32 keys with cpu ' err
 then ok "auto: 16 MiB, 1 thread, on the cpu"; else bad "auto: 16 MiB, 1 thread, on the cpu: $(head -1 err)"; fi
