@@ -181,7 +181,8 @@ static void gather_slice(void *arg, size_t a, size_t b, ext_out_buf *out)
     out->len = len;
 }
 
-/* --stats (cli_stats): seconds of each phase of the job, printed by text_records_main. */
+/* GPUSORT_TIMING=1 (text_timing_on): seconds of each phase of the job, one line on stderr,
+ * printed by text_records_main. */
 enum { RP_STARTUP, RP_READ, RP_KEYS, RP_SORT, RP_WRITE, RP_MERGE, RP_SYNC, RP_COUNT };
 static double rec_phase[RP_COUNT];
 
@@ -189,7 +190,7 @@ static void rec_stats(int spilled)
 {
     static const char *const names[RP_COUNT] = {"start-up", "read", "keys", "sort", "write",
                                                 "merge", "sync"};
-    if (!cli_stats) return;
+    if (!text_timing_on()) return;
     cli_phase ph[RP_COUNT];
     for (int i = 0; i < RP_COUNT; i++)
         ph[i] = (cli_phase){names[i], i == RP_MERGE && !spilled ? -1 : rec_phase[i], NULL};

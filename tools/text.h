@@ -344,5 +344,8 @@ void text_write_lines(tsort *t, const lineset *L, const uint64_t *perm, ext_sink
 /* GPUSORT_TIMING=1: end the current phase, named `what` (NULL: start timing), print its wall
  * and CPU time on stderr, and start the next (text_main.c). */
 void text_phase(const char *what);
+/* 1 when GPUSORT_TIMING (set, not "0") asks for phase times: text_phase's lines, and the
+ * records mode's one phase line (records.c). */
+int text_timing_on(void);
 
 #endif

@@ -55,11 +55,20 @@ static double cpu_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+int text_timing_on(void)
+{
+    static int on = -1;
+    if (on < 0) {
+        const char *e = getenv("GPUSORT_TIMING");
+        on = e && *e && strcmp(e, "0") != 0;
+    }
+    return on;
+}
+
 void text_phase(const char *what)
 {
     if (timing_on < 0) {
-        const char *e = getenv("GPUSORT_TIMING");
-        timing_on = e && *e && strcmp(e, "0") != 0;
+        timing_on = text_timing_on();
         /* The first interval, "setup", runs from main's start (cli_start_s: option parsing,
          * locale, the context and its threads). */
         timing_last = cli_start_s > 0 ? cli_start_s : cli_now_s();

@@ -59,7 +59,6 @@
 
 int cli_quiet = 0;
 int cli_sync = 0;
-int cli_stats = 0;
 double cli_start_s = 0;
 
 /* ---- temporary-file registry ---- */

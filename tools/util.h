@@ -42,12 +42,9 @@ extern int cli_sync;
 /* cli_now_s() when the program started (cli_signals_install), for --stats totals. */
 extern double cli_start_s;
 
-/* Set by a mode's --stats: the text mode's parser sets it (text_options.c), and records.c then
- * prints its phases through cli_stats_phases. (The binary commands keep theirs in cmd_opts.) */
-extern int cli_stats;
 /* --stats: one line "gpusort: <what> phases (s): read 0.101 sort 0.010 ... | total 1.020" on
  * stderr; a phase with seconds < 0 is left out; note (may be NULL) follows its number. The
- * binary sort, records and (through this same call) the text mode print their phases here. */
+ * binary sort (--stats) and the records mode (GPUSORT_TIMING=1) print their phases here. */
 typedef struct cli_phase {
     const char *name;
     double seconds;

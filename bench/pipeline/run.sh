@@ -21,9 +21,9 @@
 # size by 2^SIZE_SHIFT (a dry run of the script: SIZE_SHIFT=8).
 # Every run starts with the page cache warm (the warm-up read the input), the previous output
 # removed and `sync` done (untimed), so that no run pays for the last one's writeback; a run
-# is timed from the process's start to its end (the output renamed into place). The last run
-# of each CLI row is made with --stats; its phase line (seconds; start-up overlaps the rest)
-# follows the row.
+# is timed from the process's start to its end (the output renamed into place). The binary
+# rows run with --stats and the records rows with GPUSORT_TIMING=1; the last run's phase line
+# (seconds; start-up overlaps the rest) follows the row.
 set -u
 G=${1:?usage: run.sh PATH/TO/gpusort [DATA_DIR] [SECTION...]}
 G=$(cd "$(dirname "$G")" && pwd)/$(basename "$G")
@@ -72,7 +72,7 @@ timed() {
   printf '| %s | %.3f | %.3f-%.3f | %d |\n' "$name" "$last" "$lo" "$hi" "$n"
   log "$name: median $last s"
 }
-# phases: the phase line of the last run (--stats), as a table note.
+# phases: the phase line of the last run (--stats, GPUSORT_TIMING=1), as a table note.
 phases() { grep -h 'phases (s)' last.err | tail -1 | sed 's/^gpusort: /|   | /; s/$/ | | |/'; }
 # calc EXPR: awk's arithmetic, 3 decimals (no bc on every machine); ratio A B: A / B, 2 decimals.
 calc() { awk "BEGIN { printf \"%.3f\", $1 }"; }
@@ -184,9 +184,11 @@ for sec in $SECTIONS; do
     ddsync=$last
     timed "dd" "$RUNS" out -- "dd if=rec.bin of=out bs=64M status=none"
     dd=$last
-    timed "gpusort --record-size 100 --key-size 10 (durable, GPUSORT_SYNC=1)" "$RUNS" out -- "GPUSORT_SYNC=1 $G --record-size 100 --key-size 10 rec.bin -o out"
+    timed "gpusort --record-size 100 --key-size 10 (durable, GPUSORT_SYNC=1)" "$RUNS" out -- "GPUSORT_SYNC=1 GPUSORT_TIMING=1 $G --record-size 100 --key-size 10 rec.bin -o out"
     dur=$last
-    timed "gpusort --record-size 100 --key-size 10" "$RUNS" out -- "$G --record-size 100 --key-size 10 rec.bin -o out"
+    phases
+    timed "gpusort --record-size 100 --key-size 10" "$RUNS" out -- "GPUSORT_TIMING=1 $G --record-size 100 --key-size 10 rec.bin -o out"
+    phases
     echo
     echo "durable / dd conv=fsync: **$(ratio "$dur" "$ddsync")x**; not durable / dd: **$(ratio "$last" "$dd")x**" ;;
   text)
