@@ -87,9 +87,8 @@ void cmd_fail_status(const char *what, gpusort_status s, const gpusort_ctx *ctx)
 /* A context for --backend/--device/--threads; a backend that is not built or has no device is
  * a clear error. */
 gpusort_ctx *cmd_make_ctx(const char *cmd, const cmd_opts *o);
-/* --backend auto, no --device, and regular files (path, and values when not NULL) of at most
- * 16 MiB per CPU thread, 256 MiB in all: o->backend becomes the CPU, which is done with them
- * before a GPU has started (bench/results/pipeline-2026-11-28c.md). Call before the context. */
+/* --backend auto, no --device, and regular files (path, and values when not NULL) small
+ * enough for cli_auto_cpu_bytes (util.h): o->backend becomes the CPU. Call before the context. */
 void cmd_auto_small_files(cmd_opts *o, const char *path, const char *values);
 /* The second half of cmd_make_ctx, for a context created elsewhere (on a thread, while the
  * input is opened): returns ctx when s is SUCCESS (setting --threads), else the clear error. */

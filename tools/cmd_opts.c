@@ -13,12 +13,10 @@
 #include "util.h"
 
 #include <errno.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 /* ---- options ---- */
 
@@ -248,13 +246,6 @@ void cmd_fail_status(const char *what, gpusort_status s, const gpusort_ctx *ctx)
     cli_fail("%s: %s%s%s", what, gpusort_status_string(s), *detail ? ": " : "", detail);
 }
 
-/* cmd_auto_small_files: the CPU's share per thread, and the most in all. On the H200 machine
- * CUDA took 0.37-0.48 s for any file up to 256 MiB of u32 keys, the CPU 0.06 s for 64 MiB
- * and 0.20 s for 256 MiB on 16 threads, and 0.06 s for 16 MiB on one
- * (bench/results/pipeline-2026-11-28c.md). At 1 GiB the two tie; the cap stays below that. */
-#define AUTO_CPU_BYTES_PER_THREAD ((uint64_t)16 << 20)
-#define AUTO_CPU_BYTES_MAX ((uint64_t)256 << 20)
-
 void cmd_auto_small_files(cmd_opts *o, const char *path, const char *values)
 {
     if (o->backend != GPUSORT_BACKEND_AUTO || o->device >= 0) return;
@@ -266,11 +257,7 @@ void cmd_auto_small_files(cmd_opts *o, const char *path, const char *values)
         if (bin_is_stdio(p[i]) || stat(p[i], &st) != 0 || !S_ISREG(st.st_mode)) return;
         bytes += (uint64_t)st.st_size;
     }
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    uint64_t threads = o->threads > 0 ? (uint64_t)o->threads : cores > 0 ? (uint64_t)cores : 1;
-    uint64_t limit = AUTO_CPU_BYTES_PER_THREAD * threads;
-    if (limit > AUTO_CPU_BYTES_MAX) limit = AUTO_CPU_BYTES_MAX;
-    if (bytes <= limit) o->backend = GPUSORT_BACKEND_CPU;
+    if (cli_auto_cpu_bytes(bytes, o->threads)) o->backend = GPUSORT_BACKEND_CPU;
 }
 
 /* Create a context; a backend that is not built or has no device is a clear error. */

@@ -278,8 +278,13 @@ int text_records_main(const text_opts *o)
     size_t cap = (size_t)(known && total <= chunk ? (total ? total : rs) : chunk);
     uint8_t *buf = (uint8_t *)ext_big_alloc(cap);
 
+    /* --backend auto on small regular files: the CPU, done before a GPU has started. */
+    text_opts small = *o;
+    if (o->backend == GPUSORT_BACKEND_AUTO && o->device < 0 && known &&
+        cli_auto_cpu_bytes(total, o->threads))
+        small.backend = GPUSORT_BACKEND_CPU;
     double t0 = cli_now_s();
-    gpusort_ctx *ctx = text_context(o);
+    gpusort_ctx *ctx = text_context(&small);
     rec_phase[RP_STARTUP] += cli_now_s() - t0;
     rin in = {o, 0, -1, NULL, 0};
     int spilled = 0;
