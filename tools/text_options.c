@@ -91,6 +91,7 @@ static const char usage_text[] =
     "Not supported (refused, exit 2): --files0-from, --compress-program.\n"
     "The locale (LC_ALL, LC_COLLATE, LANG, ...) sets the collation, -f/-d/-i, the -n decimal\n"
     "point and thousands separator and the -M names, as for GNU sort; one not installed is C.\n"
+    "GPUSORT_TIMING=1 in the environment prints the time of each phase on stderr.\n"
     "Exit status: 0 success, 1 -c/-C found disorder, 2 error.\n";
 
 static void badfieldspec(const char *spec, const char *msg)
