@@ -280,7 +280,25 @@ then ok "auto: 16 MiB, 1 thread, on the cpu"; else bad "auto: 16 MiB, 1 thread, 
 want_b=$(grep '^auto: ' devices.txt | cut -d' ' -f2)
 if "$G" sort in --type u32 -o got --threads 1 --stats 2>err && grep -q "^sorted 4194305 u32 keys with $want_b " err
 then ok "auto: 16 MiB + 4 B, 1 thread, on $want_b"; else bad "auto: 16 MiB + 4 B, 1 thread, on $want_b: $(head -1 err)"; fi
-rm -f in got
+# the values file counts too: 8 MiB of keys + 8 MiB + 4 B of values is over one thread's share
+"$G" gen --type u32 --n 2097152 --seed 42 -o k
+"$G" gen --type u32 --n 2097152 --dist index -o v
+if "$G" sort k --type u32 --values v --values-out vo -o ko --threads 1 --stats 2>err &&
+   grep -q '^sorted 2097152 u32 keys with u32 values with cpu ' err
+then ok "auto: pairs of 16 MiB, 1 thread, on the cpu"; else bad "auto: pairs of 16 MiB, 1 thread: $(head -1 err)"; fi
+"$G" gen --type u32 --n 2097153 --seed 43 -o k
+"$G" gen --type u32 --n 2097153 --dist index -o v
+if "$G" sort k --type u32 --values v --values-out vo -o ko --threads 1 --stats 2>err &&
+   grep -q "^sorted 2097153 u32 keys with u32 values with $want_b " err
+then ok "auto: pairs of 16 MiB + 8 B, 1 thread, on $want_b"; else bad "auto: pairs of 16 MiB + 8 B, 1 thread, on $want_b: $(head -1 err)"; fi
+# reduce and topk take the same rule
+if "$G" reduce in --type u32 --op sum --threads 1 --stats >/dev/null 2>err && grep -q "^reduced 4194305 u32 keys with $want_b " err
+then ok "auto: reduce of 16 MiB + 4 B, 1 thread, on $want_b"; else bad "auto: reduce, 1 thread, on $want_b: $(head -1 err)"; fi
+"$G" gen --type u32 --n 1000 --seed 44 -o in
+if "$G" reduce in --type u32 --op max --stats >/dev/null 2>err && grep -q '^reduced 1000 u32 keys with cpu ' err &&
+   "$G" topk in --type u32 -k 5 -o got --stats 2>err && grep -q '^top 5 of 1000 u32 keys with cpu ' err
+then ok "auto: reduce and topk of a small file on the cpu"; else bad "auto: reduce/topk of a small file: $(head -1 err)"; fi
+rm -f in got k v ko vo
 
 # ---- the streamed path (regular files: pread/pwrite through src/hoststream.h) ----
 # Sizes around the stream's 8 MiB piece (2^21 u32, 2^20 u64) and at 0 and 1 key; each result is
