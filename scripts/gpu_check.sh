@@ -738,7 +738,11 @@ step_noarch() {
   echo "exit $?" >> "$LOGS/noarch/sort_cuda.log"
   grep -q "exit 2" "$LOGS/noarch/sort_cuda.log" || ok=0
   [ -e "$d/out" ] && { echo "an output was left" >> "$LOGS/noarch/sort_cuda.log"; ok=0; }
-  "$g" sort "$d/in" -o "$d/out" --type u32 --backend auto -q > "$LOGS/noarch/sort_auto.log" 2>&1 &&
+  # AUTO on a file above the command's small-file share (16 MiB per thread: one thread, 2^22 + 1
+  # keys), so that the library's AUTO decides, and must take the CPU.
+  "$gpusort" gen --type u32 --n 4194305 --seed 6 -o "$d/in" > /dev/null 2>&1
+  "$g" sort "$d/in" -o "$d/out" --type u32 --backend auto --threads 1 --stats -q > "$LOGS/noarch/sort_auto.log" 2>&1 &&
+    grep -q "keys with cpu " "$LOGS/noarch/sort_auto.log" &&
     "$g" check "$d/out" --type u32 >> "$LOGS/noarch/sort_auto.log" 2>&1 || ok=0
   detail="$arch build on this GPU: $(grep -m1 'not usable' "$LOGS/noarch/devices.log" | sed 's/^ *//'); --backend cuda: $(head -1 "$LOGS/noarch/sort_cuda.log"); $(grep '^auto:' "$LOGS/noarch/devices.log")"
   if [ $ok = 1 ]; then result noarch ok "$detail"; else result noarch FAILED "$detail (noarch/)"; fi
