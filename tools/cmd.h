@@ -88,7 +88,7 @@ void cmd_fail_status(const char *what, gpusort_status s, const gpusort_ctx *ctx)
  * a clear error. */
 gpusort_ctx *cmd_make_ctx(const char *cmd, const cmd_opts *o);
 /* --backend auto, no --device, and regular files (path, and values when not NULL) small
- * enough for cli_auto_cpu_bytes (util.h): o->backend becomes the CPU. Call before the context. */
+ * enough for cli_auto_cpu (util.h): o->backend becomes the CPU. Call before the context. */
 void cmd_auto_small_files(cmd_opts *o, const char *path, const char *values);
 /* The second half of cmd_make_ctx, for a context created elsewhere (on a thread, while the
  * input is opened): returns ctx when s is SUCCESS (setting --threads), else the clear error. */

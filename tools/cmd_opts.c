@@ -248,7 +248,6 @@ void cmd_fail_status(const char *what, gpusort_status s, const gpusort_ctx *ctx)
 
 void cmd_auto_small_files(cmd_opts *o, const char *path, const char *values)
 {
-    if (o->backend != GPUSORT_BACKEND_AUTO || o->device >= 0) return;
     const char *p[2] = {path, values};
     uint64_t bytes = 0;
     for (int i = 0; i < 2; i++) {
@@ -257,7 +256,7 @@ void cmd_auto_small_files(cmd_opts *o, const char *path, const char *values)
         if (bin_is_stdio(p[i]) || stat(p[i], &st) != 0 || !S_ISREG(st.st_mode)) return;
         bytes += (uint64_t)st.st_size;
     }
-    if (cli_auto_cpu_bytes(bytes, o->threads)) o->backend = GPUSORT_BACKEND_CPU;
+    if (cli_auto_cpu(o->backend, o->device, bytes, o->threads)) o->backend = GPUSORT_BACKEND_CPU;
 }
 
 /* Create a context; a backend that is not built or has no device is a clear error. */

@@ -280,8 +280,7 @@ int text_records_main(const text_opts *o)
 
     /* --backend auto on small regular files: the CPU, done before a GPU has started. */
     text_opts small = *o;
-    if (o->backend == GPUSORT_BACKEND_AUTO && o->device < 0 && known &&
-        cli_auto_cpu_bytes(total, o->threads))
+    if (known && cli_auto_cpu(o->backend, o->device, total, o->threads))
         small.backend = GPUSORT_BACKEND_CPU;
     double t0 = cli_now_s();
     gpusort_ctx *ctx = text_context(&small);

@@ -310,15 +310,14 @@ static struct {
 #define PROGRESS_DELAY_S 1.0
 #define PROGRESS_PERIOD_S 0.25
 
-/* cli_auto_cpu_bytes: the CPU's share per thread, and the most in all. On the H200 machine
- * CUDA took 0.37-0.48 s for any file up to 256 MiB of u32 keys, the CPU 0.06 s for 64 MiB
- * and 0.20 s for 256 MiB on 16 threads, and 0.06 s for 16 MiB on one
- * (bench/results/pipeline-2026-11-28c.md). At 1 GiB the two tie; the cap stays below that. */
+/* cli_auto_cpu: the CPU's share per thread, and the most in all, kept below the size where
+ * the two backends' whole jobs tie (bench/results/pipeline-2026-11-28c.md). */
 #define AUTO_CPU_BYTES_PER_THREAD ((uint64_t)16 << 20)
 #define AUTO_CPU_BYTES_MAX ((uint64_t)256 << 20)
 
-int cli_auto_cpu_bytes(uint64_t bytes, int threads)
+int cli_auto_cpu(gpusort_backend backend, int device, uint64_t bytes, int threads)
 {
+    if (backend != GPUSORT_BACKEND_AUTO || device >= 0) return 0;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     uint64_t t = threads > 0 ? (uint64_t)threads : cores > 0 ? (uint64_t)cores : 1;
     uint64_t limit = AUTO_CPU_BYTES_PER_THREAD * t;

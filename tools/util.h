@@ -32,10 +32,10 @@ int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* malloc that never returns NULL: cli_fail("out of memory (N bytes)") instead; n = 0 is 1 byte. */
 void *cli_alloc(size_t n);
-/* 1 when --backend auto should give a job of `bytes` of input to the CPU: at most 16 MiB per
- * CPU thread (threads 0: all cores), 256 MiB in all. The CPU is then done before a GPU has
- * started (bench/results/pipeline-2026-11-28c.md). */
-int cli_auto_cpu_bytes(uint64_t bytes, int threads);
+/* 1 when a job of `bytes` of input should go to the CPU: --backend auto (backend AUTO), no
+ * --device (device < 0), and at most 16 MiB per CPU thread (threads 0: all cores), 256 MiB in
+ * all. The CPU is then done before a GPU has started (bench/results/pipeline-2026-11-28c.md). */
+int cli_auto_cpu(gpusort_backend backend, int device, uint64_t bytes, int threads);
 /* Seconds on the monotonic clock (for --stats and timings). */
 double cli_now_s(void);
 

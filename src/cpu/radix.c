@@ -41,9 +41,8 @@
  *      counter. A bucket larger than BIG_BUCKET elements or half a thread's share (skewed
  *      data) gets a radix sort of its own with all threads (this function, recursively: its
  *      highest varying digit is a lower one). That recursion is for skew: its set-up costs
- *      about a millisecond a call, so BIG_BUCKET sits well above the typical bucket (a limit
- *      of 2^18 sent half the buckets of 2^28 u32 keys there: 3.5x slower on 16 cores;
- *      bench/results/cpu-2026-11-28.md).
+ *      about a millisecond a call, so BIG_BUCKET sits well above the typical bucket
+ *      (bench/results/cpu-2026-11-28.md).
  *      Main-memory traffic: the histogram read, one scatter, one read and one write of the
  *      buckets -- about half of what 3 LSD passes move for 32-bit keys.
  *   Tiny inputs (<= 32 elements) and tiny buckets use a stable insertion sort.
