@@ -22,7 +22,9 @@
 set -u
 gs=$1
 work=$(mktemp -d "${TMPDIR:-/tmp}/gpusort-fault-XXXXXX")
-trap 'rm -rf "$work"' EXIT
+# Only this shell removes it: a background job signalled before its exec is still a fork of
+# this shell, and bash would run this EXIT trap there too (part 5 signals at delay 0).
+trap '[ "$BASHPID" = "$$" ] && rm -rf "$work"' EXIT
 export LC_ALL=C
 passed=0 failed=0 faults=0
 fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
