@@ -625,6 +625,7 @@ static int try_streamed(sort_job *j, ctx_start *cs, const char *in, const char *
         if (f.in_fd[i] < 0) cli_fail("sort: cannot open %s: %s", paths[i], strerror(errno));
         (void)posix_fadvise(f.in_fd[i], 0, 0, POSIX_FADV_WILLNEED);
         f.out[i] = outs[i];
+        cli_out_reserve(outs[i], n * (i ? gpusort_type_size(vtype) : ksize));
     }
     j->ctx = ctx_start_wait(cs, "sort");
     j->n = n;

@@ -116,8 +116,25 @@ static const command *find_command(const char *name)
     return NULL;
 }
 
+/* The CUDA driver makes CUDA_DEVICE_MAX_CONNECTIONS hardware work queues (8 by default) when it
+ * creates a context, which took 0.14 s on the H200 machine against 0.055 s for one queue; the
+ * context's teardown at exit shrinks with it. A one-GPU job of this program loses nothing on one
+ * queue: its streams' work is ordered by events on work enqueued before it, so a shared queue
+ * can only delay, and the 1 GiB sort measured 0.51 s against 0.66 s with 8
+ * (bench/results/pipeline-2026-11-28d.md). A job on several GPUs (--gpus) keeps the driver's
+ * default: NCCL's kernels wait inside the kernel for their peers, which one shared queue could
+ * hold behind other work. A value the user set is kept; the library itself never sets it (a
+ * library must not change its host's environment). */
+static void cuda_connections_default(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (!strncmp(argv[i], "--gpus", 6)) return;
+    (void)setenv("CUDA_DEVICE_MAX_CONNECTIONS", "1", 0);
+}
+
 int main(int argc, char **argv)
 {
+    cuda_connections_default(argc, argv);
     /* Test-only (tests/fault/): GPUSORT_TEST_FAIL_ALLOC=k makes the k-th host allocation of
      * this run fail, and every later one (src/alloc.c). */
     const char *fail_at = getenv("GPUSORT_TEST_FAIL_ALLOC");

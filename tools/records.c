@@ -302,6 +302,7 @@ int text_records_main(const text_opts *o)
                      got, rs);
         cli_progress_end();
         cli_out_open(&out, o->outfile);
+        if (!o->unique) cli_out_reserve(&out, got);     /* the output has the input's size */
         ext_sink sk;
         ext_sink_to_out(&sk, &out);
         sort_chunk(o, &ra, &ctx, buf, got / rs, &sk);

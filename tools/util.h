@@ -101,6 +101,11 @@ void cli_out_write_raw(cli_out *o, const void *data, size_t n);
 int cli_out_pwrite_ready(cli_out *o);
 int cli_out_pwrite(cli_out *o, const void *data, uint64_t offset, size_t n);
 void cli_out_pwrite_end(cli_out *o, uint64_t bytes);
+/* Reserve the blocks of `bytes` of output at the write offset (fallocate) of a temporary output
+ * file whose size is known before its data: a disk too small fails at once (cli_fail), and the
+ * writes that follow skip the filesystem's block reservation page by page. Does nothing where
+ * the filesystem cannot (nothing to gain there) or the output is not a temporary file. */
+void cli_out_reserve(cli_out *o, uint64_t bytes);
 /* Test-only: GPUSORT_TEST_FAIL_WRITE=k[:eio|enospc|short] (main.c passes the value to
  * cli_write_fault_set, -1 if malformed). Every write or fsync of an output or temporary file
  * calls cli_write_fault first: 0 to go on (*n may be halved: a short write), or -1 with errno

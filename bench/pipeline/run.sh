@@ -14,6 +14,9 @@
 #     records  10M gensort-style records (100 B, 10-byte key, 1 GB): CLI both ways, dd both ways
 #     text     20M integer lines (-n) and 10M words of 5-40 bytes (bench/text/run.sh's): gpusort (AUTO and --backend cpu; durable
 #              by GPUSORT_SYNC=1 too) vs GNU sort LC_ALL=C -S 50% --parallel=$(nproc)
+#     cold     u32.bin with a cold page cache (dropped before each run, `dd iflag=nocache
+#              count=0`): dd and the CLI not durable, CUDA and --backend cpu; the start-up then
+#              overlaps a read from the disk
 #     small    the 2-core machine's row: 2^26 u32 through the CLI (durable and not) beside the
 #              library sort's own time (--stats) + cp + sync of the same file
 # Environment: RUNS (default 7) timed runs per row after one untimed warm-up, the median
@@ -29,7 +32,7 @@ G=${1:?usage: run.sh PATH/TO/gpusort [DATA_DIR] [SECTION...]}
 G=$(cd "$(dirname "$G")" && pwd)/$(basename "$G")
 D=${2:-/tmp/gpusort-bench-pipeline}
 shift $(( $# >= 2 ? 2 : 1 ))
-SECTIONS=${*:-u32 f64 pairs records text small}
+SECTIONS=${*:-u32 f64 pairs records text cold small}
 RUNS=${RUNS:-7}
 SLOW_RUNS=${SLOW_RUNS:-3}
 S=${SIZE_SHIFT:-0}
@@ -60,6 +63,7 @@ timed() {
   local times=() i t0 t1
   for ((i = 0; i < n; i++)); do
     rm -f $outs; sync
+    [ -z "${PRE:-}" ] || bash -c "$PRE"
     t0=$(now)
     bash -c "$cmd" > /dev/null 2> last.err
     t1=$(now)
@@ -219,6 +223,20 @@ EOF
       echo
       echo "GNU / gpusort AUTO: **$(ratio "$gnu" "$auto")x**; GNU / gpusort --backend cpu: **$(ratio "$gnu" "$cpu")x**; the fsync costs $(calc "$last - $auto") s"
     done ;;
+  cold)
+    [ -s u32.bin ] || "$G" gen --type u32 --n $((1 << (28 - S))) --seed 1 -o u32.bin
+    header "$((1024 >> S)) MiB u32 keys (2^$((28 - S))), input not in the page cache"
+    export PRE="dd if=u32.bin iflag=nocache count=0 status=none"
+    timed "dd (cold input)" "$RUNS" out -- "dd if=u32.bin of=out bs=64M status=none"
+    dd=$last
+    timed "gpusort sort (not durable, cold input)" "$RUNS" out -- "$G sort u32.bin --type u32 -o out --stats"
+    phases
+    nd=$last
+    timed "gpusort sort --backend cpu (cold input)" "$RUNS" out -- "$G sort u32.bin --type u32 --backend cpu -o out --stats"
+    phases
+    unset PRE
+    echo
+    echo "cold: CUDA not durable / dd: **$(ratio "$nd" "$dd")x**; CPU / dd: **$(ratio "$last" "$dd")x**" ;;
   small)
     [ -s u32s.bin ] || "$G" gen --type u32 --n $((1 << (26 - S))) --seed 5 -o u32s.bin
     header "2^$((26 - S)) u32 keys, this machine's default backend"

@@ -202,11 +202,11 @@ static void cuda_destroy(gpusort_ctx *ctx)
     if (im->own_stream) cudaStreamSynchronize(im->own_stream);
     gpusort__cuda_scratch_release(im);
     for (int i = 0; i < 2; i++) {
-        if (im->stage[i]) cudaFreeHost(im->stage[i]);
+        gpusort__cuda_pinned_put(&im->stage[i]);
         if (im->copy_done[i]) cudaEventDestroy(im->copy_done[i]);
         if (im->copy_stream[i]) cudaStreamDestroy(im->copy_stream[i]);
     }
-    if (im->hd_stage) cudaFreeHost(im->hd_stage);
+    gpusort__cuda_pinned_put(&im->hd_stage);
     for (int i = 0; i < 2 * GPUSORT__HOSTDATA_MAX_THREADS; i++)
         if (im->hd_ev[i]) cudaEventDestroy(im->hd_ev[i]);
     if (im->hd_chunk_ready) cudaEventDestroy(im->hd_chunk_ready);
@@ -226,13 +226,8 @@ static gpusort_status cuda_trim(gpusort_ctx *ctx)
     gpusort_status s = gpusort__cuda_check(ctx, cudaSetDevice(im->device), "cudaSetDevice");
     if (s) return s;
     gpusort__cuda_scratch_release(im);
-    for (int i = 0; i < 2; i++) {
-        if (im->stage[i]) cudaFreeHost(im->stage[i]);
-        im->stage[i] = NULL;
-    }
-    if (im->hd_stage) cudaFreeHost(im->hd_stage);
-    im->hd_stage = NULL;
-    im->hd_stage_bytes = 0;
+    for (int i = 0; i < 2; i++) gpusort__cuda_pinned_put(&im->stage[i]);
+    gpusort__cuda_pinned_put(&im->hd_stage);
     return gpusort__cuda_check(ctx, cudaGetLastError(), "cudaFree");
 }
 

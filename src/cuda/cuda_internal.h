@@ -205,6 +205,19 @@ gpusort_status gpusort__cuda_merge_pair(gpusort_ctx *ctx, const gpusort__sort_ar
  * that starts its copy-out (host.cu says why 8). */
 #define GPUSORT_CUDA_HOST_PIPE_RANGES 8
 
+/* Pinned host memory of the context (host.cu): an anonymous mapping on huge pages where the
+ * kernel gives them, touched by several threads and registered (cudaHostRegister), else
+ * cudaHostAlloc's. */
+typedef struct gpusort__cuda_pinned {
+    void *p;                       /* NULL: none */
+    size_t bytes;
+    void *map;                     /* the mapping (registered), or NULL (cudaHostAlloc) */
+    size_t map_len;
+} gpusort__cuda_pinned;
+gpusort_status gpusort__cuda_pinned_get(gpusort_ctx *ctx, gpusort__cuda_pinned *pin, size_t bytes,
+                                        const char *what);
+void gpusort__cuda_pinned_put(gpusort__cuda_pinned *pin);
+
 /* The context's state (ctx->impl). backend.cu creates and frees it; host.cu uses the copy
  * streams, events and staging buffers. */
 typedef struct gpusort__cuda_impl {
@@ -217,10 +230,9 @@ typedef struct gpusort__cuda_impl {
     cudaEvent_t range_done[GPUSORT_CUDA_HOST_PIPE_RANGES]; /* host pipeline: range j done */
     void *scratch[GPUSORT_CUDA_SCRATCH_COUNT];
     size_t scratch_bytes[GPUSORT_CUDA_SCRATCH_COUNT];
-    void *stage[2];                /* pinned staging of the segmented/reduce copies (host.cu) */
+    gpusort__cuda_pinned stage[2]; /* pinned staging of the segmented/reduce copies (host.cu) */
     /* host data (host.cu's gpusort__cuda_hostdev, driven by src/hostdata.c) */
-    void *hd_stage;                /* pinned staging, kept between calls (trim frees it) */
-    size_t hd_stage_bytes;
+    gpusort__cuda_pinned hd_stage; /* pinned staging, kept between calls (trim frees it) */
     cudaEvent_t hd_ev[2 * GPUSORT__HOSTDATA_MAX_THREADS]; /* staging buffer i's last copy */
     cudaEvent_t hd_chunk_ready;    /* copies so far (a chunk's sort waits for it) */
     char *hd_buf[2];               /* the run's keys, values (IO slots) */

@@ -43,8 +43,10 @@
 #include "cpu/cpu.h"
 
 #include <cuda_runtime.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* Size of each of the two pinned staging buffers for pageable host data: large enough that one
  * cudaMemcpyAsync runs at full PCIe rate and that the threads copying it into pinned memory
@@ -105,18 +107,84 @@ static void par_memcpy(gpusort_ctx *ctx, void *dst, const void *src, size_t len)
     (void)gpusort__cpu_parallel_for(t, (size_t)t, par_copy_task, &p);
 }
 
+/* ---- pinned memory ----
+ * cudaHostAlloc pins page by page: 64 MiB took 0.025-0.032 s on the H200 machine, on the
+ * critical path of every CLI sort (the staging is made after the context). An anonymous mapping
+ * on transparent huge pages (MADV_HUGEPAGE: the kernel's "madvise" setting gives them too),
+ * touched by several threads and then registered, took 0.011 s to touch on one thread and
+ * 0.001-0.002 s to register (bench/results/pipeline-2026-11-28d.md). Without huge pages it is no
+ * slower than cudaHostAlloc; where registering fails (a platform without it) cudaHostAlloc
+ * serves. */
+#define PIN_ALIGN ((size_t)2 << 20)
+
+typedef struct pin_touch {
+    char *p;
+    size_t bytes, part;
+} pin_touch;
+
+static void pin_touch_task(void *arg, size_t i)
+{
+    pin_touch *t = (pin_touch *)arg;
+    for (size_t off = i * t->part; off < (i + 1) * t->part && off < t->bytes; off += 4096)
+        t->p[off] = 0;
+}
+
+extern "C" gpusort_status gpusort__cuda_pinned_get(gpusort_ctx *ctx, gpusort__cuda_pinned *pin,
+                                                   size_t bytes, const char *what)
+{
+    if (pin->p && pin->bytes >= bytes) return GPUSORT_STATUS_SUCCESS;
+    gpusort__cuda_pinned_put(pin);
+    const size_t len = (bytes + PIN_ALIGN - 1) & ~(PIN_ALIGN - 1);
+    void *map = mmap(NULL, len + PIN_ALIGN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                     -1, 0);
+    if (map != MAP_FAILED) {
+        char *p = (char *)(((uintptr_t)map + PIN_ALIGN - 1) & ~(uintptr_t)(PIN_ALIGN - 1));
+#ifdef MADV_HUGEPAGE
+        (void)madvise(p, len, MADV_HUGEPAGE);
+#endif
+        int t = gpusort__threads(ctx);
+        if (t > STAGE_THREADS) t = STAGE_THREADS;
+        if (t < 1) t = 1;
+        pin_touch tt = {p, len, ((len / (size_t)t) + PIN_ALIGN - 1) & ~(PIN_ALIGN - 1)};
+        (void)gpusort__cpu_parallel_for(t, (size_t)t, pin_touch_task, &tt);
+        if (cudaHostRegister(p, len, cudaHostRegisterDefault) == cudaSuccess) {
+            pin->p = p;
+            pin->bytes = len;
+            pin->map = map;
+            pin->map_len = len + PIN_ALIGN;
+            return GPUSORT_STATUS_SUCCESS;
+        }
+        (void)cudaGetLastError();
+        munmap(map, len + PIN_ALIGN);
+    }
+    cudaError_t e = cudaHostAlloc(&pin->p, bytes, cudaHostAllocDefault);
+    if (e != cudaSuccess) {
+        pin->p = NULL;
+        return gpusort__cuda_check(ctx, e, what);
+    }
+    pin->bytes = bytes;
+    return GPUSORT_STATUS_SUCCESS;
+}
+
+extern "C" void gpusort__cuda_pinned_put(gpusort__cuda_pinned *pin)
+{
+    if (pin->p && pin->map) {
+        (void)cudaHostUnregister(pin->p);
+        munmap(pin->map, pin->map_len);
+    } else if (pin->p) {
+        (void)cudaFreeHost(pin->p);
+    }
+    memset(pin, 0, sizeof *pin);
+}
+
 static gpusort_status stage_alloc(gpusort_ctx *ctx)
 {
     gpusort__cuda_impl *im = gpusort__cuda_impl_of(ctx);
-    for (int i = 0; i < 2; i++) {
-        if (im->stage[i]) continue;
-        cudaError_t e = cudaHostAlloc(&im->stage[i], STAGE_BYTES, cudaHostAllocDefault);
-        if (e != cudaSuccess) {
-            im->stage[i] = NULL;
-            return gpusort__cuda_check(ctx, e, "cudaHostAlloc (staging)");
-        }
-    }
-    return GPUSORT_STATUS_SUCCESS;
+    gpusort_status s = GPUSORT_STATUS_SUCCESS;
+    for (int i = 0; i < 2 && !s; i++)
+        if (!im->stage[i].p) s = gpusort__cuda_pinned_get(ctx, &im->stage[i], STAGE_BYTES,
+                                                          "pinned staging");
+    return s;
 }
 
 /* Enqueue the copy of `bytes` from host `src` to device `dst` on the copy streams and make the
@@ -148,8 +216,8 @@ static gpusort_status h2d_enqueue(gpusort_ctx *ctx, void *dst, const void *src, 
         if ((s = gpusort__cuda_check(ctx, cudaEventSynchronize(im->copy_done[b]),
                                      "cudaEventSynchronize (staging)")))
             return s;
-        par_memcpy(ctx, im->stage[b], (const char *)src + off, len);
-        if ((s = gpusort__cuda_check(ctx, cudaMemcpyAsync((char *)dst + off, im->stage[b], len,
+        par_memcpy(ctx, im->stage[b].p, (const char *)src + off, len);
+        if ((s = gpusort__cuda_check(ctx, cudaMemcpyAsync((char *)dst + off, im->stage[b].p, len,
                                                           cudaMemcpyHostToDevice,
                                                           im->copy_stream[b]),
                                      "cudaMemcpyAsync (staging to device)")))
@@ -217,7 +285,7 @@ static gpusort_status d2h_staged(gpusort_ctx *ctx, const d2h_seg *seg, size_t ns
             if (i < nseg) {
                 const size_t len = len_i - off < STAGE_BYTES ? len_i - off : STAGE_BYTES;
                 if (seg[i].gate) cudaStreamWaitEvent(im->copy_stream[b], seg[i].gate, 0);
-                if ((s = gpusort__cuda_check(ctx, cudaMemcpyAsync(im->stage[b], seg[i].src + off,
+                if ((s = gpusort__cuda_check(ctx, cudaMemcpyAsync(im->stage[b].p, seg[i].src + off,
                                                                   len, cudaMemcpyDeviceToHost,
                                                                   im->copy_stream[b]),
                                              "cudaMemcpyAsync (device to staging)")))
@@ -230,7 +298,7 @@ static gpusort_status d2h_staged(gpusort_ctx *ctx, const d2h_seg *seg, size_t ns
                 if ((s = gpusort__cuda_check(ctx, cudaEventSynchronize(im->copy_done[b ^ 1]),
                                              "cudaEventSynchronize (staging)")))
                     return s;
-                par_memcpy(ctx, pend_dst[b ^ 1], im->stage[b ^ 1], pend_len[b ^ 1]);
+                par_memcpy(ctx, pend_dst[b ^ 1], im->stage[b ^ 1].p, pend_len[b ^ 1]);
                 pend_dst[b ^ 1] = NULL;
             }
             k++;
@@ -325,18 +393,11 @@ static void *hd_staging(gpusort_ctx *ctx, size_t bytes)
 {
     gpusort__cuda_impl *im = gpusort__cuda_impl_of(ctx);
     cudaSetDevice(im->device);
-    if (im->hd_stage_bytes < bytes) {
-        if (im->hd_stage) cudaFreeHost(im->hd_stage);
-        im->hd_stage = NULL;
-        im->hd_stage_bytes = 0;
-        if (cudaHostAlloc(&im->hd_stage, bytes, cudaHostAllocDefault) != cudaSuccess) {
-            (void)cudaGetLastError();
-            im->hd_stage = NULL;
-            return NULL;
-        }
-        im->hd_stage_bytes = bytes;
+    if (gpusort__cuda_pinned_get(ctx, &im->hd_stage, bytes, "pinned staging")) {
+        ctx->last_error[0] = 0;
+        return NULL;
     }
-    return im->hd_stage;
+    return im->hd_stage.p;
 }
 
 /* The most keys of d one run holds. Host arrays (gpusort__cuda_sort_host, inside the entry
