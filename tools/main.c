@@ -117,11 +117,10 @@ static const command *find_command(const char *name)
 }
 
 /* The CUDA driver makes CUDA_DEVICE_MAX_CONNECTIONS hardware work queues (8 by default) when it
- * creates a context, which took 0.14 s on the H200 machine against 0.055 s for one queue; the
- * context's teardown at exit shrinks with it. A one-GPU job of this program loses nothing on one
- * queue: its streams' work is ordered by events on work enqueued before it, so a shared queue
- * can only delay, and the 1 GiB sort measured 0.51 s against 0.66 s with 8
- * (bench/results/pipeline-2026-11-28d.md). A job on several GPUs (--gpus) keeps the driver's
+ * creates a context, and each costs start-up and teardown time: most of the context's share of
+ * a job's start-up (bench/results/pipeline-2026-11-28d.md). A one-GPU job of this program loses
+ * nothing on one queue: every wait between its streams is on work enqueued before the wait, so a
+ * shared queue can only delay, never deadlock, and its jobs ran fastest on one. A job on several GPUs (--gpus) keeps the driver's
  * default: NCCL's kernels wait inside the kernel for their peers, which one shared queue could
  * hold behind other work. A value the user set is kept; the library itself never sets it (a
  * library must not change its host's environment). */

@@ -108,13 +108,13 @@ static void par_memcpy(gpusort_ctx *ctx, void *dst, const void *src, size_t len)
 }
 
 /* ---- pinned memory ----
- * cudaHostAlloc pins page by page: 64 MiB took 0.025-0.032 s on the H200 machine, on the
- * critical path of every CLI sort (the staging is made after the context). An anonymous mapping
- * on transparent huge pages (MADV_HUGEPAGE: the kernel's "madvise" setting gives them too),
- * touched by several threads and then registered, took 0.011 s to touch on one thread and
- * 0.001-0.002 s to register (bench/results/pipeline-2026-11-28d.md). Without huge pages it is no
- * slower than cudaHostAlloc; where registering fails (a platform without it) cudaHostAlloc
- * serves. */
+ * cudaHostAlloc pins page by page, and the host-data staging is made after the context, on the
+ * critical path of every CLI sort. An anonymous mapping on transparent huge pages
+ * (MADV_HUGEPAGE: the kernel's usual "madvise" setting gives them), touched by several threads
+ * and then registered, costs a fraction of that (bench/results/pipeline-2026-11-28d.md); on
+ * 4 KiB pages it costs about what cudaHostAlloc does. MADV_DONTFORK keeps a forked child from
+ * sharing the pinned pages (it never needs them). Where registering fails (a platform without
+ * it) cudaHostAlloc serves. */
 #define PIN_ALIGN ((size_t)2 << 20)
 
 typedef struct pin_touch {
@@ -141,6 +141,9 @@ extern "C" gpusort_status gpusort__cuda_pinned_get(gpusort_ctx *ctx, gpusort__cu
         char *p = (char *)(((uintptr_t)map + PIN_ALIGN - 1) & ~(uintptr_t)(PIN_ALIGN - 1));
 #ifdef MADV_HUGEPAGE
         (void)madvise(p, len, MADV_HUGEPAGE);
+#endif
+#ifdef MADV_DONTFORK
+        (void)madvise(p, len, MADV_DONTFORK);
 #endif
         int t = gpusort__threads(ctx);
         if (t > STAGE_THREADS) t = STAGE_THREADS;
