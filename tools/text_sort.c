@@ -252,14 +252,15 @@ static int lib_fallback(tsort *t, gpusort_status s)
  *   GPU  its start-up (once per run) + the bytes to the device and back / the copy rate
  *        + n x the device's time per line.
  * Both the keys and all the rest (reading, key building, ties, writing) run on the CPU either
- * way, so only the sort is compared. The constants are measurements (bench/results/
- * text-2026-11-25.md): CUDA start-up 0.47-0.69 s on the H200 (issue 13's `gpusort devices`);
- * 40 ns of CPU per line for the radix sort of 32/64-bit key images with indices and 115 ns
- * for the string sort (2-core machine, GPUSORT_TIMING=1, CPU seconds of the sort phase over
- * 10M -n lines and 5M words). With 16 cores the GPU pays from about 200M -n lines (more than
- * the default -S holds in one chunk): below that the CPU sorts (20M -n lines: 0.54 s on the
- * CPU, 0.84 s with CUDA). */
-#define GPU_STARTUP_S 0.5
+ * way, so only the sort is compared. The constants are measurements: the GPU's start-up is
+ * the CUDA context's (0.15-0.17 s on the H200 machine with the program's one work queue, main.c)
+ * plus its teardown at exit (0.07 s) (bench/results/pipeline-2026-11-28d.md); 40 ns of CPU per
+ * line for the radix sort of 32/64-bit key images with indices and 115 ns for the string sort
+ * (2-core machine, GPUSORT_TIMING=1, CPU seconds of the sort phase over 10M -n lines and 5M
+ * words: text-2026-11-25.md). Pageable copies at 10 GB/s cost about as much per line as 16
+ * cores' sort, so with 16 threads the CPU sorts all but huge inputs of short lines; with few
+ * cores the GPU pays from tens of millions of lines. */
+#define GPU_STARTUP_S 0.25
 #define GPU_COPY_BYTES_PER_S 10e9     /* pageable host memory, both ways */
 #define GPU_S_PER_LINE 2e-9
 #define CPU_S_PER_LINE_IMAGES 40e-9
