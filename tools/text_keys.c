@@ -25,9 +25,10 @@
  *   2^63 + image, x < 0 is 2^63 - image. Example: "12.5" -> e = 2, digits 1250000000000000.
  *   Integers up to 16 digits are exact; everything else ties into text_line_cmp.
  *
- * Known difference: under -g -u two NaN keys are equal when their bits are; GNU sort compares
- * long doubles with memcmp including their padding bytes, which are not initialised, so which
- * NaN lines it keeps can vary from run to run.
+ * -g orders NaNs as coreutils 9.2 and later do (by their printed form: "-nan" < "nan", NaNs of
+ * one sign equal); GPUSORT_TEXT_COREUTILS=9.1 selects 9.1's order (gen_cmp), in which two
+ * equal NaNs still differ from GNU's: 9.1 memcmp's long doubles with their uninitialised
+ * padding bytes, so which NaN lines it keeps under -u can vary from run to run.
  */
 #include "text.h"
 #include "util.h"
@@ -320,7 +321,7 @@ static int gen_cmp(const uint8_t *a, const uint8_t *alim, const uint8_t *b, cons
 {
     int oka, okb;
     long double x = gen_parse(a, alim, tr, &oka), y = gen_parse(b, blim, tr, &okb);
-    /* GNU: conversion errors first, then NaNs (ordered by their printed form), then numbers. */
+    /* GNU: conversion errors first, then NaNs, then numbers. */
     if (!oka) return okb ? -1 : 0;
     if (!okb) return 1;
     if (x < y) return -1;
@@ -328,8 +329,18 @@ static int gen_cmp(const uint8_t *a, const uint8_t *alim, const uint8_t *b, cons
     if (x == y) return 0;
     if (y == y) return -1;
     if (x == x) return 1;
-    /* Two NaNs: GNU sort compares their bytes (memcmp; x86 long double: the 10 bytes that
-     * carry the value, so "nan" comes before "-nan"). */
+    /* Two NaNs. coreutils 9.2 and later order them by their printf "%Lf" text, bytewise
+     * (commit 2f56f5a42 of 2022-05-01, "sort: fix sort -g infloop again", bug#55212: the
+     * memcmp below made sort -g loop forever on many NaNs): with glibc "-nan" < "nan", and
+     * NaNs of one sign tie whatever their payloads. */
+    if (!text_coreutils91) {
+        char px[160], py[160];          /* room for a libc that prints payloads */
+        snprintf(px, sizeof px, "%Lf", x);
+        snprintf(py, sizeof py, "%Lf", y);
+        return strcmp(px, py);
+    }
+    /* coreutils 9.1 compared their bytes (memcmp; x86 long double: the 10 bytes that carry the
+     * value, so "nan" comes before "-nan"). */
     unsigned char bx[sizeof x], by[sizeof y];
     size_t used = LDBL_MANT_DIG == 64 ? 10 : sizeof x;
     memset(bx, 0, sizeof bx);

@@ -294,6 +294,8 @@ void text_key_letters(const tkey *k, char *o)
 int text_parse_args(int argc, char **argv, tsort *t)
 {
     text_locale_init();
+    const char *compat = getenv("GPUSORT_TEXT_COREUTILS");
+    text_coreutils91 = compat && strcmp(compat, "9.1") == 0;
     memset(t, 0, sizeof *t);
     t->tab = -1;
     t->delim = '\n';

@@ -1,12 +1,14 @@
 /*
  * text_version.c -- -V: GNU sort's version order, gnulib's filenvercmp (text_version_cmp,
- * text.h), as coreutils 9.1 has it (see prefix_len for what 9.2+ changed).
+ * text.h), as coreutils 9.2 and later have it (gnulib since June 2022); 9.1's differs for
+ * names that are all file suffix (prefix_len; GPUSORT_TEXT_COREUTILS=9.1 selects it).
  *
  * Two names compare in this order of rules:
  *   1. the empty name first; then ".", then "..", then other names starting with '.', then
  *      the rest;
  *   2. the names without their file suffix (the longest tail matching
- *      (\.[A-Za-z~][A-Za-z0-9~]*)*, the suffix being empty when the name ends there) in
+ *      (\.[A-Za-z~][A-Za-z0-9~]*)* that is not the whole name, the suffix being empty when
+ *      the name ends there) in
  *      Debian's version order (verrevcmp, Debian Policy 5.6.12): alternating runs of
  *      non-digits, compared character by character with '~' before the end of the run, the
  *      end before letters, letters before other bytes, and runs of digits, compared as numbers
@@ -24,12 +26,18 @@
 static inline int is_digit(uint8_t c) { return c >= '0' && c <= '9'; }
 static inline int is_alpha(uint8_t c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; }
 
-/* Length of s without its file suffix (rule 2). As in coreutils 9.1 (gnulib of February
- * 2022), a name that is all suffix (".x0", ".tar.gz") has an empty prefix; gnulib of June 2022
- * (coreutils 9.2 and later) keeps its first byte, so such names order differently there. */
+int text_coreutils91;
+
+/* Length of s without its file suffix (rule 2). The suffix never takes the first byte: gnulib
+ * commit 1ba2b66ea4 of 2022-06-03 ("filevercmp: don't treat entire filename as suffix",
+ * coreutils 9.2 NEWS: "'sort -V' go back to sorting .0 before .A"; documented in coreutils'
+ * doc/sort-version.texi: "a suffix is not allowed to match an entire nonempty string").
+ * In coreutils 9.1 (gnulib of February 2022) a name that is all suffix (".A", ".x0",
+ * ".tar.gz") had an empty prefix, so ".A" < ".0" there and ".0" < ".A" now; with
+ * text_coreutils91 the scan starts at byte 0 as 9.1's did. */
 static size_t prefix_len(const uint8_t *s, size_t n)
 {
-    for (size_t i = 0;; i++) {
+    for (size_t i = n > 0 && !text_coreutils91;; i++) {
         size_t prefix = i;
         while (i + 1 < n && s[i] == '.' && (is_alpha(s[i + 1]) || s[i + 1] == '~'))
             for (i += 2; i < n && (is_alpha(s[i]) || is_digit(s[i]) || s[i] == '~'); i++) {}

@@ -11,16 +11,17 @@
  * temporary file in the output's folder, whatever happened.
  * Accepted differences (not compared): a raw key spec with the modifiers h, M, R or V, which
  * gpusort refuses (exit 2 required); the text of error messages and of -c's disorder report
- * (stderr); and the order of -g's NaN lines: coreutils 9.1 (Debian 12, this CI's) compares
- * two NaNs by the 16 bytes of an x86 long double, 6 of them uninitialised padding, so two
- * equal NaNs ("nan" and "nan\b5", which strtold reads alike) come out in an order that depends
- * on stack contents, and under -u both are kept; newer coreutils compare their printed form,
- * and gpusort merges them as those do. So with -g on input holding a NaN the outputs are
- * compared as multisets of lines (without -u: the same lines, in any order), with -u not at
- * all (exit codes are still compared). With a
- * GNU sort other than 9.1, -g output on NaN input is not compared at all: gpusort orders NaNs
- * as 9.1 does (README, "Known limits"). -h, -V and -M are generated (one of them at a time;
- * with a GNU sort other than 9.1, -V and -h differ as the README's "Known limits" say).
+ * (stderr); and, with coreutils 9.1 (Debian 12, this CI's), the order of -g's NaN lines: 9.1
+ * compares two NaNs by the 16 bytes of an x86 long double, 6 of them uninitialised padding, so
+ * two equal NaNs ("nan" and "nan\b5", which strtold reads alike) come out in an order that
+ * depends on stack contents, and under -u both are kept; 9.2 and later compare their printed
+ * form, and gpusort merges them as those do. So against 9.1 (gpusort then runs with
+ * GPUSORT_TEXT_COREUTILS=9.1: 9.1's -V and "nan" < "-nan") -g output on input holding a NaN
+ * is compared as multisets of lines (without -u: the same lines, in any order), with -u not at
+ * all (exit codes are still compared); against 9.2 and later byte for byte, except -h (they
+ * know the units R and Q, which gpusort, as 9.1, does not). With another GNU sort (before 9.1)
+ * -g output on NaN input, -h and -V are not compared (README, "Known limits"). -h, -V and -M
+ * are generated (one of them at a time).
  * --debug is generated too (its marks on standard output, compared byte for byte). A key
  * character position of 15 digits or more is not compared either (huge_char_position).
  * Not generated: -R (random), --sort= and locales other than C. Without GNU sort on PATH the target checks only that gpusort
@@ -41,7 +42,8 @@ extern char **environ;
 
 static char dir[64], in_path[96], out_g[96], out_s[96];
 static int have_sort = -1;
-static int other_nan_order;
+static int gnu91;           /* the system's sort is coreutils 9.1 */
+static int gnu92;           /* ... 9.2 or later */
 
 typedef struct text_call {
     int argc;
@@ -73,9 +75,20 @@ static void setup(void)
     snprintf(out_s, sizeof out_s, "%s/out.sort", dir);
     atexit(cleanup);
     have_sort = system("sort --version 2>/dev/null | grep -q 'GNU coreutils'") == 0;
-    /* gpusort orders NaN keys of -g as coreutils 9.1 does; 9.4 orders them otherwise (README,
-     * "Known limits"): elsewhere -g output on NaN input is not compared. */
-    other_nan_order = system("sort --version 2>/dev/null | grep -q 'GNU coreutils) 9.1$'") != 0;
+    /* gpusort orders -V and -g's NaNs as coreutils 9.2+ do, and as 9.1 did when asked
+     * (tools/text.h, text_coreutils91; README, "Known limits"). */
+    FILE *v = have_sort ? popen("sort --version 2>/dev/null", "r") : NULL;
+    char line[256] = "";
+    if (v) {
+        if (!fgets(line, sizeof line, v)) line[0] = 0;
+        pclose(v);
+    }
+    char *last = strrchr(line, ' ');
+    int major = 0, minor = 0;
+    if (last) sscanf(last + 1, "%d.%d", &major, &minor);
+    gnu91 = major == 9 && minor == 1;
+    gnu92 = major > 9 || (major == 9 && minor >= 2);
+    if (gnu91) setenv("GPUSORT_TEXT_COREUTILS", "9.1", 1);
     if (!have_sort) fprintf(stderr, "fuzz_diff: no GNU sort on PATH: checking gpusort alone\n");
 }
 
@@ -235,10 +248,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* -R orders by a random salt unless --random-source names one: exit codes are compared,
      * the outputs are not. (-h, -M and -V are compared like every other ordering.) */
     int random_order = strchr(to.raw, 'R') != NULL;
-    /* -h and -V of a GNU sort other than 9.1 differ as README's "Known limits" say. */
-    int hv = strchr(to.opts, 'h') || strchr(to.opts, 'V') || strpbrk(to.keys[0], "hV") ||
-             strpbrk(to.keys[1], "hV") || strpbrk(to.raw, "hV");
-    if (hv && other_nan_order) random_order = 1;
+    /* -h of a GNU sort other than 9.1 (and -V of one before 9.1) differ as README's "Known
+     * limits" say. */
+    const char *hv_mods = gnu92 ? "h" : "hV";
+    int hv = strpbrk(to.opts, hv_mods) || strpbrk(to.keys[0], hv_mods) ||
+             strpbrk(to.keys[1], hv_mods) || strpbrk(to.raw, hv_mods);
+    if (hv && !gnu91) random_order = 1;
     /* A character position where GNU's pointer arithmetic wraps: outputs not compared. */
     if (huge_char_position(to.raw) || huge_char_position(to.keys[0]) ||
         huge_char_position(to.keys[1]))
@@ -256,9 +271,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fprintf(stderr, "\n");
     }
     FUZZ_ASSERT(rc_g == rc_s);
-    int uniq = (to.more & FZ_U) || other_nan_order;
-    int g_nan = strchr(to.opts, 'g') || strchr(to.keys[0], 'g') || strchr(to.keys[1], 'g') ||
-                strchr(to.raw, 'g');
+    int uniq = (to.more & FZ_U) || !(gnu91 || gnu92);
+    /* 9.2+ order NaNs deterministically (by their printed form), as gpusort: compared as is. */
+    int g_nan = !gnu92 && (strchr(to.opts, 'g') || strchr(to.keys[0], 'g') ||
+                           strchr(to.keys[1], 'g') || strchr(to.raw, 'g'));
     if (g_nan) g_nan = memmem(f.p, f.n, "nan", 3) || memmem(f.p, f.n, "NAN", 3) ||
                        memmem(f.p, f.n, "Nan", 3) || memmem(f.p, f.n, "nAn", 3) ||
                        memmem(f.p, f.n, "naN", 3) || memmem(f.p, f.n, "NAn", 3) ||

@@ -14,10 +14,19 @@ SEED=${2:-$(( $(date +%s) % 100000 ))}
 G=$(cd "$(dirname "$G")" && pwd)/$(basename "$G")
 export LC_ALL=C
 unset LANG LC_COLLATE
+# coreutils 9.2 changed two orders, kept through 9.11 (README, "Known limits"): -g orders two
+# NaNs by their printed form ("-nan" < "nan"; 9.1 memcmp'd the long doubles: "nan" < "-nan";
+# coreutils commit 2f56f5a42), and -V no longer takes a whole name as its file suffix (".0" <
+# ".A"; 9.1: ".A" < ".0"; gnulib commit 1ba2b66ea4). gpusort follows 9.2+; with
+# GPUSORT_TEXT_COREUTILS=9.1 it follows 9.1, so against a 9.1 sort the differential cases ask
+# for that and still compare every byte. "Fixed expectations" below check the 9.2+ orders
+# without the installed sort.
+SORT_VERSION=$(sort --version 2> /dev/null | sed -n '1s/.* //p')
+if [ "$SORT_VERSION" = 9.1 ]; then export GPUSORT_TEXT_COREUTILS=9.1; else unset GPUSORT_TEXT_COREUTILS; fi
 W=$(mktemp -d "${TMPDIR:-/tmp}/gpusort-text-test.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 cd "$W"
-echo "text CLI tests: seed $SEED (replay: run_tests.sh $G $SEED), work dir $W"
+echo "text CLI tests: seed $SEED (replay: run_tests.sh $G $SEED), work dir $W, GNU sort ${SORT_VERSION:-?}${GPUSORT_TEXT_COREUTILS:+ (gpusort in its 9.1 mode)}"
 PASS=0
 FAIL=0
 ok() { PASS=$((PASS + 1)); }
@@ -126,10 +135,46 @@ for o in "-t, -k2,2n" "-t, -k1,1" "-t, -k3,3r -k1,1" "-t, -k2n" "-t, -k2,2n -u" 
   diffcase "$o" csv
 done
 for o in "-g" "-gr" "-g -s" "-k1,1g" "-gf" "-n"; do diffcase "$o" gnums; done
-# GNU's -g -u compares two NaNs by memcmp of long doubles including their uninitialised padding
-# bytes, so which NaN lines it keeps is not reproducible; -u is tested without NaNs.
+# GNU 9.1's -g -u compares two NaNs by memcmp of long doubles including their uninitialised
+# padding bytes, so which NaN lines it keeps is not reproducible there: -u without NaNs. 9.2+
+# compares their printed form, so there -u is compared with NaNs too.
 grep -iv nan gnums > gnums.nonan
 diffcase "-gu" gnums.nonan
+[ "$SORT_VERSION" != 9.1 ] && diffcase "-gu" gnums
+
+# ---- fixed expectations: the -g and -V orders of coreutils 9.2 and later (written here, not
+# taken from the installed sort, which may be 9.1) ----
+fixcase() {   # fixcase "options" file expected-lines...
+    local opts=$1 f=$2; shift 2
+    printf '%s\n' "$@" > fix.exp
+    env -u GPUSORT_TEXT_COREUTILS "$G" $opts "$f" > fix.out 2> fix.err
+    if [ $? -ne 0 ] || ! cmp -s fix.exp fix.out; then
+        bad "fixed: gpusort $opts $f: got $(tr '\n' '|' < fix.out), expected $(tr '\n' '|' < fix.exp)"
+    else ok; fi
+}
+# -g (coreutils src/sort.c nan_compare since 2f56f5a42, bug#55212): conversion errors, then
+# NaNs by their "%Lf" text ("-nan" < "nan", payloads ignored: "nan(123)" ties with "nan"),
+# then numbers; ties go to the last-resort byte comparison (not with -s or -u).
+printf '%s\n' nan -nan 1 x NaN -NAN 'nan(123)' -inf '' inf > gnan
+fixcase "-g" gnan '' x -NAN -nan NaN nan 'nan(123)' -inf 1 inf
+fixcase "-g -s" gnan x '' -nan -NAN nan NaN 'nan(123)' -inf 1 inf
+fixcase "-gu" gnan x -nan nan -inf 1 inf
+fixcase "-gr" gnan inf 1 -inf 'nan(123)' nan NaN -nan -NAN x ''
+fixcase "-k1,1gr -s" gnan inf 1 -inf nan NaN 'nan(123)' -nan -NAN x ''
+yes nan | head -n 20000 > manynan     # coreutils tests/misc/sort-NaN-infloop.sh's idea
+"$G" -g manynan | cmp -s - manynan && ok || bad "-g on 20000 NaNs"
+# -V (gnulib lib/filevercmp.c since 1ba2b66ea4): a file suffix (\.[A-Za-z~][A-Za-z0-9~]*)*$ is
+# never the whole name, so ".0" < ".A" (9.1: ".A" < ".0"). The order of gnulib's
+# tests/test-filevercmp.c examples (those without control bytes), given shuffled.
+printf '%s\n' .zz.0 .A a.bc~ .9 . .a zz.0.txt a.b~ .zz~ '' .Z .. .b~ a~ .zz.~1~ b~ .a~ 9 .0 \
+  a.b .zz z 0 zz~ .b .z A a.+ zz a a. a..a Z a.bc a+ zz.~1~ zz.0 b '#.b#' > vsuf
+fixcase "-V" vsuf '' . .. .0 .9 .A .Z .a~ .a .b~ .b .z .zz~ .zz .zz.~1~ .zz.0 0 9 A Z a~ a \
+  a.b~ a.b a.bc~ a.bc a+ a. a..a a.+ b~ b z zz~ zz zz.~1~ zz.0 zz.0.txt '#.b#'
+printf '%s\n' .A .x0 .0 .tar.gz .a.b '~' .5 > vsuf2
+fixcase "-V" vsuf2 .0 .5 .A .a.b .tar.gz .x0 '~'
+fixcase "-Vr" vsuf2 '~' .x0 .tar.gz .a.b .A .5 .0
+printf '%s\n' 'k .A' 'k .0' 'j .Z' > vsuf3
+fixcase "-k2bV,2" vsuf3 'k .0' 'k .A' 'j .Z'
 for f in empty nonl crlf nul blanks two longline; do
   for o in "" "-r" "-n" "-u" "-b" "-f" "-k1,1" "-s -k1,1" "-g"; do diffcase "$o" $f; done
 done
