@@ -34,6 +34,7 @@
  * fixed-length strings, and the records are then permuted on the host.
  */
 #include "cuda_internal.h"
+#include "cpu/cpu.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -286,6 +287,36 @@ done:
     return s;
 }
 
+/* The host halves of a records sort, on the context's threads: packing the key bytes of every
+ * record, and permuting the records. One thread did both before, and they took most of a 10M
+ * record sort (bench/results/pipeline-2026-11-28d.md). */
+typedef struct rec_host {
+    const uint8_t *in;
+    uint8_t *out;
+    const uint64_t *perm;   /* NULL: pack keys; else gather records */
+    size_t n, record_size, key_offset, key_size, parts;
+} rec_host;
+
+static void rec_host_task(void *arg, size_t t)
+{
+    const rec_host *r = (const rec_host *)arg;
+    const size_t lo = r->n / r->parts * t + (t < r->n % r->parts ? t : r->n % r->parts);
+    const size_t hi = lo + r->n / r->parts + (t < r->n % r->parts ? 1 : 0);
+    const size_t rs = r->record_size, ks = r->key_size;
+    if (!r->perm)
+        for (size_t i = lo; i < hi; i++) memcpy(r->out + i * ks, r->in + i * rs + r->key_offset, ks);
+    else
+        for (size_t k = lo; k < hi; k++) memcpy(r->out + k * rs, r->in + r->perm[k] * rs, rs);
+}
+
+static void rec_host_run(gpusort_ctx *ctx, rec_host *r)
+{
+    int t = r->n < 65536 ? 1 : gpusort__threads(ctx);
+    r->parts = (size_t)(t > 1 ? 4 * t : 1);
+    /* On a failure to start threads the tasks still all run (on this thread). */
+    (void)gpusort__cpu_parallel_for(t, r->parts, rec_host_task, r);
+}
+
 extern "C" gpusort_status gpusort__cuda_sort_records(gpusort_ctx *ctx, const void *records_in,
                                                      void *records_out, size_t n,
                                                      size_t record_size, size_t key_offset,
@@ -303,7 +334,8 @@ extern "C" gpusort_status gpusort__cuda_sort_records(gpusort_ctx *ctx, const voi
     } else {
         packed = (uint8_t *)malloc(n * key_size + 8);
         if (!packed) return gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY, "record keys");
-        for (size_t i = 0; i < n; i++) memcpy(packed + i * key_size, in + i * record_size + key_offset, key_size);
+        rec_host pack = {in, packed, NULL, n, record_size, key_offset, key_size, 0};
+        rec_host_run(ctx, &pack);
         sizes[1] = n * key_size + 8;
         if (!(bufs[1] = gpusort__cuda_dev_alloc(ctx, sizes[1], "record keys"))) {
             s = GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
@@ -322,11 +354,14 @@ extern "C" gpusort_status gpusort__cuda_sort_records(gpusort_ctx *ctx, const voi
             s = gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY, "record copy");
             goto done;
         }
-        memcpy(tmp, in, n * record_size);
+        rec_host copy = {in, tmp, NULL, n, record_size, 0, record_size, 0};
+        rec_host_run(ctx, &copy);
         in = tmp;
     }
-    for (size_t k = 0; k < n; k++)
-        memcpy((uint8_t *)records_out + k * record_size, in + perm_out[k] * record_size, record_size);
+    {
+        rec_host gather = {in, (uint8_t *)records_out, perm_out, n, record_size, 0, record_size, 0};
+        rec_host_run(ctx, &gather);
+    }
 done:
     cudaStreamSynchronize(st);
     for (int i = 0; i < 3; i++) gpusort__cuda_dev_free(ctx, bufs[i], sizes[i]);
