@@ -7,6 +7,7 @@
  * before a long read or sort.
  */
 #include "binfile.h"
+#include "extsort.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -83,5 +84,16 @@ size_t bin_read_full(const char *cmd, int fd, void *buf, size_t want, const char
         *done += (uint64_t)r;
         cli_progress_update(*done);
     }
+    return got;
+}
+
+size_t bin_read_piece(const char *cmd, int fd, int regular, void *buf, size_t want,
+                      const char *name, uint64_t *done, int threads)
+{
+    if (!regular || threads <= 1 || want < ((size_t)1 << 20))
+        return bin_read_full(cmd, fd, buf, want, name, done);
+    size_t got = ext_pread_parallel(fd, (uint8_t *)buf, want, *done, threads, name);
+    *done += got;
+    cli_progress_update(*done);
     return got;
 }

@@ -95,6 +95,12 @@ void *bin_read_elements(const char *cmd, const char *path, size_t elem, const ch
 size_t bin_read_full(const char *cmd, int fd, void *buf, size_t want, const char *name,
                      uint64_t *done);
 
+/* bin_read_full for a piece of a file read front to back: a regular file (regular != 0) is
+ * read at offset *done by `threads` parallel preads (one thread reads the page cache at a
+ * fraction of the memory's speed), anything else by read(2). */
+size_t bin_read_piece(const char *cmd, int fd, int regular, void *buf, size_t want,
+                      const char *name, uint64_t *done, int threads);
+
 /* Binary data must not land on a terminal: `out` itself, or "-" (standard output) when out is
  * NULL and standard output is redirected; cli_fail when it is a terminal. */
 const char *bin_output_or_stdout(const char *cmd, const char *out);

@@ -49,8 +49,9 @@ static const char help_reduce[] =
     "  bound in gpusort.h; min/max are NaN when any element is NaN. min/max of an empty file\n"
     "  is an error; the sum of an empty file is 0. Any size works: the file is read and\n"
     "  reduced in pieces of 1 GiB (or -S SIZE, if smaller), whose results are combined.\n"
-    "  --backend, --device, --threads N, --stats (time and keys/s on stderr) as for sort\n"
-    "  (auto takes the CPU for a file of up to 16 MiB per CPU thread, 256 MiB in all).\n";
+    "  --backend, --device, --threads N, --stats (time and keys/s on stderr) as for sort;\n"
+    "  auto is the CPU here: a file's bytes are in host memory, where the CPU's one pass\n"
+    "  over them is faster than a GPU's start-up and the copy to it.\n";
 
 int gpusort_cli_reduce(int argc, char **argv)
 {
@@ -64,7 +65,12 @@ int gpusort_cli_reduce(int argc, char **argv)
     if (o.npos == 0) o.pos[o.npos++] = "-";
     const char *tname = gpusort_type_name(o.type);
     bin_check_file_size(cmd, o.pos[0], gpusort_type_size(o.type), tname);
-    cmd_auto_small_files(&o, o.pos[0], NULL);   /* small files: the CPU (cmd.h) */
+    /* --backend auto: the CPU, whatever the size. The data is in host memory (read from the
+     * file), where the CPU's one pass over it runs at the memory's speed; a GPU would first
+     * start and then take the same bytes over PCIe, slower than that pass
+     * (bench/results/records-2026-11-28.md, section 4). A GPU named with --backend or
+     * --device is used. */
+    if (o.backend == GPUSORT_BACKEND_AUTO && o.device < 0) o.backend = GPUSORT_BACKEND_CPU;
     gpusort_ctx *ctx = cmd_make_ctx(cmd, &o);
 
     /* Read and reduce in pieces, so that any size works in bounded memory; the partial results
@@ -89,7 +95,8 @@ int gpusort_cli_reduce(int argc, char **argv)
     double secs = 0;
     for (;;) {
         cli_progress_start("reading", total);
-        size_t len = bin_read_full(cmd, fd, data, cap, name, &done);
+        size_t len = bin_read_piece(cmd, fd, total != 0, data, cap, name, &done,
+                                    gpusort_ctx_get_threads(ctx));
         cli_progress_end();
         if (len % size)
             cli_fail("reduce: %s: size %" PRIu64 " bytes is not a multiple of %zu (the size of %s)",

@@ -94,7 +94,8 @@ int gpusort_cli_topk(int argc, char **argv)
     double secs = 0;
     for (;;) {
         cli_progress_start("reading", total);
-        size_t len = bin_read_full(cmd, fd, buf + kept * ks, piece * ks, name, &done);
+        size_t len = bin_read_piece(cmd, fd, total != 0, buf + kept * ks, piece * ks, name,
+                                    &done, gpusort_ctx_get_threads(ctx));
         cli_progress_end();
         if (len % ks)
             cli_fail("topk: %s: size %" PRIu64 " bytes is not a multiple of %zu (the size of %s)",

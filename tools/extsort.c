@@ -330,6 +330,7 @@ typedef struct pread_job {
     int fd;
     uint8_t *dst;
     size_t size;
+    uint64_t offset;
     int parts;
     int err;                  /* errno of a failed slice */
     size_t got[64];           /* bytes read per slice */
@@ -341,7 +342,7 @@ static void pread_task(void *arg, size_t i)
     size_t a = j->size * i / (size_t)j->parts, b = j->size * (i + 1) / (size_t)j->parts;
     size_t done = 0;
     while (a + done < b) {
-        ssize_t r = pread(j->fd, j->dst + a + done, b - a - done, (off_t)(a + done));
+        ssize_t r = pread(j->fd, j->dst + a + done, b - a - done, (off_t)(j->offset + a + done));
         if (r < 0) {
             if (errno == EINTR) continue;
             j->err = errno;
@@ -355,11 +356,18 @@ static void pread_task(void *arg, size_t i)
 
 size_t ext_read_parallel(int fd, uint8_t *dst, size_t size, int threads, const char *name)
 {
+    return ext_pread_parallel(fd, dst, size, 0, threads, name);
+}
+
+size_t ext_pread_parallel(int fd, uint8_t *dst, size_t size, uint64_t offset, int threads,
+                          const char *name)
+{
     pread_job j;
     memset(&j, 0, sizeof j);
     j.fd = fd;
     j.dst = dst;
     j.size = size;
+    j.offset = offset;
     j.parts = threads < 1 ? 1 : threads > 64 ? 64 : threads;
     gpusort__cpu_parallel_for(j.parts, (size_t)j.parts, pread_task, &j);
     if (j.err) cli_fail("read failed: %s: %s", name, strerror(j.err));

@@ -121,9 +121,12 @@ void ext_item_copy_set(ext_item_copy *c, const uint8_t *p, size_t len);
  * cli_fail when out of memory. */
 void *ext_big_alloc(size_t n);
 
-/* Read size bytes of a regular file from offset 0 into dst with `threads` parallel pread(2)
- * calls; returns the bytes read (less if the file shrank); cli_fail on a read error. */
+/* Read size bytes of a regular file from offset 0 (ext_pread_parallel: from `offset`) into dst
+ * with `threads` parallel pread(2) calls; returns the bytes read (less where the file ends or
+ * shrank); cli_fail on a read error. */
 size_t ext_read_parallel(int fd, uint8_t *dst, size_t size, int threads, const char *name);
+size_t ext_pread_parallel(int fd, uint8_t *dst, size_t size, uint64_t offset, int threads,
+                          const char *name);
 
 typedef struct extsort {
     extsort_items items;
