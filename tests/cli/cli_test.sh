@@ -291,9 +291,11 @@ then ok "auto: pairs of 16 MiB, 1 thread, on the cpu"; else bad "auto: pairs of 
 if "$G" sort k --type u32 --values v --values-out vo -o ko --threads 1 --stats 2>err &&
    grep -q "^sorted 2097153 u32 keys with u32 values with $want_b " err
 then ok "auto: pairs of 16 MiB + 8 B, 1 thread, on $want_b"; else bad "auto: pairs of 16 MiB + 8 B, 1 thread, on $want_b: $(head -1 err)"; fi
-# reduce and topk take the same rule
-if "$G" reduce in --type u32 --op sum --threads 1 --stats >/dev/null 2>err && grep -q "^reduced 4194305 u32 keys with $want_b " err
-then ok "auto: reduce of 16 MiB + 4 B, 1 thread, on $want_b"; else bad "auto: reduce, 1 thread, on $want_b: $(head -1 err)"; fi
+# topk takes the same rule; reduce takes the CPU at any size (its help says why)
+if "$G" topk in --type u32 -k 3 -o got --threads 1 --stats 2>err && grep -q "^top 3 of 4194305 u32 keys with $want_b " err
+then ok "auto: topk of 16 MiB + 4 B, 1 thread, on $want_b"; else bad "auto: topk, 1 thread, on $want_b: $(head -1 err)"; fi
+if "$G" reduce in --type u32 --op sum --threads 1 --stats >/dev/null 2>err && grep -q "^reduced 4194305 u32 keys with cpu " err
+then ok "auto: reduce of 16 MiB + 4 B, 1 thread, on the cpu"; else bad "auto: reduce, 1 thread, on the cpu: $(head -1 err)"; fi
 "$G" gen --type u32 --n 1000 --seed 44 -o in
 if "$G" reduce in --type u32 --op max --stats >/dev/null 2>err && grep -q '^reduced 1000 u32 keys with cpu ' err &&
    "$G" topk in --type u32 -k 5 -o got --stats 2>err && grep -q '^top 5 of 1000 u32 keys with cpu ' err
@@ -361,6 +363,16 @@ for t in $TYPES; do
         done
     done
 done
+# Pieces of a regular file read by parallel preads at their offsets (bin_read_piece: pieces of
+# 1 MiB and more, several threads): 5000011 u64 (38 MiB) in 1 MiB pieces against the reference,
+# and topk in 1 MiB pieces against the whole file's.
+"$G" gen --type u64 --n 5000011 --seed 12 -o r
+for op in sum min max; do
+    res=$("$G" reduce r --type u64 --op $op $CPU -S 1M --threads 4 2>err)
+    if [ $? -eq 0 ] && "$T" reduce u64 $op r "$res" 2>err; then ok "reduce -S 1M of a file, u64 $op"; else bad "reduce -S 1M of a file, u64 $op: $res"; fi
+done
+if "$G" topk r --type u64 -k 1000 $CPU -S 1M --threads 4 -o got 2>err && "$G" topk r --type u64 -k 1000 $CPU -S 1G --threads 1 -o want 2>>err &&
+   cmp -s got want; then ok "topk -S 1M of a file = topk in one piece"; else bad "topk -S 1M of a file: $(head -1 err)"; fi
 : > r
 check "reduce sum of empty is 0" test "$("$G" reduce r --type f64 --op sum)" = 0
 expect_error "reduce min of empty" "empty" nothing -- "$G" reduce r --type u32 --op min
