@@ -16,8 +16,14 @@
  *   3. SORT the k collected (key, index) pairs with the radix sort (radix.c). It is stable and
  *      they are in input order, so ties stay lowest index first.
  *
+ * CANDIDATES (a row of at least CAND_MIN_N keys): after the first digit's histogram, the keys
+ * whose top digit is at most T's are copied with their indices, in input order, when they are
+ * few (at most 1/CAND_SHARE of the row: uniform keys give about k + n/256), and steps 1-2 run on
+ * that copy; its indices map back. That is two reads of the row instead of one per digit plus
+ * two, as the GPU's top-k does (src/cuda/topk.cu); skewed rows keep the plain path.
+ *
  * Keys are read, never rewritten: the output keys are the input's bits (-0.0, NaN payloads).
- * Work: (number of digits + 2) reads of the row, plus a sort of k pairs. A single row uses all
+ * Work: (number of digits + 2) reads of the row, or 2 with candidates, plus a sort of k pairs. A single row uses all
  * threads on each pass; many rows (gpusort_topk_batch) go to the threads a group at a time,
  * each row on one thread.
  */
@@ -155,6 +161,75 @@ static void select_and_collect(topk_row *r, size_t k)
     run_chunks(r, collect_task);
 }
 
+/* CANDIDATES (top of the file): rows from CAND_MIN_N keys, copies of at most n / CAND_SHARE. */
+#define CAND_MIN_N ((size_t)1 << 16)
+#define CAND_SHARE 8
+
+typedef struct cand_job {
+    const topk_row *r;
+    uint64_t top;              /* the largest top digit copied */
+    const size_t *at;          /* [nt] where each chunk writes */
+    char *keys;
+    uint64_t *idx;
+} cand_job;
+
+static void cand_task(void *arg, size_t t)
+{
+    const cand_job *c = (const cand_job *)arg;
+    const topk_row *r = c->r;
+    size_t lo, hi, at = c->at[t];
+    const int shift = r->width - DIGIT_BITS;
+    chunk_range(r, t, &lo, &hi);
+    for (size_t i = lo; i < hi; i++)
+        if (rkey(r, i) >> shift <= c->top) {
+            memcpy(c->keys + at * (size_t)r->kb, r->keys + i * (size_t)r->kb, (size_t)r->kb);
+            c->idx[at++] = i;
+        }
+}
+
+/* Steps 1 and 2 for a row of one or more threads, through the candidates when they pay. */
+static void select_row(topk_row *r, size_t k)
+{
+    if (r->n < CAND_MIN_N || k == 0) {
+        select_and_collect(r, k);
+        return;
+    }
+    r->bits = 0;
+    r->prefix = 0;
+    run_chunks(r, histogram_task);
+    size_t total[BUCKETS] = {0};
+    for (int t = 0; t < r->nt; t++)
+        for (int b = 0; b < BUCKETS; b++) total[b] += r->hist[t][b];
+    size_t cand = 0;
+    int d = 0;
+    while ((cand += total[d]) < k) d++;          /* d < BUCKETS: k <= n */
+    char *block = NULL;
+    if (cand <= r->n / CAND_SHARE)
+        block = (char *)gpusort__malloc(cand * (8 + (size_t)r->kb) + (size_t)r->nt * sizeof(size_t));
+    if (!block) {                                /* skewed (or no memory): the plain path */
+        select_and_collect(r, k);
+        return;
+    }
+    uint64_t *idx = (uint64_t *)block;
+    size_t *at = (size_t *)(idx + cand);
+    char *keys = (char *)(at + r->nt);
+    size_t run = 0;
+    for (int t = 0; t < r->nt; t++) {
+        at[t] = run;
+        for (int b = 0; b <= d; b++) run += r->hist[t][b];
+    }
+    cand_job cj = {r, (uint64_t)d, at, keys, idx};
+    if (r->nt == 1) cand_task(&cj, 0);
+    else gpusort__cpu_parallel_for(r->nt, (size_t)r->nt, cand_task, &cj);
+    topk_row c = *r;                             /* the copy as a row; same outputs */
+    c.keys = keys;
+    c.n = cand;
+    if (cand < CAND_MIN_N) c.nt = 1;
+    select_and_collect(&c, k);
+    for (size_t j = 0; j < k; j++) r->idx_out[j] = idx[r->idx_out[j]];
+    free(block);
+}
+
 /* Step 3 and the outputs of one row: sort the collected pairs, write keys and indices. */
 static gpusort_status sort_collected(gpusort_ctx *ctx, topk_row *r, size_t k, size_t row,
                                      int threads)
@@ -240,7 +315,7 @@ static void rows_task(void *arg, size_t g)
     }
     for (size_t row = p->rows * g / p->groups; row < p->rows * (g + 1) / p->groups; row++) {
         row_at(&r, &m, row);
-        select_and_collect(&r, p->a->k);
+        select_row(&r, p->a->k);
         gpusort_status s = sort_collected(NULL, &r, p->a->k, row, 1);
         if (s) {
             atomic_store(&p->status, (int)s);
@@ -276,7 +351,7 @@ gpusort_status gpusort__cpu_topk(gpusort_ctx *ctx, const gpusort__topk_args *a)
     gpusort_status s = GPUSORT_STATUS_SUCCESS;
     for (size_t row = 0; row < rows && !s; row++) {
         row_at(&r, &m, row);
-        select_and_collect(&r, a->k);
+        select_row(&r, a->k);
         s = sort_collected(ctx, &r, a->k, row, threads);
     }
     free(m.block);
