@@ -43,11 +43,35 @@ static const char help_topk[] =
     "                  (default u64; u32 when the file has at most 2^32 keys)\n"
     "  -S SIZE         read FILE in pieces of at most SIZE bytes (default 256M); memory is\n"
     "                  about K * (key + 8 bytes) + the piece\n"
-    "  --backend B     as for sort: auto (default) takes the CPU for a file of up to 16 MiB\n"
-    "                  per CPU thread (256 MiB in all), else the GPU\n"
+    "  --backend B     as for sort; auto (default) takes the GPU only for a file so large\n"
+    "                  that the CPU's pass over it would cost more than the GPU's start-up\n"
+    "                  and copies (several GiB with 16 threads, a few hundred MiB with 2)\n"
     "  --stats         time and keys/s on stderr\n"
     "  --sync          fsync the outputs before renaming them (see gpusort sort --help)\n"
     "Outputs appear only when complete (temporary files renamed into place).\n";
+
+/* --backend auto: the CPU or a GPU by the cost of the selection (reading the file and writing
+ * the k keys cost the same either way). CPU: n x max(TOPK_CPU_S_PER_KEY / threads,
+ * TOPK_CPU_S_PER_KEY_FLOOR) (its two passes scale with threads until memory bounds them); GPU:
+ * its start-up and teardown (as text_sort.c's) + n x TOPK_GPU_S_PER_KEY (the copies and the
+ * select). Measured with --stats on u32 keys, k = 1 .. 65536 (bench/results/
+ * topk-cpu-2026-11-28.md): 2^26 keys on 2 cores 0.19-0.22 s; 2^28 keys on the H200 machine's
+ * 16 cores 0.13-0.15 s, on its GPU 0.05-0.06 s. So the CPU selects up to about 3 GiB of u32
+ * keys with 16 threads and 370 MiB with 2. Standard input keeps the library's AUTO. */
+#define TOPK_GPU_STARTUP_S 0.25
+#define TOPK_GPU_S_PER_KEY 0.19e-9
+#define TOPK_CPU_S_PER_KEY 5.7e-9
+#define TOPK_CPU_S_PER_KEY_FLOOR 0.48e-9
+
+static int topk_auto_cpu(const cmd_opts *o, uint64_t n)
+{
+    if (o->backend != GPUSORT_BACKEND_AUTO || o->device >= 0) return 0;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    double t = o->threads > 0 ? (double)o->threads : cores > 0 ? (double)cores : 1.0;
+    double per = TOPK_CPU_S_PER_KEY / t;
+    if (per < TOPK_CPU_S_PER_KEY_FLOOR) per = TOPK_CPU_S_PER_KEY_FLOOR;
+    return (double)n * per <= TOPK_GPU_STARTUP_S + (double)n * TOPK_GPU_S_PER_KEY;
+}
 
 int gpusort_cli_topk(int argc, char **argv)
 {
@@ -86,7 +110,7 @@ int gpusort_cli_topk(int argc, char **argv)
     /* buf: the kept keys [0, kept) then the piece; best/best_idx: the library's output. */
     char *buf = cli_alloc((k + piece) * ks), *best = cli_alloc(k * ks);
     uint64_t *kept_idx = cli_alloc(k * 8), *best_idx = cli_alloc(k * 8);
-    cmd_auto_small_files(&o, path, NULL);   /* small files: the CPU (cmd.h) */
+    if (total && topk_auto_cpu(&o, total / ks)) o.backend = GPUSORT_BACKEND_CPU;
     gpusort_ctx *ctx = cmd_make_ctx(cmd, &o);
     gpusort_order order = o.desc ? GPUSORT_ORDER_DESC : GPUSORT_ORDER_ASC;
     size_t kept = 0;
