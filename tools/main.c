@@ -119,15 +119,16 @@ static const command *find_command(const char *name)
 /* The CUDA driver makes CUDA_DEVICE_MAX_CONNECTIONS hardware work queues (8 by default) when it
  * creates a context, and each costs start-up and teardown time: most of the context's share of
  * a job's start-up (bench/results/pipeline-2026-11-28d.md). A one-GPU job of this program loses
- * nothing on one queue: every wait between its streams is on work enqueued before the wait, so a
- * shared queue can only delay, never deadlock, and its jobs ran fastest on one. A job on several GPUs (--gpus) keeps the driver's
- * default: NCCL's kernels wait inside the kernel for their peers, which one shared queue could
- * hold behind other work. A value the user set is kept; the library itself never sets it (a
- * library must not change its host's environment). */
+ * nothing on one queue: every wait between its streams is on work enqueued before the wait, so
+ * a shared queue can only delay, never deadlock, and its jobs ran fastest on one. Jobs on
+ * several GPUs (--gpus) or ranks (--mpi) keep the driver's default: NCCL's kernels wait inside
+ * the kernel for their peers, which one shared queue could hold behind other work. A value the
+ * user set is kept; the library itself never sets it (a library must not change its host's
+ * environment). */
 static void cuda_connections_default(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++)
-        if (!strncmp(argv[i], "--gpus", 6)) return;
+        if (!strncmp(argv[i], "--gpus", 6) || !strcmp(argv[i], "--mpi")) return;
     (void)setenv("CUDA_DEVICE_MAX_CONNECTIONS", "1", 0);
 }
 
