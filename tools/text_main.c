@@ -301,9 +301,10 @@ int gpusort_cli_text_main(int argc, char **argv)
         extsort_free(&x);
     } else {
         text_check_readable(&t.o);
-        /* --backend auto starts on the CPU backend: a GPU context costs about half a second
-         * to create, which the text mode's sorts seldom win back; text_sort_lines creates
-         * one only when its cost model says it pays (text_sort.c, pick_backend). */
+        /* --backend auto starts on the CPU backend: a GPU context costs a few tenths of a
+         * second to create and free, which the text mode's sorts seldom win back;
+         * text_sort_lines creates one only when its cost model says it pays (text_sort.c,
+         * pick_backend). */
         text_opts o = t.o;
         t.gpu_maybe = o.backend == GPUSORT_BACKEND_AUTO;
         if (t.gpu_maybe) o.backend = GPUSORT_BACKEND_CPU;
