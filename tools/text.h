@@ -196,8 +196,9 @@ extern int text_thousands_sep_ignored;
  * 255 digits or more: then compare with text_version_cmp). */
 int text_version_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen);
 size_t text_version_key(const uint8_t *s, size_t n, uint8_t *out, int *cut);
-/* 1 when GPUSORT_TEXT_COREUTILS=9.1 (set by text_parse_args): -V and -g order as coreutils 9.1
- * does rather than as 9.2 and later (text_version.c prefix_len, text_keys.c gen_cmp). Only
+/* 1 when GPUSORT_TEXT_COREUTILS=9.1 (set by text_parse_args): -V, -g and -h order as coreutils
+ * 9.1 does rather than as 9.2 and later (text_version.c prefix_len, text_keys.c gen_cmp and
+ * unit_order). Only
  * for comparing with a 9.1 `sort` (tests/text/ scripts, tests/fuzz/fuzz_diff.c); README, "Known
  * limits". */
 extern int text_coreutils91;

@@ -213,13 +213,14 @@ static int num_cmp(const uint8_t *a, const uint8_t *alim, const uint8_t *b, cons
 }
 
 /* -h: GNU find_unit_order on a key without leading blanks: the unit letter after the number
- * (K/k 1, M 2, G 3, T 4, P 5, E 6, Z 7, Y 8, as coreutils 9.1), negative for a negative
+ * (K/k 1, M 2, G 3, T 4, P 5, E 6, Z 7, Y 8, R 9, Q 10: coreutils 9.2 added R and Q, the SI
+ * prefixes of 2022, NEWS of 9.2; text_coreutils91 stops at Y as 9.1 did), negative for a negative
  * number, 0 when there is no unit or every digit is 0. tr: -f's table, applied to the unit
  * letter (the only byte of the scan that folding can change), or NULL. The scan: digits with at most one
  * thousands separator between two of them, then the decimal point and digits. */
 static int unit_order(const uint8_t *p, const uint8_t *lim, const uint8_t *tr)
 {
-    static const char units[] = "KMGTPEZY";
+    static const char units[] = "KMGTPEZYRQ";
     int neg = p < lim && *p == '-';
     p += neg;
     uint8_t maxd = 0, c;
@@ -245,8 +246,9 @@ static int unit_order(const uint8_t *p, const uint8_t *lim, const uint8_t *tr)
         }
     if (maxd <= '0' || !c) return 0;
     if (tr) c = tr[c];      /* -f: GNU reads the unit from the key's translated copy */
-    const char *u = c == 'k' ? units : strchr(units, c);
+    const char *u = c == 'k' ? units : c ? strchr(units, c) : NULL;
     int order = u ? (int)(u - units) + 1 : 0;
+    if (text_coreutils91 && order > 8) order = 0;          /* R, Q: no unit in 9.1 */
     return neg ? -order : order;
 }
 
@@ -363,13 +365,13 @@ static uint64_t gen_image(const uint8_t *p, const uint8_t *lim, const uint8_t *t
     return gpusort__radix_f64(bits);
 }
 
-/* The 64-bit image of -h: the unit order (5 bits, offset by 8), then the -n image without
+/* The 64-bit image of -h: the unit order (5 bits, offset by 10), then the -n image without
  * its 5 lowest bits (monotone; still exact up to 14 significant digits: two such mantissas
  * differ by at least 100, more than the 32 the shift merges). */
 static uint64_t human_image(const uint8_t *p, const uint8_t *lim, const uint8_t *tr, size_t *sig)
 {
     while (p < lim && text_blanks[*p]) p++;
-    uint64_t order = (uint64_t)(unit_order(p, lim, tr) + 8);
+    uint64_t order = (uint64_t)(unit_order(p, lim, tr) + 10);
     return order << 59 | num_image(p, lim, sig) >> 5;
 }
 

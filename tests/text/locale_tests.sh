@@ -24,8 +24,8 @@ G=${1:?usage: locale_tests.sh PATH/TO/gpusort [SEED]}
 SEED=${2:-$(( $(date +%s) % 100000 ))}
 G=$(cd "$(dirname "$G")" && pwd)/$(basename "$G")
 unset LANG LANGUAGE LC_COLLATE LC_CTYPE LC_NUMERIC LC_TIME LC_MESSAGES
-# gpusort orders -V (and -g's NaNs) as coreutils 9.2+ do; against a 9.1 sort it is asked for
-# 9.1's orders (GPUSORT_TEXT_COREUTILS=9.1: tests/text/run_tests.sh says what differs).
+# gpusort orders -V, -g's NaNs and -h's units as coreutils 9.2+ do; against a 9.1 sort it is
+# asked for 9.1's orders (GPUSORT_TEXT_COREUTILS=9.1: tests/text/run_tests.sh says what differs).
 SORT_VERSION=$(LC_ALL=C sort --version 2> /dev/null | sed -n '1s/.* //p')
 if [ "$SORT_VERSION" = 9.1 ]; then export GPUSORT_TEXT_COREUTILS=9.1; else unset GPUSORT_TEXT_COREUTILS; fi
 W=$(mktemp -d "${TMPDIR:-/tmp}/gpusort-locale-test.XXXXXX")

@@ -142,7 +142,7 @@ grep -iv nan gnums > gnums.nonan
 diffcase "-gu" gnums.nonan
 [ "$SORT_VERSION" != 9.1 ] && diffcase "-gu" gnums
 
-# ---- fixed expectations: the -g and -V orders of coreutils 9.2 and later (written here, not
+# ---- fixed expectations: the -g, -V and -h orders of coreutils 9.2 and later (written here, not
 # taken from the installed sort, which may be 9.1) ----
 fixcase() {   # fixcase "options" file expected-lines...
     local opts=$1 f=$2; shift 2
@@ -175,6 +175,12 @@ fixcase "-V" vsuf2 .0 .5 .A .a.b .tar.gz .x0 '~'
 fixcase "-Vr" vsuf2 '~' .x0 .tar.gz .a.b .A .5 .0
 printf '%s\n' 'k .A' 'k .0' 'j .Z' > vsuf3
 fixcase "-k2bV,2" vsuf3 'k .0' 'k .A' 'j .Z'
+# -h (coreutils 9.2 NEWS: the SI prefixes R and Q of 2022, src/sort.c unit_order): R is 10^27,
+# Q 10^30, above Y; in 9.1 they are no unit (the differential case checks the installed one).
+printf '%s\n' 1Q 1R 1Y 2K 1 -1Q -1R 0Q 1.5R > hrq
+fixcase "-h" hrq -1Q -1R 0Q 1 2K 1Y 1R 1.5R 1Q
+fixcase "-hr" hrq 1Q 1.5R 1R 1Y 2K 1 0Q -1R -1Q
+diffcase "-h" hrq
 for f in empty nonl crlf nul blanks two longline; do
   for o in "" "-r" "-n" "-u" "-b" "-f" "-k1,1" "-s -k1,1" "-g"; do diffcase "$o" $f; done
 done
