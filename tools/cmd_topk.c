@@ -50,28 +50,14 @@ static const char help_topk[] =
     "  --sync          fsync the outputs before renaming them (see gpusort sort --help)\n"
     "Outputs appear only when complete (temporary files renamed into place).\n";
 
-/* --backend auto: the CPU or a GPU by the cost of the selection (reading the file and writing
- * the k keys cost the same either way). CPU: n x max(TOPK_CPU_S_PER_KEY / threads,
- * TOPK_CPU_S_PER_KEY_FLOOR) (its two passes scale with threads until memory bounds them); GPU:
- * its start-up and teardown (as text_sort.c's) + n x TOPK_GPU_S_PER_KEY (the copies and the
- * select). Measured with --stats on u32 keys, k = 1 .. 65536 (bench/results/
- * topk-cpu-2026-11-28.md): 2^26 keys on 2 cores 0.19-0.22 s; 2^28 keys on the H200 machine's
- * 16 cores 0.13-0.15 s, on its GPU 0.05-0.06 s. So the CPU selects up to about 3 GiB of u32
- * keys with 16 threads and 370 MiB with 2. Standard input keeps the library's AUTO. */
-#define TOPK_GPU_STARTUP_S 0.25
-#define TOPK_GPU_S_PER_KEY 0.19e-9
+/* --backend auto weighs the selection alone (reading and writing cost the same either way),
+ * u32 keys: a key and thread 5.7 ns on the CPU (two passes), 0.48 ns where memory bounds it,
+ * 0.19 ns on the GPU with the copies (bench/results/topk-cpu-2026-11-28.md): the CPU selects
+ * up to about 3 GiB of keys with 16 cores, 370 MiB with 2. Standard input keeps the library's
+ * AUTO. */
 #define TOPK_CPU_S_PER_KEY 5.7e-9
 #define TOPK_CPU_S_PER_KEY_FLOOR 0.48e-9
-
-static int topk_auto_cpu(const cmd_opts *o, uint64_t n)
-{
-    if (o->backend != GPUSORT_BACKEND_AUTO || o->device >= 0) return 0;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    double t = o->threads > 0 ? (double)o->threads : cores > 0 ? (double)cores : 1.0;
-    double per = TOPK_CPU_S_PER_KEY / t;
-    if (per < TOPK_CPU_S_PER_KEY_FLOOR) per = TOPK_CPU_S_PER_KEY_FLOOR;
-    return (double)n * per <= TOPK_GPU_STARTUP_S + (double)n * TOPK_GPU_S_PER_KEY;
-}
+#define TOPK_GPU_S_PER_KEY 0.19e-9
 
 int gpusort_cli_topk(int argc, char **argv)
 {
@@ -110,7 +96,10 @@ int gpusort_cli_topk(int argc, char **argv)
     /* buf: the kept keys [0, kept) then the piece; best/best_idx: the library's output. */
     char *buf = cli_alloc((k + piece) * ks), *best = cli_alloc(k * ks);
     uint64_t *kept_idx = cli_alloc(k * 8), *best_idx = cli_alloc(k * 8);
-    if (total && topk_auto_cpu(&o, total / ks)) o.backend = GPUSORT_BACKEND_CPU;
+    if (total && cli_auto_cpu_cost(o.backend, o.device, o.threads, (double)(total / ks),
+                                   TOPK_CPU_S_PER_KEY, TOPK_CPU_S_PER_KEY_FLOOR,
+                                   TOPK_GPU_S_PER_KEY))
+        o.backend = GPUSORT_BACKEND_CPU;
     gpusort_ctx *ctx = cmd_make_ctx(cmd, &o);
     gpusort_order order = o.desc ? GPUSORT_ORDER_DESC : GPUSORT_ORDER_ASC;
     size_t kept = 0;

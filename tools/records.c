@@ -241,31 +241,13 @@ static void sort_chunk(const text_opts *o, rec_cmp_arg *ra, gpusort_ctx **ctxp,
     free(perm);
 }
 
-/* --backend auto: the CPU or a GPU by the cost of the sort, the only part of the job that
- * differs (reading, packing the keys, permuting and writing the records run on the CPU either
- * way). CPU: n x max(REC_CPU_S_PER_RECORD / threads, REC_CPU_S_PER_RECORD_FLOOR) (the sort
- * scales with threads until memory bounds it); GPU: its start-up and teardown (as in
- * text_sort.c) + n x REC_GPU_S_PER_RECORD. Measured for 10-byte keys with GPUSORT_TIMING=1's
- * sort phase, 10M records (bench/results/records-2026-11-28.md): 2 cores 0.49-0.55 s; the
- * H200 machine's 16 cores 0.13-0.15 s, its GPU 0.08-0.10 s with the copies. So the CPU sorts
- * up to about 50M records on 16 cores and about 6M on 2. A small file goes to the CPU in any
- * case (cli_auto_cpu). */
-#define REC_GPU_STARTUP_S 0.25
-#define REC_GPU_S_PER_RECORD 9e-9
+/* --backend auto weighs the sort alone (reading, packing the keys, permuting and writing run on
+ * the CPU either way), 10-byte keys: a record and thread 100 ns on the CPU, 14 ns where memory
+ * bounds it, 9 ns on the GPU with the copies (bench/results/records-2026-11-28.md): the CPU
+ * sorts up to about 50M records with 16 cores, 6M with 2. */
 #define REC_CPU_S_PER_RECORD 100e-9
 #define REC_CPU_S_PER_RECORD_FLOOR 14e-9
-
-static int records_auto_cpu(const text_opts *o, uint64_t total)
-{
-    if (o->backend != GPUSORT_BACKEND_AUTO || o->device >= 0) return 0;
-    if (cli_auto_cpu(o->backend, o->device, total, o->threads)) return 1;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    double t = o->threads > 0 ? (double)o->threads : cores > 0 ? (double)cores : 1.0;
-    double per = REC_CPU_S_PER_RECORD / t;
-    if (per < REC_CPU_S_PER_RECORD_FLOOR) per = REC_CPU_S_PER_RECORD_FLOOR;
-    double n = (double)total / (double)o->record_size;
-    return n * per <= REC_GPU_STARTUP_S + n * REC_GPU_S_PER_RECORD;
-}
+#define REC_GPU_S_PER_RECORD 9e-9
 
 int text_records_main(const text_opts *o)
 {
@@ -306,7 +288,11 @@ int text_records_main(const text_opts *o)
 
     /* --backend auto: the CPU where its sort costs less than a GPU's start-up and sort. */
     text_opts small = *o;
-    if (known && records_auto_cpu(o, total)) small.backend = GPUSORT_BACKEND_CPU;
+    if (known && (cli_auto_cpu(o->backend, o->device, total, o->threads) ||
+                  cli_auto_cpu_cost(o->backend, o->device, o->threads,
+                                    (double)total / (double)rs, REC_CPU_S_PER_RECORD,
+                                    REC_CPU_S_PER_RECORD_FLOOR, REC_GPU_S_PER_RECORD)))
+        small.backend = GPUSORT_BACKEND_CPU;
     double t0 = cli_now_s();
     gpusort_ctx *ctx = text_context(&small);
     rec_phase[RP_STARTUP] += cli_now_s() - t0;

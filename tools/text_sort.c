@@ -252,15 +252,12 @@ static int lib_fallback(tsort *t, gpusort_status s)
  *   GPU  its start-up (once per run) + the bytes to the device and back / the copy rate
  *        + n x the device's time per line.
  * Both the keys and all the rest (reading, key building, ties, writing) run on the CPU either
- * way, so only the sort is compared. The constants are measurements: the GPU's start-up is
- * the CUDA context's (0.15-0.17 s on the H200 machine with the program's one work queue, main.c)
- * plus its teardown at exit (0.07 s) (bench/results/pipeline-2026-11-28d.md); 40 ns of CPU per
- * line for the radix sort of 32/64-bit key images with indices and 115 ns for the string sort
- * (2-core machine, GPUSORT_TIMING=1, CPU seconds of the sort phase over 10M -n lines and 5M
+ * way, so only the sort is compared. The constants are measurements: the GPU's start-up
+ * (CLI_GPU_STARTUP_S, util.h); 40 ns of CPU per line for the radix sort of 32/64-bit key
+ * images with indices and 115 ns for the string sort (2-core machine, GPUSORT_TIMING=1, CPU seconds of the sort phase over 10M -n lines and 5M
  * words: text-2026-11-25.md). Pageable copies at 10 GB/s cost about as much per line as 16
  * cores' sort, so with 16 threads the CPU sorts all but huge inputs of short lines; with few
  * cores the GPU pays from tens of millions of lines. */
-#define GPU_STARTUP_S 0.25
 #define GPU_COPY_BYTES_PER_S 10e9     /* pageable host memory, both ways */
 #define GPU_S_PER_LINE 2e-9
 #define CPU_S_PER_LINE_IMAGES 40e-9
@@ -273,7 +270,8 @@ static void pick_backend(tsort *t, size_t n, double bytes, double cpu_per_line)
 {
     if (!t->gpu_maybe) return;
     double cpu = (double)n * cpu_per_line / (double)(t->threads > 0 ? t->threads : 1);
-    double gpu = GPU_STARTUP_S + 2.0 * bytes / GPU_COPY_BYTES_PER_S + (double)n * GPU_S_PER_LINE;
+    double gpu = CLI_GPU_STARTUP_S + 2.0 * bytes / GPU_COPY_BYTES_PER_S +
+                 (double)n * GPU_S_PER_LINE;
     const char *e = getenv("GPUSORT_TEXT_AUTO");     /* "gpu": try the GPU whatever the model */
     if (!(e && strcmp(e, "gpu") == 0) && cpu <= gpu) return;
     t->gpu_maybe = 0;

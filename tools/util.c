@@ -315,13 +315,27 @@ static struct {
 #define AUTO_CPU_BYTES_PER_THREAD ((uint64_t)16 << 20)
 #define AUTO_CPU_BYTES_MAX ((uint64_t)256 << 20)
 
+/* The CPU threads a job gets: --threads, else every core. */
+static uint64_t auto_threads(int threads)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return threads > 0 ? (uint64_t)threads : cores > 0 ? (uint64_t)cores : 1;
+}
+
 int cli_auto_cpu(gpusort_backend backend, int device, uint64_t bytes, int threads)
 {
     if (backend != GPUSORT_BACKEND_AUTO || device >= 0) return 0;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    uint64_t t = threads > 0 ? (uint64_t)threads : cores > 0 ? (uint64_t)cores : 1;
-    uint64_t limit = AUTO_CPU_BYTES_PER_THREAD * t;
+    uint64_t limit = AUTO_CPU_BYTES_PER_THREAD * auto_threads(threads);
     return bytes <= (limit < AUTO_CPU_BYTES_MAX ? limit : AUTO_CPU_BYTES_MAX);
+}
+
+int cli_auto_cpu_cost(gpusort_backend backend, int device, int threads, double n, double cpu_s,
+                      double cpu_floor_s, double gpu_s)
+{
+    if (backend != GPUSORT_BACKEND_AUTO || device >= 0) return 0;
+    double per = cpu_s / (double)auto_threads(threads);
+    if (per < cpu_floor_s) per = cpu_floor_s;
+    return n * per <= CLI_GPU_STARTUP_S + n * gpu_s;
 }
 
 double cli_now_s(void)

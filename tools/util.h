@@ -36,6 +36,15 @@ void *cli_alloc(size_t n);
  * --device (device < 0), and at most 16 MiB per CPU thread (threads 0: all cores), 256 MiB in
  * all. The CPU is then done before a GPU has started (bench/results/pipeline-2026-11-28c.md). */
 int cli_auto_cpu(gpusort_backend backend, int device, uint64_t bytes, int threads);
+/* The GPU's fixed cost in a job of this program: the CUDA context's start-up and its teardown
+ * at exit, with the program's one work queue (main.c; bench/results/pipeline-2026-11-28d.md). */
+#define CLI_GPU_STARTUP_S 0.25
+/* 1 when --backend auto (no --device) should run a job of n items on the CPU because its cost
+ * there, n x max(cpu_s / threads, cpu_floor_s), is at most a GPU's, CLI_GPU_STARTUP_S +
+ * n x gpu_s: cpu_s is one thread's time per item, cpu_floor_s the time per item where memory
+ * bounds the CPU, gpu_s the GPU's per item with its copies (threads 0: all cores). */
+int cli_auto_cpu_cost(gpusort_backend backend, int device, int threads, double n, double cpu_s,
+                      double cpu_floor_s, double gpu_s);
 /* Seconds on the monotonic clock (for --stats and timings). */
 double cli_now_s(void);
 

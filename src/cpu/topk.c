@@ -23,9 +23,9 @@
  * two, as the GPU's top-k does (src/cuda/topk.cu); skewed rows keep the plain path.
  *
  * Keys are read, never rewritten: the output keys are the input's bits (-0.0, NaN payloads).
- * Work: (number of digits + 2) reads of the row, or 2 with candidates, plus a sort of k pairs. A single row uses all
- * threads on each pass; many rows (gpusort_topk_batch) go to the threads a group at a time,
- * each row on one thread.
+ * Work: (number of digits + 2) reads of the row, or 2 with candidates, plus a sort of k
+ * pairs. A single row uses all threads on each pass; many rows (gpusort_topk_batch) go to the
+ * threads a group at a time, each row on one thread.
  */
 #include "cpu.h"
 #include "job.h"
@@ -205,7 +205,8 @@ static void select_row(topk_row *r, size_t k)
     while ((cand += total[d]) < k) d++;          /* d < BUCKETS: k <= n */
     char *block = NULL;
     if (cand <= r->n / CAND_SHARE)
-        block = (char *)gpusort__malloc(cand * (8 + (size_t)r->kb) + (size_t)r->nt * sizeof(size_t));
+        block = (char *)gpusort__malloc(cand * (8 + (size_t)r->kb) +
+                                        (size_t)r->nt * sizeof(size_t));
     if (!block) {                                /* skewed (or no memory): the plain path */
         select_and_collect(r, k);
         return;

@@ -288,8 +288,9 @@ done:
 }
 
 /* The host halves of a records sort, on the context's threads: packing the key bytes of every
- * record, and permuting the records. One thread did both before, and they took most of a 10M
- * record sort (bench/results/pipeline-2026-11-28d.md). */
+ * record, and permuting the records. Both touch every record's bytes in host memory, which
+ * one thread does far slower than the device sorts the keys
+ * (bench/results/records-2026-11-28.md). */
 typedef struct rec_host {
     const uint8_t *in;
     uint8_t *out;
