@@ -1,89 +1,109 @@
 /*
  * topk.cu -- top-k on the GPU by radix select: gpusort__cuda_topk.
  *
- * The same three steps as the CPU backend's src/cpu/topk.c, each a few kernels on the
- * context's stream with no host round trip:
+ * The same three steps as the CPU backend's src/cpu/topk.c, on the context's stream with no
+ * host round trip:
  *
  *   1. SELECT the k-th radix key T (keys.h: the gpusort order as unsigned integers, descending
- *      = the complement), 11 bits per pass from the top: tk_histogram counts the next digit of
+ *      = the complement), 11 bits per pass from the top. tk_histogram counts the next digit of
  *      the keys whose resolved high bits equal the prefix so far (a shared-memory histogram per
- *      block, added to a global one); tk_choose (one block) scans the 2048 bins, extends the
- *      prefix by the digit where the count reaches `need`, takes the keys below it off `need`,
- *      zeroes the histogram, and marks the selection done when every key with the prefix is
- *      needed. Later passes of a done selection return at once. This is the selection of AIR
- *      top-k (Zhang et al., SC'23) and of CUB's DeviceTopK.
- *   2. COLLECT in input order: tk_count gives each tile of TILE keys its numbers of keys below
- *      T's prefix and equal to it, tk_scan (one block) turns them into the tile's first output
- *      position and its first rank among the equal keys, and tk_collect writes each tile's
- *      keys below the prefix and those equal keys whose rank is below `need` (the lowest
- *      indices), in order, with their indices.
+ *      block, added to a global one); the last of its blocks to finish scans the 2048 bins,
+ *      extends the prefix by the digit where the count reaches `need`, takes the keys below it
+ *      off `need`, zeroes the histogram, and marks the selection done when every key with the
+ *      prefix is needed (later passes then return at once). This is the selection of AIR top-k
+ *      (Zhang et al., SC'23) and of CUB's DeviceTopK.
+ *   2. COLLECT in input order: tk_collect, one pass, takes the keys below T's prefix and those
+ *      equal to it whose rank among the equal ones is below `need` (the lowest indices). Each
+ *      tile of TILE keys counts both kinds, learns how many came before it from its
+ *      predecessors' counts (decoupled look-back, Merrill & Garland 2016; tiles are handed out
+ *      in order by an atomic counter, so a tile only waits for tiles that are running), and
+ *      writes its keys with their indices: a key with L keys below and E equal keys before it
+ *      goes to L + min(E, need).
  *   3. SORT the k collected (key, index) pairs with the backend's stable sort (AUTO), so ties
  *      stay lowest index first; u32 indices are narrowed last.
  *
  * CANDIDATES. After the first pass the chosen bucket usually holds a small share of the row
  * (1/2048 of uniform keys). When it holds at most 1/16 (mode 0, rows of 2^18 keys and more),
- * one count + collect over the row with the 11-bit prefix writes the keys below the bucket (all
- * taken) and the bucket's keys with their positions (the candidates), and the remaining passes,
- * the count and the collect read only the candidates: 3 reads of the row instead of one per
- * digit + 2 (5 for 32-bit keys, 8 for 64-bit). A skewed row (few distinct values, all equal)
- * takes mode 1: every pass on the whole row. Both paths are enqueued; tk_mode picks on the
- * device and the other path's kernels return at once.
+ * a split pass (tk_collect with split = 1) writes the keys below the bucket (all taken) and the
+ * bucket's keys with their positions (the candidates), and the remaining passes and the
+ * collect read only the candidates: 2 reads of the row in all, whatever the key width. A
+ * skewed row (few distinct values, all equal) takes mode 1: every pass reads the whole row.
+ * The first pass's last block picks the mode; the kernels read it from the state, so one
+ * sequence of launches serves both (the split returns at once in mode 1).
+ *
+ * A call is 4 + (digits - 1) launches (6 for 32-bit keys, 9 for 64-bit) and the final sort;
+ * every launch after the first may start while the previous finishes (pdl.cuh).
  *
  * Batches of rows shorter than SELECT_MIN_ROW are sorted whole instead (the segmented sort,
- * keys with indices) and each row's first k gathered: a select per row would cost ~10 launches
- * a row. Longer rows run the select one row after another. Host data is copied to the device
- * and the results back; below HOST_MIN_KEYS keys, or with more rows than
- * HOST_MAX_ROWS, host data goes to the CPU backend's top-k instead (launches would dominate).
+ * keys with indices) and each row's first k gathered. Longer rows run the select one row
+ * after another. Host data is copied to the device and the results back; below HOST_MIN_KEYS
+ * keys, or with more rows than HOST_MAX_ROWS, host data goes to the CPU backend's top-k
+ * instead (launches would dominate).
  */
 #include "cuda_internal.h"
 #include "cpu/cpu.h"
 #include "keys.h"
+#include "pdl.cuh"
+#include "warp_radix_rank.cuh"
 
 #include <cuda_runtime.h>
 
 namespace {
 
+using gpusort_bs::launch_pdl;
+using gpusort_bs::pdl_wait_and_release;
+using gpusort_cuda::lanemask_lt;
+using gpusort_cuda::warp_inclusive_scan;
+typedef unsigned long long ull;
+
 constexpr int DIGIT = 11;
 constexpr int BINS = 1 << DIGIT;
 constexpr int THREADS = 256;
-constexpr int ITEMS = 16;
-constexpr int TILE = THREADS * ITEMS;
+constexpr int WARPS = THREADS / 32;
+constexpr int BLOCKS_PER_SM = 4;            /* both kernels: __launch_bounds__ and the grid */
+constexpr int HIST_UNROLL = 8;              /* keys in flight per thread in tk_histogram */
 constexpr size_t HOST_MIN_KEYS = (size_t)1 << 20;
 constexpr size_t HOST_MAX_ROWS = 64;
 
+/* tk_collect's tiles: CHUNKS loads of 32 bytes of keys per thread (8 u32 or 4 u64 keys),
+ * 64 KiB of keys per tile. Large tiles keep the look-back short: a tile's look-back reads 128
+ * predecessors per round trip to L2, and it must outpace the tiles being started. */
+constexpr int CHUNKS = 8;
+template <typename U> constexpr int items_of() { return 32 / (int)sizeof(U); }
+template <typename U> constexpr int rows_of() { return CHUNKS * items_of<U>(); }
+template <typename U> constexpr int tile_of() { return THREADS * rows_of<U>(); }
+
 /* The selection's state on the device. */
 struct tk_state {
-    unsigned long long prefix;   /* the resolved high bits of T */
-    unsigned long long need;     /* keys still wanted among those with this prefix */
-    unsigned long long bucket;   /* keys in the bucket the last choice took */
-    unsigned long long cand_n;   /* mode 0: candidates (the first pass's bucket) */
-    unsigned long long sure;     /* mode 0: keys below the first pass's bucket (all taken) */
-    int bits;                    /* how many high bits are resolved */
-    int done;                    /* resolved, or every key with the prefix is needed */
-    int mode;                    /* after the first pass: 0 candidates, 1 the whole row */
+    ull prefix;            /* the resolved high bits of T */
+    ull need;              /* keys still wanted among those with this prefix */
+    ull bucket;            /* keys in the bucket the last choice took */
+    ull cand_n;            /* mode 0: candidates (the first pass's bucket) */
+    ull sure;              /* mode 0: keys below the first pass's bucket (all taken) */
+    int bits;              /* how many high bits are resolved */
+    int done;              /* resolved, or every key with the prefix is needed */
+    int mode;              /* after the first pass: 0 candidates, 1 the whole row */
+    unsigned int arrived;  /* blocks of the running tk_histogram that have finished */
 };
 
-/* What a kernel reads: the row (ids NULL: a key's id is its position, n given), or the
- * candidates (ids: their positions in the row, n = st->cand_n). */
+/* The look-back of one tk_collect pass: per tile, its count of keys below the prefix and of
+ * keys equal to it, each a word of FLAG_* | count; and the counter that hands out tiles. All
+ * zero before the pass (tk_init). */
+struct tk_look {
+    ull *less, *eq;
+    unsigned int *next;
+};
+constexpr ull FLAG_INCLUSIVE = 1ull << 63;   /* count of this tile and all before it */
+constexpr ull FLAG_AGGREGATE = 1ull << 62;   /* count of this tile alone */
+constexpr ull COUNT_MASK = FLAG_AGGREGATE - 1;
+
+/* What a pass reads: the row (ids NULL: a key's id is its position), or the candidates (ids:
+ * their positions in the row; their number is the state's cand_n). */
 template <typename U> struct tk_src {
     const U *keys;
-    const unsigned long long *ids;
+    const ull *ids;
     size_t n;
-    int cand;
 };
-
-/* Kernels of one path return at once when the state chose the other (gate: the mode they
- * serve, -1 both), so both paths are enqueued and the device picks, with no host round trip. */
-__device__ __forceinline__ bool gated_off(const tk_state *st, int gate)
-{
-    return gate >= 0 && st->mode != gate;
-}
-
-template <typename U>
-__device__ __forceinline__ size_t src_n(const tk_src<U> &src, const tk_state *st)
-{
-    return src.cand ? (size_t)st->cand_n : src.n;
-}
 
 template <typename U> struct tk_key;
 template <> struct tk_key<uint32_t> {
@@ -93,9 +113,9 @@ template <> struct tk_key<uint32_t> {
         return gpusort__radix32(b, type, desc);
     }
 };
-template <> struct tk_key<unsigned long long> {
+template <> struct tk_key<ull> {
     static constexpr int W = 64;
-    static __device__ __forceinline__ uint64_t radix(unsigned long long b, int type, int desc)
+    static __device__ __forceinline__ uint64_t radix(ull b, int type, int desc)
     {
         return gpusort__radix64(b, type, desc);
     }
@@ -107,217 +127,323 @@ template <int W> __device__ __forceinline__ uint64_t high_bits(uint64_t r, int b
     return bits >= W ? r : (bits == 0 ? 0 : r >> (W - bits));
 }
 
+/* The source of a pass after the first: the candidates in mode 0, else the row. */
 template <typename U>
-__global__ void tk_histogram(tk_src<U> src, int type, int desc, const tk_state *st, int gate,
-                             unsigned long long *hist)
+__device__ __forceinline__ tk_src<U> source(const tk_state *st, const tk_src<U> &row,
+                                            const tk_src<U> &cand)
+{
+    return st->mode == 0 ? tk_src<U>{cand.keys, cand.ids, (size_t)st->cand_n} : row;
+}
+
+__device__ __forceinline__ ull load_word(const ull *p) { return *(const volatile ull *)p; }
+__device__ __forceinline__ void store_word(ull *p, ull v) { *(volatile ull *)p = v; }
+
+/* Exclusive scan of one 64-bit value per thread over the block; *total gets the sum. */
+__device__ __forceinline__ ull block_scan64(ull v, ull *total)
+{
+    __shared__ ull warp_sums[WARPS];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const ull x = warp_inclusive_scan(v);
+    if (lane == 31) warp_sums[warp] = x;
+    __syncthreads();
+    ull before = 0, all = 0;
+    for (int w = 0; w < WARPS; w++) {
+        before += w < warp ? warp_sums[w] : 0;
+        all += warp_sums[w];
+    }
+    *total = all;
+    __syncthreads();
+    return before + x - v;
+}
+
+/* A fresh selection: nothing resolved, k keys needed; the histogram and the look-back words
+ * of both collect passes zero. */
+__global__ void tk_init(tk_state *st, size_t k, ull *zero, size_t words)
+{
+    pdl_wait_and_release();
+    if (blockIdx.x == 0 && threadIdx.x == 0) *st = tk_state{0, (ull)k, 0, 0, 0, 0, 0, 1, 0};
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < words;
+         i += (size_t)gridDim.x * blockDim.x)
+        zero[i] = 0;
+}
+
+/* The choice at the end of a histogram pass, by its last block: find the digit where the
+ * running count reaches need, resolve it, zero the histogram for the next pass. first: the
+ * pass over the whole row, which also picks the mode (candidates when the chosen bucket fits
+ * cap keys). */
+template <int W>
+__device__ void choose(ull *hist, tk_state *st, int first, ull cap)
+{
+    constexpr int PER = BINS / THREADS;
+    const int t = threadIdx.x;
+    ull h[PER], sum = 0, total;
+#pragma unroll
+    for (int j = 0; j < PER; j++) {
+        h[j] = load_word(hist + t * PER + j);
+        sum += h[j];
+        hist[t * PER + j] = 0;
+    }
+    ull below = block_scan64(sum, &total);
+    const ull need = st->need;
+    const int bits = st->bits, db = W - bits < DIGIT ? W - bits : DIGIT;
+    __syncthreads();   /* every thread has read st before one of them writes it */
+    if (below < need && need <= below + sum) {
+        int d = 0;
+        while (below + h[d] < need) below += h[d++];
+        const ull left = need - below;
+        st->need = left;
+        st->bucket = h[d];
+        st->prefix = st->prefix << db | (ull)(t * PER + d);
+        st->bits = bits + db;
+        st->done = h[d] == left || bits + db >= W;
+        if (first) {
+            st->mode = cap && h[d] <= cap ? 0 : 1;
+            st->cand_n = h[d];
+            st->sure = below;
+        }
+    }
+    if (t == 0) st->arrived = 0;
+}
+
+/* One digit: the histogram of the next DIGIT bits of the keys that carry the prefix, then the
+ * choice (last block). first: the row, nothing resolved yet; else the source the mode names. */
+template <typename U>
+__global__ void __launch_bounds__(THREADS, BLOCKS_PER_SM)
+tk_histogram(tk_src<U> row, tk_src<U> cand, int type, int desc, tk_state *st, int first,
+             ull cap, ull *hist)
 {
     constexpr int W = tk_key<U>::W;
     __shared__ unsigned int sh[BINS];
-    if (st->done || gated_off(st, gate)) return;
-    const size_t n = src_n(src, st);
-    const int bits = st->bits;
+    __shared__ int last;
+    pdl_wait_and_release();
+    if (!first && st->done) return;   /* the same for every block: none counts arrival */
+    const tk_src<U> src = first ? row : source(st, row, cand);
+    const int bits = st->bits, lane = threadIdx.x & 31;
     const uint64_t prefix = st->prefix;
     const int db = W - bits < DIGIT ? W - bits : DIGIT, shift = W - bits - db;
     const uint64_t mask = ((uint64_t)1 << db) - 1;
-    for (int b = threadIdx.x; b < BINS; b += blockDim.x) sh[b] = 0;
+    for (int b = threadIdx.x; b < BINS; b += THREADS) sh[b] = 0;
     __syncthreads();
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x) {
-        uint64_t r = tk_key<U>::radix(src.keys[i], type, desc);
-        if (high_bits<W>(r, bits) == prefix) atomicAdd(&sh[(r >> shift) & mask], 1u);
-    }
-    __syncthreads();
-    for (int b = threadIdx.x; b < BINS; b += blockDim.x)
-        if (sh[b]) atomicAdd(&hist[b], (unsigned long long)sh[b]);
-}
-
-/* A fresh selection: nothing resolved, k keys needed, the histogram zero. */
-__global__ void tk_init(tk_state *st, size_t k, unsigned long long *hist)
-{
-    if (threadIdx.x == 0) *st = tk_state{0, (unsigned long long)k, 0, 0, 0, 0, 0, 0};
-    for (int b = threadIdx.x; b < BINS; b += blockDim.x) hist[b] = 0;
-}
-
-/* One block of BINS / 2 threads: find the digit where the running count reaches need. */
-template <int W> __global__ void tk_choose(unsigned long long *hist, tk_state *st, int gate)
-{
-    __shared__ unsigned long long scan[BINS / 2];
-    if (st->done || gated_off(st, gate)) return;
-    const int t = threadIdx.x;
-    const unsigned long long h0 = hist[2 * t], h1 = hist[2 * t + 1];
-    scan[t] = h0 + h1;
-    __syncthreads();
-    for (int off = 1; off < BINS / 2; off *= 2) {   /* inclusive scan (Hillis-Steele) */
-        unsigned long long v = t >= off ? scan[t - off] : 0;
-        __syncthreads();
-        scan[t] += v;
-        __syncthreads();
-    }
-    const unsigned long long incl = scan[t], excl = incl - h0 - h1, need = st->need;
-    __syncthreads();
-    if (excl < need && need <= incl) {
-        const int bits = st->bits, db = W - bits < DIGIT ? W - bits : DIGIT;
-        const int d = need <= excl + h0 ? 2 * t : 2 * t + 1;
-        const unsigned long long below = d == 2 * t ? excl : excl + h0, count = d == 2 * t ? h0 : h1;
-        st->need = need - below;
-        st->bucket = count;
-        st->prefix = st->prefix << db | (unsigned long long)d;
-        st->bits = bits + db;
-        st->done = count == need - below || bits + db >= W;
-    }
-    hist[2 * t] = 0;
-    hist[2 * t + 1] = 0;
-}
-
-/* After the first pass: candidates (mode 0) when the chosen bucket fits the candidate buffer,
- * else the whole row again for every digit (mode 1). */
-__global__ void tk_mode(tk_state *st, unsigned long long k, unsigned long long cap)
-{
-    st->mode = st->bucket <= cap ? 0 : 1;
-    st->cand_n = st->bucket;
-    st->sure = k - st->need;
-}
-
-/* Exclusive block scan of one value per thread (THREADS threads); *total gets the sum. */
-__device__ __forceinline__ unsigned int block_scan(unsigned int v, unsigned int *total)
-{
-    __shared__ unsigned int warp_sums[THREADS / 32];
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    unsigned int x = v;
-    for (int off = 1; off < 32; off *= 2) {
-        unsigned int y = __shfl_up_sync(0xffffffffu, x, off);
-        if (lane >= off) x += y;
-    }
-    if (lane == 31) warp_sums[warp] = x;
-    __syncthreads();
-    if (warp == 0) {
-        unsigned int w = lane < THREADS / 32 ? warp_sums[lane] : 0;
-        for (int off = 1; off < 32; off *= 2) {
-            unsigned int y = __shfl_up_sync(0xffffffffu, w, off);
-            if (lane >= off) w += y;
+    /* HIST_UNROLL coalesced loads per thread and step, the next step's issued before this
+     * step's keys are counted. The loop bound is the block's, so every lane of a warp takes
+     * the same trips. A warp whose 32 keys share a bin (sorted or constant data) adds 32 once
+     * instead of contending 32 times on one word. */
+    const size_t step = (size_t)THREADS * HIST_UNROLL, stride = (size_t)gridDim.x * step;
+    auto load = [&](size_t b, U (&k)[HIST_UNROLL]) {
+#pragma unroll
+        for (int u = 0; u < HIST_UNROLL; u++) {
+            const size_t i = b + (size_t)u * THREADS + threadIdx.x;
+            k[u] = i < src.n ? src.keys[i] : (U)0;
         }
-        if (lane < THREADS / 32) warp_sums[lane] = w;
+    };
+    U next[HIST_UNROLL];
+    size_t b = blockIdx.x * step;
+    if (b < src.n) load(b, next);
+    for (; b < src.n; b += stride) {
+        U k[HIST_UNROLL];
+#pragma unroll
+        for (int u = 0; u < HIST_UNROLL; u++) k[u] = next[u];
+        if (b + stride < src.n) load(b + stride, next);
+#pragma unroll
+        for (int u = 0; u < HIST_UNROLL; u++) {
+            const size_t i = b + (size_t)u * THREADS + threadIdx.x;
+            const uint64_t r = tk_key<U>::radix(k[u], type, desc);
+            const unsigned int bin = i < src.n && high_bits<W>(r, bits) == prefix
+                                         ? (unsigned int)((r >> shift) & mask) : BINS;
+            const unsigned int b0 = __shfl_sync(0xffffffffu, bin, 0);
+            if (__all_sync(0xffffffffu, bin == b0)) {
+                if (lane == 0 && b0 < BINS) atomicAdd(&sh[b0], 32u);
+            } else if (bin < BINS) {
+                atomicAdd(&sh[bin], 1u);
+            }
+        }
     }
     __syncthreads();
-    unsigned int before = (warp ? warp_sums[warp - 1] : 0) + x - v;
-    *total = warp_sums[THREADS / 32 - 1];
+    for (int b = threadIdx.x; b < BINS; b += THREADS)
+        if (sh[b]) atomicAdd(&hist[b], (ull)sh[b]);
+    __threadfence();
     __syncthreads();
+    if (threadIdx.x == 0) last = atomicAdd(&st->arrived, 1u) == gridDim.x - 1;
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    choose<W>(hist, st, first, cap);
+}
+
+/* The count of the tiles before this one (called by one whole warp; every lane gets it), and
+ * this tile's inclusive count published. agg: this tile's own count. Each round reads 128
+ * predecessors, 4 per lane, nearest first in (lane, q) order, and stops at the nearest
+ * inclusive word; tiles before tile 0 read as an inclusive 0 (tile 0 is always inclusive). */
+__device__ ull look_back(ull *words, size_t tile, ull agg)
+{
+    const int lane = threadIdx.x & 31;
+    if (tile == 0) {
+        if (lane == 0) store_word(words, FLAG_INCLUSIVE | agg);
+        return 0;
+    }
+    if (lane == 0) store_word(words + tile, FLAG_AGGREGATE | agg);
+    ull before = 0;
+    for (long long p = (long long)tile - 1;; p -= 128) {
+        ull v[4];
+        bool wait = false;
+#pragma unroll
+        for (int q = 0; q < 4; q++) {
+            const long long at = p - 4 * lane - q;
+            v[q] = at >= 0 ? load_word(words + at) : FLAG_INCLUSIVE;
+            wait |= v[q] == 0;
+        }
+        while (__any_sync(0xffffffffu, wait)) {
+            wait = false;
+#pragma unroll
+            for (int q = 0; q < 4; q++) {
+                if (v[q] == 0) v[q] = load_word(words + (p - 4 * lane - q));
+                wait |= v[q] == 0;
+            }
+        }
+        int first = 4;   /* this lane's nearest inclusive word */
+#pragma unroll
+        for (int q = 3; q >= 0; q--)
+            if (v[q] & FLAG_INCLUSIVE) first = q;
+        const unsigned int inc = __ballot_sync(0xffffffffu, first < 4);
+        const int stop = inc ? __ffs(inc) - 1 : 32;
+        ull c = 0;
+#pragma unroll
+        for (int q = 0; q < 4; q++)
+            if (lane < stop || (lane == stop && q <= first)) c += v[q] & COUNT_MASK;
+#pragma unroll
+        for (int o = 16; o; o >>= 1) c += __shfl_xor_sync(0xffffffffu, c, o);
+        before += c;
+        if (inc) break;
+    }
+    if (lane == 0) store_word(words + tile, FLAG_INCLUSIVE | (before + agg));
     return before;
 }
 
-/* Per tile: keys whose resolved prefix is below T's (less) and equal to it (eq). */
+/* The order-keeping pass over tiles of the source. A tile is ROWS rows of THREADS keys, key
+ * (r, t) at r * THREADS + t: coalesced loads, and (row, warp, lane) order is input order.
+ * First every key is classed (below the prefix, equal, above) and each warp's row keeps two
+ * ballots in shared memory; the keys themselves are not kept. After the look-back, the lanes
+ * whose key is to be written load it again (L2 still holds the tile) and write it: few keys
+ * are written, so holding none keeps registers and the tile large.
+ *   split = 1 (mode 0, after the first pass; the row): the keys below the prefix go to
+ *             (out_keys, out_ids) from 0, the equal ones, all, to (eq_keys, eq_ids): the
+ *             candidates. Returns at once in mode 1.
+ *   split = 0 (the collect, T resolved; the source the mode names): the keys below the prefix
+ *             and the equal ones of rank < need go to (out_keys, out_ids) from st->sure in
+ *             mode 0, else from 0. */
 template <typename U>
-__global__ void tk_count(tk_src<U> src, int type, int desc, const tk_state *st, int gate,
-                         unsigned int *tile_less, unsigned int *tile_eq)
+__global__ void __launch_bounds__(THREADS, BLOCKS_PER_SM)
+tk_collect(tk_src<U> row, tk_src<U> cand, int type, int desc, const tk_state *st, int split,
+           tk_look look, U *out_keys, ull *out_ids, U *eq_keys, ull *eq_ids)
 {
-    constexpr int W = tk_key<U>::W;
-    if (gated_off(st, gate)) return;
-    const size_t n = src_n(src, st);
-    const int bits = st->bits;
+    constexpr int W = tk_key<U>::W, ITEMS = items_of<U>(), ROWS = rows_of<U>();
+    constexpr int TILE = tile_of<U>(), WROWS = ROWS * WARPS;   /* warp rows per tile */
+    __shared__ unsigned int s_mask[2][WROWS];   /* ballots of the keys below / equal */
+    __shared__ unsigned int s_off[2][WROWS];    /* their counts before the warp row, in tile */
+    __shared__ ull s_before[2];
+    __shared__ unsigned int s_tile[2];          /* this tile; the next, fetched meanwhile */
+    pdl_wait_and_release();
+    if (split && st->mode != 0) return;
+    const tk_src<U> src = split ? row : source(st, row, cand);
+    const int bits = st->bits, lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const uint64_t prefix = st->prefix;
-    const size_t base = (size_t)blockIdx.x * TILE;
-    unsigned int less = 0, eq = 0, total;
-    for (int j = 0; j < ITEMS; j++) {
-        size_t i = base + (size_t)j * THREADS + threadIdx.x;
-        if (i >= n) break;
-        uint64_t p = high_bits<W>(tk_key<U>::radix(src.keys[i], type, desc), bits);
-        less += p < prefix;
-        eq += p == prefix;
-    }
-    block_scan(less, &total);
-    if (threadIdx.x == 0) tile_less[blockIdx.x] = total;
-    block_scan(eq, &total);
-    if (threadIdx.x == 0) tile_eq[blockIdx.x] = total;
-}
-
-/* One block: exclusive prefix sums of the tiles' counts, as 64-bit sums. */
-__global__ void tk_scan(const unsigned int *tile_less, const unsigned int *tile_eq, size_t tiles,
-                        const tk_state *st, int gate, unsigned long long *less_before,
-                        unsigned long long *eq_before)
-{
-    __shared__ unsigned long long sl[1024], se[1024];
-    if (gated_off(st, gate)) return;
-    const size_t per = (tiles + blockDim.x - 1) / blockDim.x;
-    const size_t lo = threadIdx.x * per, hi = lo + per < tiles ? lo + per : tiles;
-    unsigned long long l = 0, e = 0;
-    for (size_t i = lo; i < hi; i++) { l += tile_less[i]; e += tile_eq[i]; }
-    sl[threadIdx.x] = l;
-    se[threadIdx.x] = e;
-    __syncthreads();
-    for (unsigned off = 1; off < blockDim.x; off *= 2) {
-        unsigned long long vl = threadIdx.x >= off ? sl[threadIdx.x - off] : 0;
-        unsigned long long ve = threadIdx.x >= off ? se[threadIdx.x - off] : 0;
+    const ull need = split ? ~0ull : st->need;
+    const ull base = !split && st->mode == 0 ? st->sure : 0;
+    const size_t tiles = (src.n + TILE - 1) / TILE;
+    const unsigned int lt = lanemask_lt();
+    if (threadIdx.x == 0) s_tile[0] = atomicAdd(look.next, 1u);
+    for (int cur = 0;; cur ^= 1) {
         __syncthreads();
-        sl[threadIdx.x] += vl;
-        se[threadIdx.x] += ve;
-        __syncthreads();
-    }
-    unsigned long long rl = sl[threadIdx.x] - l, re = se[threadIdx.x] - e;
-    for (size_t i = lo; i < hi; i++) {
-        less_before[i] = rl;
-        eq_before[i] = re;
-        rl += tile_less[i];
-        re += tile_eq[i];
-    }
-}
-
-/* Per tile, each thread owning ITEMS consecutive keys: write keys in input order.
- *   split = 0 (collect): the keys below the prefix and the equal ones of rank < need go to
- *             (out_keys, out_ids) from position base (st->sure for candidates, else 0);
- *   split = 1 (mode 0's first pass): the keys below go to (out_keys, out_ids) from 0, the
- *             equal ones, all of them, to (eq_keys, eq_ids): the candidates. */
-template <typename U>
-__global__ void tk_collect(tk_src<U> src, int type, int desc, const tk_state *st, int gate,
-                           int split, const unsigned long long *less_before,
-                           const unsigned long long *eq_before, U *out_keys,
-                           unsigned long long *out_ids, U *eq_keys, unsigned long long *eq_ids)
-{
-    constexpr int W = tk_key<U>::W;
-    if (gated_off(st, gate)) return;
-    const size_t n = src_n(src, st);
-    const int bits = st->bits;
-    const uint64_t prefix = st->prefix;
-    const unsigned long long need = split ? ~0ull : st->need;
-    const unsigned long long base = !split && src.cand ? st->sure : 0;
-    const size_t first = (size_t)blockIdx.x * TILE + (size_t)threadIdx.x * ITEMS;
-    U k[ITEMS];
-    int cls[ITEMS];   /* -1 below, 0 equal, 1 above or past the end */
-    unsigned int less = 0, eq = 0, total;
+        const size_t tile = s_tile[cur];
+        if (tile >= tiles) return;
+        const size_t first = tile * TILE + threadIdx.x;
+        /* 1. Class every key; ballots per warp row. The next chunk's loads are issued before
+         * this chunk is classed. */
+        U key[ITEMS], nxt[ITEMS];
+        auto load = [&](int c, U (&k)[ITEMS]) {
 #pragma unroll
-    for (int j = 0; j < ITEMS; j++) {
-        size_t i = first + j;
-        cls[j] = 1;
-        if (i < n) {
-            k[j] = src.keys[i];
-            uint64_t p = high_bits<W>(tk_key<U>::radix(k[j], type, desc), bits);
-            cls[j] = p < prefix ? -1 : p == prefix ? 0 : 1;
+            for (int j = 0; j < ITEMS; j++) {
+                const size_t i = first + (size_t)(c * ITEMS + j) * THREADS;
+                k[j] = i < src.n ? src.keys[i] : (U)0;
+            }
+        };
+        load(0, nxt);
+#pragma unroll 1
+        for (int c = 0; c < CHUNKS; c++) {
+#pragma unroll
+            for (int j = 0; j < ITEMS; j++) key[j] = nxt[j];
+            if (c + 1 < CHUNKS) load(c + 1, nxt);
+#pragma unroll
+            for (int j = 0; j < ITEMS; j++) {
+                const size_t i = first + (size_t)(c * ITEMS + j) * THREADS;
+                unsigned int cls = 2;   /* 0 below, 1 equal, 2 above or past the end */
+                if (i < src.n) {
+                    const uint64_t p = high_bits<W>(tk_key<U>::radix(key[j], type, desc), bits);
+                    cls = p < prefix ? 0 : p == prefix ? 1 : 2;
+                }
+                const unsigned int bl = __ballot_sync(0xffffffffu, cls == 0);
+                const unsigned int be = __ballot_sync(0xffffffffu, cls == 1);
+                if (lane == 0) {
+                    s_mask[0][(c * ITEMS + j) * WARPS + warp] = bl;
+                    s_mask[1][(c * ITEMS + j) * WARPS + warp] = be;
+                }
+            }
         }
-        less += cls[j] == -1;
-        eq += cls[j] == 0;
-    }
-    const unsigned long long eq0 = eq_before[blockIdx.x] + block_scan(eq, &total);
-    unsigned long long take = need > eq0 ? need - eq0 : 0;
-    if (take > eq) take = eq;
-    unsigned long long at, eq_at = eq0;
-    if (split) {
-        at = less_before[blockIdx.x] + block_scan(less, &total);
-    } else {
-        const unsigned long long eb = eq_before[blockIdx.x];
-        at = base + less_before[blockIdx.x] + (eb < need ? eb : need) +
-             block_scan(less + (unsigned int)take, &total);
-    }
+        __syncthreads();
+        /* 2. Warp 0 the keys below, warp 1 the equal ones: counts before each warp row, then
+         * the tiles before this one. Warp 2 fetches the next tile meanwhile. */
+        if (warp < 2) {
+            constexpr int PER = WROWS / 32;
+            const unsigned int *m = s_mask[warp] + lane * PER;
+            unsigned int *o = s_off[warp] + lane * PER, v[PER], sum = 0;
 #pragma unroll
-    for (int j = 0; j < ITEMS; j++) {
-        const unsigned long long id = src.ids ? src.ids[first + j < n ? first + j : 0] : first + j;
-        if (cls[j] == -1 || (!split && cls[j] == 0 && take)) {
-            if (cls[j] == 0) take--;
-            out_keys[at] = k[j];
-            out_ids[at] = id;
-            at++;
-        } else if (split && cls[j] == 0) {
-            eq_keys[eq_at] = k[j];
-            eq_ids[eq_at] = id;
-            eq_at++;
+            for (int q = 0; q < PER; q++) { v[q] = __popc(m[q]); sum += v[q]; }
+            const unsigned int incl = warp_inclusive_scan(sum);
+            unsigned int run = incl - sum;
+#pragma unroll
+            for (int q = 0; q < PER; q++) { o[q] = run; run += v[q]; }
+            const unsigned int total = __shfl_sync(0xffffffffu, incl, 31);
+            const ull before = look_back(warp ? look.eq : look.less, tile, total);
+            if (lane == 0) s_before[warp] = before;
+        } else if (threadIdx.x == 64) {
+            s_tile[cur ^ 1] = atomicAdd(look.next, 1u);
+        }
+        __syncthreads();
+        /* 3. Each warp writes the keys of its rows that are taken, 32 at a time: lane e takes
+         * the warp's e-th key to write (in row order), so the loads of one round are in flight
+         * together. */
+        const ull less0 = s_before[0], eq0 = s_before[1];
+        const size_t wfirst = tile * TILE + (size_t)warp * 32;
+        unsigned int count = 0;
+        for (int r = 0; r < ROWS; r++)
+            count += __popc(s_mask[0][r * WARPS + warp] | s_mask[1][r * WARPS + warp]);
+        for (unsigned int e0 = 0; e0 < count; e0 += 32) {
+            const unsigned int e = e0 + lane;
+            if (e >= count) break;
+            int r = 0;
+            unsigned int seen = 0, bl, be, m;
+            for (;; r++) {
+                bl = s_mask[0][r * WARPS + warp];
+                be = s_mask[1][r * WARPS + warp];
+                m = bl | be;
+                if (e < seen + __popc(m)) break;
+                seen += __popc(m);
+            }
+            const unsigned int l = __fns(m, 0, (int)(e - seen) + 1), before = (1u << l) - 1;
+            const size_t i = wfirst + (size_t)r * THREADS + l;
+            const U key = src.keys[i];
+            const ull id = src.ids ? src.ids[i] : (ull)i;
+            const ull L = less0 + s_off[0][r * WARPS + warp] + __popc(bl & before);
+            const ull E = eq0 + s_off[1][r * WARPS + warp] + __popc(be & before);
+            const bool below = bl >> l & 1;
+            if (split) {
+                if (below) { out_keys[L] = key; out_ids[L] = id; }
+                else { eq_keys[E] = key; eq_ids[E] = id; }
+            } else if (below || E < need) {
+                const ull at = base + L + (E < need ? E : need);
+                out_keys[at] = key;
+                out_ids[at] = id;
+            }
         }
     }
 }
@@ -363,79 +489,55 @@ __global__ void tk_narrow(const unsigned long long *in, uint32_t *out, size_t n)
 /* The scratch of one row's select (reused for every row of a call). */
 struct tk_mem {
     tk_state *st;
-    unsigned long long *hist, *less_before, *eq_before;
-    unsigned int *tile_less, *tile_eq;
+    ull *zero;                       /* tk_init zeroes `words` words from here: */
+    size_t words;
+    ull *hist;                       /*   the histogram (BINS) */
+    tk_look split, collect;          /*   the two passes' look-back words and tile counters */
     void *fin_keys;                  /* the k selected keys, in input order per group */
-    unsigned long long *fin_ids;
+    ull *fin_ids;
     void *cand_keys;                 /* mode 0: the first pass's bucket */
-    unsigned long long *cand_ids;
+    ull *cand_ids;
     size_t cand_cap;
 };
 
 size_t round8(size_t b) { return (b + 7) / 8 * 8; }
 
 /* Candidates are kept when the first pass's bucket holds at most this share of the row (and
- * the row is long enough for the extra launches to pay). */
+ * the row is long enough for them to pay). */
 constexpr size_t CAND_MIN_ROW = (size_t)1 << 18;
 size_t cand_cap(size_t n) { return n < CAND_MIN_ROW ? 0 : n / 16; }
 
-/* Top-k of one row of device data into device outputs (keys_out, idx_out: never NULL).
- * The first 11-bit pass runs on the whole row; then, if its bucket is small (mode 0), one
- * pass over the row writes the keys below the bucket (all taken) and the bucket's keys (the
- * candidates), and the remaining digits, the count and the collect run on the candidates
- * only; otherwise (mode 1) every pass reads the whole row. */
+/* Top-k of one row of device data into device outputs (keys_out, idx_out: never NULL). */
 template <typename U>
 gpusort_status row_topk(gpusort_ctx *ctx, const gpusort__topk_args *a, const U *keys,
-                        size_t n, void *keys_out, unsigned long long *idx_out, const tk_mem &m)
+                        size_t n, void *keys_out, ull *idx_out, const tk_mem &m)
 {
     constexpr int W = tk_key<U>::W;
     cudaStream_t s = gpusort__cuda_stream(ctx);
+    const int pdl = gpusort__cuda_pdl(ctx);
     const int type = (int)a->key_type, desc = a->order == GPUSORT_ORDER_DESC;
-    const size_t tiles = (n + TILE - 1) / TILE, cap = m.cand_cap;
-    const size_t ctiles = (cap + TILE - 1) / TILE;
-    const tk_src<U> row = {keys, NULL, n, 0};
-    const tk_src<U> cand = {(const U *)m.cand_keys, m.cand_ids, cap, 1};
+    const tk_src<U> row = {keys, NULL, n};
+    const tk_src<U> cand = {(const U *)m.cand_keys, m.cand_ids, 0};
     U *fk = (U *)m.fin_keys, *ck = (U *)m.cand_keys;
-    const struct cudaDeviceProp *p = gpusort__cuda_props(ctx);
-    auto grid_of = [&](size_t len) {
-        size_t want = (len + THREADS * 8 - 1) / (THREADS * 8), most = (size_t)p->multiProcessorCount * 8;
-        return (unsigned)(want < most ? (want ? want : 1) : most);
-    };
-    tk_init<<<1, 32, 0, s>>>(m.st, a->k, m.hist);
-    tk_histogram<U><<<grid_of(n), THREADS, 0, s>>>(row, type, desc, m.st, -1, m.hist);
-    tk_choose<W><<<1, BINS / 2, 0, s>>>(m.hist, m.st, -1);
-    tk_mode<<<1, 1, 0, s>>>(m.st, a->k, cap);
-    if (cap) {   /* mode 0: split the row, then the candidates */
-        tk_count<U><<<(unsigned)tiles, THREADS, 0, s>>>(row, type, desc, m.st, 0, m.tile_less,
-                                                       m.tile_eq);
-        tk_scan<<<1, 1024, 0, s>>>(m.tile_less, m.tile_eq, tiles, m.st, 0, m.less_before,
-                                   m.eq_before);
-        tk_collect<U><<<(unsigned)tiles, THREADS, 0, s>>>(row, type, desc, m.st, 0, 1,
-                                                         m.less_before, m.eq_before, fk,
-                                                         m.fin_ids, ck, m.cand_ids);
-        for (int bits = DIGIT; bits < W; bits += DIGIT) {
-            tk_histogram<U><<<grid_of(cap), THREADS, 0, s>>>(cand, type, desc, m.st, 0, m.hist);
-            tk_choose<W><<<1, BINS / 2, 0, s>>>(m.hist, m.st, 0);
-        }
-        tk_count<U><<<(unsigned)ctiles, THREADS, 0, s>>>(cand, type, desc, m.st, 0, m.tile_less,
-                                                        m.tile_eq);
-        tk_scan<<<1, 1024, 0, s>>>(m.tile_less, m.tile_eq, ctiles, m.st, 0, m.less_before,
-                                   m.eq_before);
-        tk_collect<U><<<(unsigned)ctiles, THREADS, 0, s>>>(cand, type, desc, m.st, 0, 0,
-                                                          m.less_before, m.eq_before, fk,
-                                                          m.fin_ids, NULL, NULL);
-    }
-    /* mode 1: every digit on the whole row */
-    for (int bits = DIGIT; bits < W; bits += DIGIT) {
-        tk_histogram<U><<<grid_of(n), THREADS, 0, s>>>(row, type, desc, m.st, 1, m.hist);
-        tk_choose<W><<<1, BINS / 2, 0, s>>>(m.hist, m.st, 1);
-    }
-    tk_count<U><<<(unsigned)tiles, THREADS, 0, s>>>(row, type, desc, m.st, 1, m.tile_less,
-                                                   m.tile_eq);
-    tk_scan<<<1, 1024, 0, s>>>(m.tile_less, m.tile_eq, tiles, m.st, 1, m.less_before,
-                               m.eq_before);
-    tk_collect<U><<<(unsigned)tiles, THREADS, 0, s>>>(row, type, desc, m.st, 1, 0, m.less_before,
-                                                     m.eq_before, fk, m.fin_ids, NULL, NULL);
+    const ull cap = m.cand_cap;
+    /* Both kernels loop over their work: at most BLOCKS_PER_SM blocks per SM, fewer for a
+     * short row. */
+    const size_t most = (size_t)gpusort__cuda_props(ctx)->multiProcessorCount * BLOCKS_PER_SM;
+    auto grid = [&](size_t units) { return (unsigned)(units < 1 ? 1 : units < most ? units : most); };
+    const unsigned hist_grid = grid((n + THREADS * HIST_UNROLL - 1) / (THREADS * HIST_UNROLL));
+    const unsigned tile_grid = grid((n + tile_of<U>() - 1) / tile_of<U>());
+    const unsigned zero_grid = grid((m.words + THREADS - 1) / THREADS);
+
+    launch_pdl(tk_init, zero_grid, THREADS, 0, s, 0, m.st, (size_t)a->k, m.zero, m.words);
+    launch_pdl(tk_histogram<U>, hist_grid, THREADS, 0, s, pdl, row, cand, type, desc, m.st, 1,
+               cap, m.hist);
+    launch_pdl(tk_collect<U>, tile_grid, THREADS, 0, s, pdl, row, cand, type, desc,
+               (const tk_state *)m.st, 1, m.split, fk, m.fin_ids, ck, m.cand_ids);
+    for (int bits = DIGIT; bits < W; bits += DIGIT)
+        launch_pdl(tk_histogram<U>, hist_grid, THREADS, 0, s, pdl, row, cand, type, desc, m.st,
+                   0, cap, m.hist);
+    launch_pdl(tk_collect<U>, tile_grid, THREADS, 0, s, pdl, row, cand, type, desc,
+               (const tk_state *)m.st, 0, m.collect, fk, m.fin_ids, (U *)NULL, (ull *)NULL);
     gpusort_status st;
     if ((st = gpusort__cuda_check(ctx, cudaGetLastError(), "top-k kernels"))) return st;
     /* The k keys are in input order within each group (below the first bucket; the rest), and
@@ -482,24 +584,29 @@ gpusort_status device_topk(gpusort_ctx *ctx, const gpusort__topk_args *a, const 
                            void *keys_out, void *indices_out)
 {
     const size_t ks = gpusort_type_size(a->key_type), k = a->k, L = a->row_length;
-    const size_t rows = a->n / L, tiles = (L + TILE - 1) / TILE;
+    const size_t rows = a->n / L;
     if (rows > 1 && L < SELECT_MIN_ROW) return batch_by_sort(ctx, a, keys_in, keys_out, indices_out);
-    const size_t cap = cand_cap(L), ctiles = (cap + TILE - 1) / TILE;
-    const size_t t = tiles > ctiles ? tiles : ctiles;
-    size_t bytes = round8(sizeof(tk_state)) + BINS * 8 + t * 2 * 8 + t * 2 * 4 +
-                   k * 8 + cap * 8 + round8(k * ks) + round8(cap * ks);
+    const size_t tile = ks == 4 ? tile_of<uint32_t>() : tile_of<ull>();
+    const size_t tiles = (L + tile - 1) / tile, cap = cand_cap(L);
+    /* Zeroed by tk_init: the histogram, 4 look-back words per tile, the 2 tile counters. */
+    const size_t words = BINS + 4 * tiles + 1;
+    size_t bytes = round8(sizeof(tk_state)) + words * 8 + k * 8 + cap * 8 + round8(k * ks) +
+                   round8(cap * ks);
     char *p = (char *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_TOPK, bytes);
     if (!p) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
     tk_mem m;
     m.st = (tk_state *)p;                    p += round8(sizeof(tk_state));
-    m.hist = (unsigned long long *)p;        p += BINS * 8;   /* tk_init zeroes it */
-    m.less_before = (unsigned long long *)p; p += t * 8;
-    m.eq_before = (unsigned long long *)p;   p += t * 8;
-    m.fin_ids = (unsigned long long *)p;     p += k * 8;
-    m.cand_ids = (unsigned long long *)p;    p += cap * 8;
-    m.tile_less = (unsigned int *)p;         p += t * 4;
-    m.tile_eq = (unsigned int *)p;           p += t * 4;
-    p = (char *)round8((size_t)p);
+    m.zero = (ull *)p;
+    m.words = words;
+    m.hist = (ull *)p;                       p += BINS * 8;
+    m.split.less = (ull *)p;                 p += tiles * 8;
+    m.split.eq = (ull *)p;                   p += tiles * 8;
+    m.collect.less = (ull *)p;               p += tiles * 8;
+    m.collect.eq = (ull *)p;                 p += tiles * 8;
+    m.split.next = (unsigned int *)p;
+    m.collect.next = (unsigned int *)p + 1;  p += 8;
+    m.fin_ids = (ull *)p;                    p += k * 8;
+    m.cand_ids = (ull *)p;                   p += cap * 8;
     m.fin_keys = p;                          p += round8(k * ks);
     m.cand_keys = p;
     m.cand_cap = cap;
