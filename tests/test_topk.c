@@ -15,7 +15,9 @@
  * sorted, reversed, zipf, special: NaNs and signed zeros, huge, entropy) at sizes around the
  * boundaries of the implementations (1, digit buckets 255/256/257, the CPU's threaded rows
  * 2^16 +- 1, GPU tiles, up to --max-n), k at 1, 2, 100, n/2, n - 1, n and around 2^10 and 2^16;
- * then batches: many short rows, few long rows, k from 1 to row_length.
+ * a uniform row with a quarter of its keys set to one value in a periodic pattern that fools
+ * the CUDA backend's sample (run_input's trap); then batches: many short rows, few long rows,
+ * k from 1 to row_length.
  * With CUDA, host and device pointers. Seed printed first; --seed S replays a run.
  * Exit: 0 passed, 1 a failure, 77 skipped (backend not built or no device).
  */
@@ -140,16 +142,16 @@ typedef struct tcase {
     gpusort_type type;
     datagen_dist dist;
     size_t n, row_length, k;
-    int desc, device;
+    int desc, device, trap;
 } tcase;
 
 static void report(const tcase *c, const char *what, const char *fmt, size_t a, size_t b)
 {
     failed++;
     if (failed > 40) return;
-    printf("FAIL %s %s/%s n=%zu row=%zu k=%zu %s %s (%s memory): %s ",
+    printf("FAIL %s %s/%s%s n=%zu row=%zu k=%zu %s %s (%s memory): %s ",
            gpusort_backend_name(opt.backend), gpusort_type_name(c->type),
-           datagen_dist_name(c->dist), c->n, c->row_length, c->k, c->desc ? "desc" : "asc",
+           datagen_dist_name(c->dist), c->trap ? "+trap" : "", c->n, c->row_length, c->k, c->desc ? "desc" : "asc",
            what, c->device ? "device" : "host", fmt);
     printf("(at %zu: %zu)\n     replay: test_topk --backend %s --seed %" PRIu64 " --max-n %zu\n",
            a, b, gpusort_backend_name(opt.backend), opt.seed, opt.max_n);
@@ -230,16 +232,23 @@ static uint64_t case_seed(const tcase *c)
 
 /* Generate the input of (type, dist, n) once and run it for the given ks, row lengths, orders
  * and memories. */
+/* trap: the keys at positions p with p % 128 < 32 are set to one value (keys[32]). The
+ * CUDA top-k guesses from a sample read in runs of 32 keys at a gap that is a multiple of 128
+ * for the sizes here, so the sample sees only that value: the guess is wrong for most k and
+ * the whole-row path (mode 1) has to give the answer. */
 static void run_input(gpusort_type t, datagen_dist d, size_t n, const size_t *row_lengths,
-                      int nrow, const size_t *ks_in, int nk)
+                      int nrow, const size_t *ks_in, int nk, int trap)
 {
-    tcase c = {t, d, n, n, 1, 0, 0};
+    tcase c = {t, d, n, n, 1, 0, 0, trap};
     size_t es = gpusort_type_size(t);
     void *keys = malloc(n * es);
     pair *scratch = malloc(n * sizeof(pair));
     uint64_t *ref = malloc(n * 8);
     if (!keys || !scratch || !ref) { printf("FAIL: out of memory\n"); exit(1); }
     datagen_fill(keys, t, n, d, case_seed(&c));
+    if (trap && n > 32)
+        for (size_t p = 0; p < n; p++)
+            if (p % 128 < 32) memcpy((char *)keys + p * es, (char *)keys + 32 * es, es);
     int devices = opt.backend == GPUSORT_BACKEND_CUDA || opt.cl_mem ? 2 : 1;
     for (int ri = 0; ri < nrow; ri++) {
         c.row_length = row_lengths[ri];
@@ -344,23 +353,25 @@ int main(int argc, char **argv)
         for (int di = 0; di < nd; di++)
             for (size_t ni = 0; ni < sizeof small_n / sizeof small_n[0]; ni++) {
                 size_t n = small_n[ni], whole[] = {n};
-                run_input((gpusort_type)t, all_d[di], n, whole, 1, small_k, 10);
+                run_input((gpusort_type)t, all_d[di], n, whole, 1, small_k, 10, 0);
             }
         for (int di = 0; di < nbd; di++)
             for (size_t ni = 0; ni < sizeof big_n / sizeof big_n[0]; ni++) {
                 size_t n = big_n[ni], whole[] = {n};
                 if (n > opt.max_n || (opt.quick && ni % 2)) continue;
                 if (di >= 4 && n < ((size_t)1 << 18)) continue;   /* below the GPU's mode 0 */
-                run_input((gpusort_type)t, big_d[di], n, whole, 1, big_k, 11);
+                run_input((gpusort_type)t, big_d[di], n, whole, 1, big_k, 11, 0);
+                if (di == 0 && n >= ((size_t)1 << 18))
+                    run_input((gpusort_type)t, DATAGEN_UNIFORM, n, whole, 1, big_k, 11, 1);
             }
         /* Batches: many short rows, a few long rows (the threaded path for one row). */
         const size_t rows_n = 4096 * 3, row_lengths[] = {1, 3, 4, 64, 256, 4096};
         const size_t row_k[] = {1, 2, 7, 63, 64, K_HALF, K_ALL1, K_ALL};
-        run_input((gpusort_type)t, DATAGEN_UNIFORM, rows_n, row_lengths, 6, row_k, 8);
-        run_input((gpusort_type)t, DATAGEN_FEW, rows_n, row_lengths, 6, row_k, 8);
+        run_input((gpusort_type)t, DATAGEN_UNIFORM, rows_n, row_lengths, 6, row_k, 8, 0);
+        run_input((gpusort_type)t, DATAGEN_FEW, rows_n, row_lengths, 6, row_k, 8, 0);
         if (opt.max_n >= 3 * 65537) {
             const size_t long_rows[] = {65537}, long_k[] = {1, 1000, 65536};
-            run_input((gpusort_type)t, DATAGEN_SPECIAL, 3 * 65537, long_rows, 1, long_k, 3);
+            run_input((gpusort_type)t, DATAGEN_SPECIAL, 3 * 65537, long_rows, 1, long_k, 3, 0);
         }
     }
 

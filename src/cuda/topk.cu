@@ -22,17 +22,19 @@
  *   3. SORT the k collected (key, index) pairs with the backend's stable sort (AUTO), so ties
  *      stay lowest index first; u32 indices are narrowed last.
  *
- * CANDIDATES. After the first pass the chosen bucket usually holds a small share of the row
- * (1/2048 of uniform keys). When it holds at most 1/16 (mode 0, rows of 2^18 keys and more),
- * a split pass (tk_collect with split = 1) writes the keys below the bucket (all taken) and the
- * bucket's keys with their positions (the candidates), and the remaining passes and the
- * collect read only the candidates: 2 reads of the row in all, whatever the key width. A
- * skewed row (few distinct values, all equal) takes mode 1: every pass reads the whole row.
- * The first pass's last block picks the mode; the kernels read it from the state, so one
- * sequence of launches serves both (the split returns at once in mode 1).
- *
- * A call is 4 + (digits - 1) launches (6 for 32-bit keys, 9 for 64-bit) and the final sort;
- * every launch after the first may start while the previous finishes (pdl.cuh).
+ * CANDIDATES. On a row of 2^18 keys and more, tk_sample counts the first digits of a sample
+ * (1/64 of the row, in runs spread over it) and guesses the range of first digits that holds
+ * T with a wide margin; one pass over the row (tk_collect with split = 1) then writes the keys
+ * below the range (all taken) and those in it with their positions (the candidates), and its
+ * last tile checks the guess exactly. With a right guess (mode 0) every digit's pass and the
+ * collect read only the candidates: the row is read once, whatever the key width. Shorter
+ * rows, and rows where the guess was wrong or the candidates would exceed 1/16 of the row
+ * (few distinct values, adversarial order), take mode 1: every pass reads the whole row. The
+ * kernels read the mode from the state, so one sequence of launches serves both: init,
+ * sample, split, one histogram per digit, collect; 7 launches for 32-bit keys, 10 for 64-bit,
+ * then the final sort. Every launch after the first may start while the previous finishes
+ * (pdl.cuh). The idea of choosing the range from a sample is sample sort's splitter choice
+ * (Blelloch et al. 1991) applied to one rank; AIR top-k instead histograms the whole row.
  *
  * Batches of rows shorter than SELECT_MIN_ROW are sorted whole instead (the segmented sort,
  * keys with indices) and each row's first k gathered. Longer rows run the select one row
@@ -47,6 +49,7 @@
 #include "warp_radix_rank.cuh"
 
 #include <cuda_runtime.h>
+#include <math.h>
 
 namespace {
 
@@ -65,11 +68,14 @@ constexpr int HIST_UNROLL = 8;              /* keys in flight per thread in tk_h
 constexpr size_t HOST_MIN_KEYS = (size_t)1 << 20;
 constexpr size_t HOST_MAX_ROWS = 64;
 
-/* tk_collect's tiles: CHUNKS loads of 32 bytes of keys per thread (8 u32 or 4 u64 keys),
+/* tk_collect's tiles: CHUNKS loads of 64 bytes of keys per thread (16 u32 or 8 u64 keys),
  * 64 KiB of keys per tile. Large tiles keep the look-back short: a tile's look-back reads 128
  * predecessors per round trip to L2, and it must outpace the tiles being started. */
-constexpr int CHUNKS = 8;
-template <typename U> constexpr int items_of() { return 32 / (int)sizeof(U); }
+#ifndef TK_CHUNK_BYTES   /* A/B knob of this session's measurement: 32 or 64 */
+#define TK_CHUNK_BYTES 64
+#endif
+constexpr int CHUNKS = 256 / TK_CHUNK_BYTES;
+template <typename U> constexpr int items_of() { return TK_CHUNK_BYTES / (int)sizeof(U); }
 template <typename U> constexpr int rows_of() { return CHUNKS * items_of<U>(); }
 template <typename U> constexpr int tile_of() { return THREADS * rows_of<U>(); }
 
@@ -78,12 +84,14 @@ struct tk_state {
     ull prefix;            /* the resolved high bits of T */
     ull need;              /* keys still wanted among those with this prefix */
     ull bucket;            /* keys in the bucket the last choice took */
-    ull cand_n;            /* mode 0: candidates (the first pass's bucket) */
-    ull sure;              /* mode 0: keys below the first pass's bucket (all taken) */
+    ull cand_n;            /* mode 0: candidates (keys of the guessed first digits) */
+    ull sure;              /* mode 0: keys below the guessed first digits (all taken) */
+    ull glo, ghi;          /* the guess: T's first digit in [glo, ghi] */
     int bits;              /* how many high bits are resolved */
     int done;              /* resolved, or every key with the prefix is needed */
-    int mode;              /* after the first pass: 0 candidates, 1 the whole row */
-    unsigned int arrived;  /* blocks of the running tk_histogram that have finished */
+    int mode;              /* 0 candidates, 1 the whole row (no guess, or a wrong one) */
+    int guess;             /* tk_sample made a guess: tk_split runs */
+    unsigned int arrived;  /* blocks of the running tk_histogram / tk_sample that finished */
 };
 
 /* The look-back of one tk_collect pass: per tile, its count of keys below the prefix and of
@@ -161,18 +169,16 @@ __device__ __forceinline__ ull block_scan64(ull v, ull *total)
 __global__ void tk_init(tk_state *st, size_t k, ull *zero, size_t words)
 {
     pdl_wait_and_release();
-    if (blockIdx.x == 0 && threadIdx.x == 0) *st = tk_state{0, (ull)k, 0, 0, 0, 0, 0, 1, 0};
+    if (blockIdx.x == 0 && threadIdx.x == 0) *st = tk_state{0, (ull)k, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0};
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < words;
          i += (size_t)gridDim.x * blockDim.x)
         zero[i] = 0;
 }
 
 /* The choice at the end of a histogram pass, by its last block: find the digit where the
- * running count reaches need, resolve it, zero the histogram for the next pass. first: the
- * pass over the whole row, which also picks the mode (candidates when the chosen bucket fits
- * cap keys). */
+ * running count reaches need, resolve it, zero the histogram for the next pass. */
 template <int W>
-__device__ void choose(ull *hist, tk_state *st, int first, ull cap)
+__device__ void choose(ull *hist, tk_state *st)
 {
     constexpr int PER = BINS / THREADS;
     const int t = threadIdx.x;
@@ -196,28 +202,97 @@ __device__ void choose(ull *hist, tk_state *st, int first, ull cap)
         st->prefix = st->prefix << db | (ull)(t * PER + d);
         st->bits = bits + db;
         st->done = h[d] == left || bits + db >= W;
-        if (first) {
-            st->mode = cap && h[d] <= cap ? 0 : 1;
-            st->cand_n = h[d];
-            st->sure = below;
-        }
     }
     if (t == 0) st->arrived = 0;
 }
 
-/* One digit: the histogram of the next DIGIT bits of the keys that carry the prefix, then the
- * choice (last block). first: the row, nothing resolved yet; else the source the mode names. */
+/* The guess, by tk_sample's last block from the sample's histogram of first digits (s keys
+ * of the row's n): T's first digit lies in [glo, ghi], the digits of the sample's keys of
+ * ranks k s / n - margin and k s / n + margin (0-based, clamped). The margin, 4 standard
+ * deviations of that rank plus 32, makes a wrong guess rare for data in any order; tk_split
+ * checks the guess exactly and a wrong one costs the whole-row passes (mode 1). */
+__device__ void guess(ull *hist, tk_state *st, ull s, ull n, ull k)
+{
+    constexpr int PER = BINS / THREADS;
+    const int t = threadIdx.x;
+    ull h[PER], sum = 0, total;
+#pragma unroll
+    for (int j = 0; j < PER; j++) {
+        h[j] = load_word(hist + t * PER + j);
+        sum += h[j];
+        hist[t * PER + j] = 0;
+    }
+    ull below = block_scan64(sum, &total);
+    const double at = (double)k * (double)s / (double)n, p = (double)k / (double)n;
+    const double margin = 4.0 * sqrt(at * (1.0 - p)) + 32.0;
+    /* A range reaching past the sample's ends reaches the digits' ends: the row may hold keys
+     * beyond the sample's extremes. */
+    const int open_lo = at - margin <= 0.0, open_hi = at + margin >= (double)(total - 1);
+    const ull lo = open_lo ? 0 : (ull)(at - margin), hi = open_hi ? total - 1 : (ull)(at + margin);
+    if (t == 0 && open_lo) st->glo = 0;
+    if (t == 0 && open_hi) st->ghi = BINS - 1;
+    /* the digit of the sample key of rank r: the bin where the running count passes r */
+    if (!open_lo && below <= lo && lo < below + sum) {
+        ull b = below;
+        int d = 0;
+        while (b + h[d] <= lo) b += h[d++];
+        st->glo = t * PER + d;
+    }
+    if (!open_hi && below <= hi && hi < below + sum) {
+        ull b = below;
+        int d = 0;
+        while (b + h[d] <= hi) b += h[d++];
+        st->ghi = t * PER + d;
+    }
+    if (t == 0) {
+        st->guess = 1;
+        st->arrived = 0;
+    }
+}
+
+/* The sample: s keys of the row in runs of 32 (one warp's load), spread evenly over it; their
+ * first digits counted, then the guess (last block). */
 template <typename U>
 __global__ void __launch_bounds__(THREADS, BLOCKS_PER_SM)
-tk_histogram(tk_src<U> row, tk_src<U> cand, int type, int desc, tk_state *st, int first,
-             ull cap, ull *hist)
+tk_sample(tk_src<U> row, int type, int desc, tk_state *st, ull s, ull k, ull *hist)
 {
     constexpr int W = tk_key<U>::W;
     __shared__ unsigned int sh[BINS];
     __shared__ int last;
     pdl_wait_and_release();
-    if (!first && st->done) return;   /* the same for every block: none counts arrival */
-    const tk_src<U> src = first ? row : source(st, row, cand);
+    const int lane = threadIdx.x & 31;
+    const size_t runs = s / 32, gap = row.n / runs;
+    for (int b = threadIdx.x; b < BINS; b += THREADS) sh[b] = 0;
+    __syncthreads();
+    for (size_t r = (blockIdx.x * (size_t)THREADS + threadIdx.x) / 32; r < runs;
+         r += (size_t)gridDim.x * THREADS / 32) {
+        const uint64_t x = tk_key<U>::radix(row.keys[r * gap + lane], type, desc);
+        atomicAdd(&sh[(unsigned int)(x >> (W - DIGIT))], 1u);
+    }
+    __syncthreads();
+    for (int b = threadIdx.x; b < BINS; b += THREADS)
+        if (sh[b]) atomicAdd(&hist[b], (ull)sh[b]);
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) last = atomicAdd(&st->arrived, 1u) == gridDim.x - 1;
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    guess(hist, st, s, row.n, k);
+}
+
+/* One digit: the histogram of the next DIGIT bits of the keys of the source (the mode's) that
+ * carry the prefix, then the choice (last block). */
+template <typename U>
+__global__ void __launch_bounds__(THREADS, BLOCKS_PER_SM)
+tk_histogram(tk_src<U> row, tk_src<U> cand, int type, int desc, tk_state *st, ull *hist)
+{
+    constexpr int W = tk_key<U>::W;
+    __shared__ unsigned int sh[BINS];
+    __shared__ int last;
+    pdl_wait_and_release();
+    if (st->done) return;   /* the same for every block: none counts arrival */
+    const tk_src<U> src = source(st, row, cand);
     const int bits = st->bits, lane = threadIdx.x & 31;
     const uint64_t prefix = st->prefix;
     const int db = W - bits < DIGIT ? W - bits : DIGIT, shift = W - bits - db;
@@ -267,7 +342,7 @@ tk_histogram(tk_src<U> row, tk_src<U> cand, int type, int desc, tk_state *st, in
     __syncthreads();
     if (!last) return;
     __threadfence();
-    choose<W>(hist, st, first, cap);
+    choose<W>(hist, st);
 }
 
 /* The count of the tiles before this one (called by one whole warp; every lane gets it), and
@@ -321,32 +396,34 @@ __device__ ull look_back(ull *words, size_t tile, ull agg)
 
 /* The order-keeping pass over tiles of the source. A tile is ROWS rows of THREADS keys, key
  * (r, t) at r * THREADS + t: coalesced loads, and (row, warp, lane) order is input order.
- * First every key is classed (below the prefix, equal, above) and each warp's row keeps two
+ * First every key is classed (below the range, in it, above) and each warp's row keeps two
  * ballots in shared memory; the keys themselves are not kept. After the look-back, the lanes
  * whose key is to be written load it again (L2 still holds the tile) and write it: few keys
  * are written, so holding none keeps registers and the tile large.
- *   split = 1 (mode 0, after the first pass; the row): the keys below the prefix go to
- *             (out_keys, out_ids) from 0, the equal ones, all, to (eq_keys, eq_ids): the
- *             candidates. Returns at once in mode 1.
- *   split = 0 (the collect, T resolved; the source the mode names): the keys below the prefix
- *             and the equal ones of rank < need go to (out_keys, out_ids) from st->sure in
- *             mode 0, else from 0. */
+ *   split = 1 (tk_sample guessed; the row; the range: the guessed first digits): the keys
+ *             below go to (out_keys, out_ids) from 0, at most k of them, the keys in the range
+ *             (the candidates) to (eq_keys, eq_ids), at most cap. The last tile checks the
+ *             guess with the totals (k - (keys below) of the candidates are the top k's, and
+ *             all of them fit) and sets the mode: 0 (candidates) or 1 (whole row).
+ *   split = 0 (the collect, T resolved; the source the mode names; the range: T's prefix):
+ *             the keys below and the equal ones of rank < need go to (out_keys, out_ids)
+ *             from st->sure in mode 0, else from 0. */
 template <typename U>
 __global__ void __launch_bounds__(THREADS, BLOCKS_PER_SM)
-tk_collect(tk_src<U> row, tk_src<U> cand, int type, int desc, const tk_state *st, int split,
-           tk_look look, U *out_keys, ull *out_ids, U *eq_keys, ull *eq_ids)
+tk_collect(tk_src<U> row, tk_src<U> cand, int type, int desc, tk_state *st, int split, ull k,
+           ull cap, tk_look look, U *out_keys, ull *out_ids, U *eq_keys, ull *eq_ids)
 {
     constexpr int W = tk_key<U>::W, ITEMS = items_of<U>(), ROWS = rows_of<U>();
     constexpr int TILE = tile_of<U>(), WROWS = ROWS * WARPS;   /* warp rows per tile */
-    __shared__ unsigned int s_mask[2][WROWS];   /* ballots of the keys below / equal */
+    __shared__ unsigned int s_mask[2][WROWS];   /* ballots of the keys below / in the range */
     __shared__ unsigned int s_off[2][WROWS];    /* their counts before the warp row, in tile */
-    __shared__ ull s_before[2];
+    __shared__ ull s_before[2], s_total[2];
     __shared__ unsigned int s_tile[2];          /* this tile; the next, fetched meanwhile */
     pdl_wait_and_release();
-    if (split && st->mode != 0) return;
+    if (split && !st->guess) return;
     const tk_src<U> src = split ? row : source(st, row, cand);
-    const int bits = st->bits, lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const uint64_t prefix = st->prefix;
+    const int bits = split ? DIGIT : st->bits, lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const uint64_t lo = split ? st->glo : st->prefix, hi = split ? st->ghi : st->prefix;
     const ull need = split ? ~0ull : st->need;
     const ull base = !split && st->mode == 0 ? st->sure : 0;
     const size_t tiles = (src.n + TILE - 1) / TILE;
@@ -379,7 +456,7 @@ tk_collect(tk_src<U> row, tk_src<U> cand, int type, int desc, const tk_state *st
                 unsigned int cls = 2;   /* 0 below, 1 equal, 2 above or past the end */
                 if (i < src.n) {
                     const uint64_t p = high_bits<W>(tk_key<U>::radix(key[j], type, desc), bits);
-                    cls = p < prefix ? 0 : p == prefix ? 1 : 2;
+                    cls = p < lo ? 0 : p <= hi ? 1 : 2;
                 }
                 const unsigned int bl = __ballot_sync(0xffffffffu, cls == 0);
                 const unsigned int be = __ballot_sync(0xffffffffu, cls == 1);
@@ -404,45 +481,69 @@ tk_collect(tk_src<U> row, tk_src<U> cand, int type, int desc, const tk_state *st
             for (int q = 0; q < PER; q++) { o[q] = run; run += v[q]; }
             const unsigned int total = __shfl_sync(0xffffffffu, incl, 31);
             const ull before = look_back(warp ? look.eq : look.less, tile, total);
-            if (lane == 0) s_before[warp] = before;
+            if (lane == 0) {
+                s_before[warp] = before;
+                s_total[warp] = before + total;
+            }
         } else if (threadIdx.x == 64) {
             s_tile[cur ^ 1] = atomicAdd(look.next, 1u);
         }
         __syncthreads();
-        /* 3. Each warp writes the keys of its rows that are taken, 32 at a time: lane e takes
-         * the warp's e-th key to write (in row order), so the loads of one round are in flight
-         * together. */
-        const ull less0 = s_before[0], eq0 = s_before[1];
-        const size_t wfirst = tile * TILE + (size_t)warp * 32;
-        unsigned int count = 0;
-        for (int r = 0; r < ROWS; r++)
-            count += __popc(s_mask[0][r * WARPS + warp] | s_mask[1][r * WARPS + warp]);
-        for (unsigned int e0 = 0; e0 < count; e0 += 32) {
-            const unsigned int e = e0 + lane;
-            if (e >= count) break;
-            int r = 0;
-            unsigned int seen = 0, bl, be, m;
-            for (;; r++) {
-                bl = s_mask[0][r * WARPS + warp];
-                be = s_mask[1][r * WARPS + warp];
-                m = bl | be;
-                if (e < seen + __popc(m)) break;
-                seen += __popc(m);
+        if (split && tile == tiles - 1 && threadIdx.x == 0) {
+            /* The last tile: every key is counted. The other blocks read nothing it writes. */
+            const ull below = s_total[0], in = s_total[1];
+            const int ok = below < k && below + in >= k && in <= cap;
+            st->mode = ok ? 0 : 1;
+            if (ok) {
+                st->need = k - below;
+                st->sure = below;
+                st->cand_n = in;
             }
-            const unsigned int l = __fns(m, 0, (int)(e - seen) + 1), before = (1u << l) - 1;
-            const size_t i = wfirst + (size_t)r * THREADS + l;
-            const U key = src.keys[i];
-            const ull id = src.ids ? src.ids[i] : (ull)i;
-            const ull L = less0 + s_off[0][r * WARPS + warp] + __popc(bl & before);
-            const ull E = eq0 + s_off[1][r * WARPS + warp] + __popc(be & before);
-            const bool below = bl >> l & 1;
-            if (split) {
-                if (below) { out_keys[L] = key; out_ids[L] = id; }
-                else { eq_keys[E] = key; eq_ids[E] = id; }
-            } else if (below || E < need) {
-                const ull at = base + L + (E < need ? E : need);
-                out_keys[at] = key;
-                out_ids[at] = id;
+        }
+        /* 3. Each warp writes the keys of its rows that are taken, GROUP rows at a time: the
+         * loads of a group are issued together (a sparse tile costs one round trip, a dense
+         * one ROWS / GROUP). */
+        constexpr int GROUP = sizeof(U) == 4 ? 8 : 4;
+        const ull less0 = s_before[0], eq0 = s_before[1];
+        const size_t wfirst = tile * TILE + (size_t)warp * 32 + lane;
+#pragma unroll 1
+        for (int r0 = 0; r0 < ROWS; r0 += GROUP) {
+            unsigned int bl[GROUP], be[GROUP], any = 0;
+#pragma unroll
+            for (int u = 0; u < GROUP; u++) {
+                bl[u] = s_mask[0][(r0 + u) * WARPS + warp];
+                be[u] = s_mask[1][(r0 + u) * WARPS + warp];
+                any |= bl[u] | be[u];
+            }
+            if (!any) continue;   /* the same for the whole warp */
+            U key[GROUP];
+            ull id[GROUP];
+#pragma unroll
+            for (int u = 0; u < GROUP; u++) {
+                const size_t i = wfirst + (size_t)(r0 + u) * THREADS;
+                if ((bl[u] | be[u]) >> lane & 1) {
+                    key[u] = src.keys[i];
+                    id[u] = src.ids ? src.ids[i] : (ull)i;
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < GROUP; u++) {
+                if (!((bl[u] | be[u]) >> lane & 1)) continue;
+                const int w = (r0 + u) * WARPS + warp;
+                const ull L = less0 + s_off[0][w] + __popc(bl[u] & lt);
+                const ull E = eq0 + s_off[1][w] + __popc(be[u] & lt);
+                if (split) {   /* a wrong guess may find more: counted, not written */
+                    if (bl[u] >> lane & 1) {
+                        if (L < k) { out_keys[L] = key[u]; out_ids[L] = id[u]; }
+                    } else if (E < cap) {
+                        eq_keys[E] = key[u];
+                        eq_ids[E] = id[u];
+                    }
+                } else if ((bl[u] >> lane & 1) || E < need) {
+                    const ull at = base + L + (E < need ? E : need);
+                    out_keys[at] = key[u];
+                    out_ids[at] = id[u];
+                }
             }
         }
     }
@@ -495,17 +596,24 @@ struct tk_mem {
     tk_look split, collect;          /*   the two passes' look-back words and tile counters */
     void *fin_keys;                  /* the k selected keys, in input order per group */
     ull *fin_ids;
-    void *cand_keys;                 /* mode 0: the first pass's bucket */
+    void *cand_keys;                 /* mode 0: the keys of the guessed first digits */
     ull *cand_ids;
     size_t cand_cap;
 };
 
 size_t round8(size_t b) { return (b + 7) / 8 * 8; }
 
-/* Candidates are kept when the first pass's bucket holds at most this share of the row (and
- * the row is long enough for them to pay). */
+/* Rows of CAND_MIN_ROW keys and more guess T's first digit from a sample and split the row
+ * once (mode 0); shorter rows, or a wrong guess, read the whole row for every digit. The
+ * candidates are at most 1/16 of the row. The sample: 1/64 of the row, at least 2^16 keys
+ * (ample for the margins of guess()). */
 constexpr size_t CAND_MIN_ROW = (size_t)1 << 18;
 size_t cand_cap(size_t n) { return n < CAND_MIN_ROW ? 0 : n / 16; }
+size_t sample_of(size_t n)
+{
+    const size_t s = n / 64 > ((size_t)1 << 16) ? n / 64 : (size_t)1 << 16;
+    return s / 32 * 32;
+}
 
 /* Top-k of one row of device data into device outputs (keys_out, idx_out: never NULL). */
 template <typename U>
@@ -519,29 +627,32 @@ gpusort_status row_topk(gpusort_ctx *ctx, const gpusort__topk_args *a, const U *
     const tk_src<U> row = {keys, NULL, n};
     const tk_src<U> cand = {(const U *)m.cand_keys, m.cand_ids, 0};
     U *fk = (U *)m.fin_keys, *ck = (U *)m.cand_keys;
-    const ull cap = m.cand_cap;
-    /* Both kernels loop over their work: at most BLOCKS_PER_SM blocks per SM, fewer for a
-     * short row. */
+    const ull cap = m.cand_cap, k = a->k;
+    /* The kernels loop over their work: at most BLOCKS_PER_SM blocks per SM, fewer for a short
+     * row. */
     const size_t most = (size_t)gpusort__cuda_props(ctx)->multiProcessorCount * BLOCKS_PER_SM;
     auto grid = [&](size_t units) { return (unsigned)(units < 1 ? 1 : units < most ? units : most); };
     const unsigned hist_grid = grid((n + THREADS * HIST_UNROLL - 1) / (THREADS * HIST_UNROLL));
     const unsigned tile_grid = grid((n + tile_of<U>() - 1) / tile_of<U>());
     const unsigned zero_grid = grid((m.words + THREADS - 1) / THREADS);
 
-    launch_pdl(tk_init, zero_grid, THREADS, 0, s, 0, m.st, (size_t)a->k, m.zero, m.words);
-    launch_pdl(tk_histogram<U>, hist_grid, THREADS, 0, s, pdl, row, cand, type, desc, m.st, 1,
-               cap, m.hist);
-    launch_pdl(tk_collect<U>, tile_grid, THREADS, 0, s, pdl, row, cand, type, desc,
-               (const tk_state *)m.st, 1, m.split, fk, m.fin_ids, ck, m.cand_ids);
-    for (int bits = DIGIT; bits < W; bits += DIGIT)
+    launch_pdl(tk_init, zero_grid, THREADS, 0, s, 0, m.st, (size_t)k, m.zero, m.words);
+    if (cap) {
+        const size_t smp = sample_of(n);
+        launch_pdl(tk_sample<U>, grid(smp / (THREADS * 4)), THREADS, 0, s, pdl, row, type, desc,
+                   m.st, (ull)smp, k, m.hist);
+        launch_pdl(tk_collect<U>, tile_grid, THREADS, 0, s, pdl, row, cand, type, desc, m.st, 1,
+                   k, cap, m.split, fk, m.fin_ids, ck, m.cand_ids);
+    }
+    for (int bits = 0; bits < W; bits += DIGIT)
         launch_pdl(tk_histogram<U>, hist_grid, THREADS, 0, s, pdl, row, cand, type, desc, m.st,
-                   0, cap, m.hist);
-    launch_pdl(tk_collect<U>, tile_grid, THREADS, 0, s, pdl, row, cand, type, desc,
-               (const tk_state *)m.st, 0, m.collect, fk, m.fin_ids, (U *)NULL, (ull *)NULL);
+                   m.hist);
+    launch_pdl(tk_collect<U>, tile_grid, THREADS, 0, s, pdl, row, cand, type, desc, m.st, 0, k,
+               cap, m.collect, fk, m.fin_ids, (U *)NULL, (ull *)NULL);
     gpusort_status st;
     if ((st = gpusort__cuda_check(ctx, cudaGetLastError(), "top-k kernels"))) return st;
-    /* The k keys are in input order within each group (below the first bucket; the rest), and
-     * every key of the first group is below every key of the second: the stable sort puts
+    /* The k keys are in input order within each group (below the guessed digits; the rest),
+     * and every key of the first group is below every key of the second: the stable sort puts
      * ties in input order. */
     gpusort__sort_args d = {a->key_type, m.fin_keys, keys_out, GPUSORT_TYPE_U64, m.fin_ids,
                             idx_out, a->k, a->order, GPUSORT_ALGORITHM_AUTO, 0};
