@@ -22,19 +22,20 @@
  *   3. SORT the k collected (key, index) pairs with the backend's stable sort (AUTO), so ties
  *      stay lowest index first; u32 indices are narrowed last.
  *
- * CANDIDATES. On a row of 2^18 keys and more, tk_sample counts the first digits of a sample
- * (1/64 of the row, in runs spread over it) and guesses the range of first digits that holds
- * T with a wide margin; one pass over the row (tk_collect with split = 1) then writes the keys
- * below the range (all taken) and those in it with their positions (the candidates), and its
- * last tile checks the guess exactly. With a right guess (mode 0) every digit's pass and the
- * collect read only the candidates: the row is read once, whatever the key width. Shorter
- * rows, and rows where the guess was wrong or the candidates would exceed 1/16 of the row
- * (few distinct values, adversarial order), take mode 1: every pass reads the whole row. The
- * kernels read the mode from the state, so one sequence of launches serves both: init,
- * sample, split, one histogram per digit, collect; 7 launches for 32-bit keys, 10 for 64-bit,
- * then the final sort. Every launch after the first may start while the previous finishes
- * (pdl.cuh). The idea of choosing the range from a sample is sample sort's splitter choice
- * (Blelloch et al. 1991) applied to one rank; AIR top-k instead histograms the whole row.
+ * CANDIDATES. On a row of 2^18 keys and more, tk_sample reads a sample (1/64 of the row, at
+ * least 2^16 keys, in runs spread over it) and guesses, from two histograms of it, a range of
+ * the top 22 bits that holds T with a wide margin; one pass over the row (tk_collect with
+ * split = 1) then writes the keys below the range (all taken) and those in it with their
+ * positions (the candidates), and its last tile checks the guess exactly. With a right guess
+ * (mode 0) every digit's pass and the collect read only the candidates: the row is read once,
+ * whatever the key width. Shorter rows, and rows where the guess was wrong or the candidates
+ * would exceed 1/16 of the row (few distinct values, adversarial order), take mode 1: every
+ * pass reads the whole row. The kernels read the mode from the state, so one sequence of
+ * launches serves both: init, two sample levels, split, one histogram per digit, collect (8
+ * launches for 32-bit keys, 11 for 64-bit), then the final sort. Every launch after the first
+ * may start while the previous finishes (pdl.cuh). Choosing the range from a sample is sample
+ * sort's splitter choice (Blelloch et al. 1991) applied to one rank; AIR top-k instead
+ * histograms the whole row.
  *
  * Batches of rows shorter than SELECT_MIN_ROW are sorted whole instead (the segmented sort,
  * keys with indices) and each row's first k gathered. Longer rows run the select one row
@@ -71,11 +72,8 @@ constexpr size_t HOST_MAX_ROWS = 64;
 /* tk_collect's tiles: CHUNKS loads of 64 bytes of keys per thread (16 u32 or 8 u64 keys),
  * 64 KiB of keys per tile. Large tiles keep the look-back short: a tile's look-back reads 128
  * predecessors per round trip to L2, and it must outpace the tiles being started. */
-#ifndef TK_CHUNK_BYTES   /* A/B knob of this session's measurement: 32 or 64 */
-#define TK_CHUNK_BYTES 64
-#endif
-constexpr int CHUNKS = 256 / TK_CHUNK_BYTES;
-template <typename U> constexpr int items_of() { return TK_CHUNK_BYTES / (int)sizeof(U); }
+constexpr int CHUNKS = 4;
+template <typename U> constexpr int items_of() { return 64 / (int)sizeof(U); }
 template <typename U> constexpr int rows_of() { return CHUNKS * items_of<U>(); }
 template <typename U> constexpr int tile_of() { return THREADS * rows_of<U>(); }
 
@@ -84,9 +82,11 @@ struct tk_state {
     ull prefix;            /* the resolved high bits of T */
     ull need;              /* keys still wanted among those with this prefix */
     ull bucket;            /* keys in the bucket the last choice took */
-    ull cand_n;            /* mode 0: candidates (keys of the guessed first digits) */
-    ull sure;              /* mode 0: keys below the guessed first digits (all taken) */
-    ull glo, ghi;          /* the guess: T's first digit in [glo, ghi] */
+    ull cand_n;            /* mode 0: candidates (keys in the guessed range) */
+    ull sure;              /* mode 0: keys below the guessed range (all taken) */
+    ull glo, ghi;          /* the guess: T's top GUESS_BITS bits in [glo, ghi] */
+    ull rlo, rhi;          /* tk_sample: the ranks of the guess's ends within their digits */
+    int open_lo, open_hi;  /* tk_sample: the range reaches the lowest / highest keys */
     int bits;              /* how many high bits are resolved */
     int done;              /* resolved, or every key with the prefix is needed */
     int mode;              /* 0 candidates, 1 the whole row (no guess, or a wrong one) */
@@ -169,7 +169,12 @@ __device__ __forceinline__ ull block_scan64(ull v, ull *total)
 __global__ void tk_init(tk_state *st, size_t k, ull *zero, size_t words)
 {
     pdl_wait_and_release();
-    if (blockIdx.x == 0 && threadIdx.x == 0) *st = tk_state{0, (ull)k, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0};
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        tk_state fresh = {};
+        fresh.need = k;
+        fresh.mode = 1;
+        *st = fresh;
+    }
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < words;
          i += (size_t)gridDim.x * blockDim.x)
         zero[i] = 0;
@@ -206,12 +211,32 @@ __device__ void choose(ull *hist, tk_state *st)
     if (t == 0) st->arrived = 0;
 }
 
-/* The guess, by tk_sample's last block from the sample's histogram of first digits (s keys
- * of the row's n): T's first digit lies in [glo, ghi], the digits of the sample's keys of
- * ranks k s / n - margin and k s / n + margin (0-based, clamped). The margin, 4 standard
- * deviations of that rank plus 32, makes a wrong guess rare for data in any order; tk_split
- * checks the guess exactly and a wrong one costs the whole-row passes (mode 1). */
-__device__ void guess(ull *hist, tk_state *st, ull s, ull n, ull k)
+/* Digit d's bin where the running count of h (this thread's PER bins from bin t * PER, below
+ * them `below` counts) passes rank r, if it is among them: d, and *within = r minus the count
+ * of the bins before d. -1 when not this thread's. */
+template <int PER>
+__device__ int bin_of_rank(const ull (&h)[PER], ull below, ull r, ull *within)
+{
+    ull sum = 0;
+    for (int j = 0; j < PER; j++) sum += h[j];
+    if (r < below || r >= below + sum) return -1;
+    int d = 0;
+    while (below + h[d] <= r) below += h[d++];
+    *within = r - below;
+    return (int)threadIdx.x * PER + d;
+}
+
+/* The guess, by tk_sample's last blocks. The sample holds s keys of the row's n; T is near its
+ * key of rank k s / n. The guess is the range between the sample's keys of ranks
+ * k s / n -+ margin, 4 standard deviations of that rank plus 32, to GUESS_BITS bits (two
+ * digits): level 0 finds the first digits of both ends from the histogram of first digits,
+ * level 1 the second digits from the histograms of the second digits of the sample keys in
+ * those two first digits. A range that reaches past the sample's ends is open there: the row
+ * may hold keys beyond the sample's extremes. tk_split checks the guess exactly; a wrong one
+ * costs the whole-row passes (mode 1). */
+constexpr int GUESS_BITS = 2 * DIGIT;
+
+__device__ void guess_level0(ull *hist, tk_state *st, ull s, ull n, ull k)
 {
     constexpr int PER = BINS / THREADS;
     const int t = threadIdx.x;
@@ -222,63 +247,96 @@ __device__ void guess(ull *hist, tk_state *st, ull s, ull n, ull k)
         sum += h[j];
         hist[t * PER + j] = 0;
     }
-    ull below = block_scan64(sum, &total);
+    const ull below = block_scan64(sum, &total);
     const double at = (double)k * (double)s / (double)n, p = (double)k / (double)n;
     const double margin = 4.0 * sqrt(at * (1.0 - p)) + 32.0;
-    /* A range reaching past the sample's ends reaches the digits' ends: the row may hold keys
-     * beyond the sample's extremes. */
     const int open_lo = at - margin <= 0.0, open_hi = at + margin >= (double)(total - 1);
-    const ull lo = open_lo ? 0 : (ull)(at - margin), hi = open_hi ? total - 1 : (ull)(at + margin);
-    if (t == 0 && open_lo) st->glo = 0;
-    if (t == 0 && open_hi) st->ghi = BINS - 1;
-    /* the digit of the sample key of rank r: the bin where the running count passes r */
-    if (!open_lo && below <= lo && lo < below + sum) {
-        ull b = below;
-        int d = 0;
-        while (b + h[d] <= lo) b += h[d++];
-        st->glo = t * PER + d;
+    ull within;
+    int d;
+    if (!open_lo && (d = bin_of_rank<PER>(h, below, (ull)(at - margin), &within)) >= 0) {
+        st->glo = (ull)d;
+        st->rlo = within;
     }
-    if (!open_hi && below <= hi && hi < below + sum) {
-        ull b = below;
-        int d = 0;
-        while (b + h[d] <= hi) b += h[d++];
-        st->ghi = t * PER + d;
+    if (!open_hi && (d = bin_of_rank<PER>(h, below, (ull)(at + margin), &within)) >= 0) {
+        st->ghi = (ull)d;
+        st->rhi = within;
     }
     if (t == 0) {
+        st->open_lo = open_lo;
+        st->open_hi = open_hi;
+        st->arrived = 0;
+    }
+}
+
+__device__ void guess_level1(ull *hist, tk_state *st)
+{
+    constexpr int PER = BINS / THREADS;
+    const int t = threadIdx.x;
+    const int open_lo = st->open_lo, open_hi = st->open_hi;
+    const ull glo = st->glo, ghi = st->ghi, rlo = st->rlo, rhi = st->rhi;
+    for (int e = 0; e < 2; e++) {   /* e = 0: the low end (hist), 1: the high end (hist + BINS) */
+        ull h[PER], sum = 0, total;
+#pragma unroll
+        for (int j = 0; j < PER; j++) {
+            h[j] = load_word(hist + e * BINS + t * PER + j);
+            sum += h[j];
+            hist[e * BINS + t * PER + j] = 0;
+        }
+        const ull below = block_scan64(sum, &total);
+        ull within;
+        const int d = bin_of_rank<PER>(h, below, e ? rhi : rlo, &within);
+        if (d >= 0 && !(e ? open_hi : open_lo)) {
+            if (e) st->ghi = ghi << DIGIT | (ull)d;
+            else st->glo = glo << DIGIT | (ull)d;
+        }
+    }
+    __syncthreads();   /* every thread has read the level-0 ends */
+    if (t == 0) {
+        if (open_lo) st->glo = 0;
+        if (open_hi) st->ghi = ((ull)1 << GUESS_BITS) - 1;
         st->guess = 1;
         st->arrived = 0;
     }
 }
 
-/* The sample: s keys of the row in runs of 32 (one warp's load), spread evenly over it; their
- * first digits counted, then the guess (last block). */
+/* The sample: s keys of the row in runs of 32 (one warp's load), spread evenly over it.
+ * level 0 counts their first digits; level 1 the second digits of those whose first digit is
+ * one of the level-0 ends (two histograms); the last block makes that level's guess. */
 template <typename U>
 __global__ void __launch_bounds__(THREADS, BLOCKS_PER_SM)
-tk_sample(tk_src<U> row, int type, int desc, tk_state *st, ull s, ull k, ull *hist)
+tk_sample(tk_src<U> row, int type, int desc, tk_state *st, ull s, ull k, ull *hist, int level)
 {
     constexpr int W = tk_key<U>::W;
-    __shared__ unsigned int sh[BINS];
+    __shared__ unsigned int sh[2][BINS];
     __shared__ int last;
     pdl_wait_and_release();
     const int lane = threadIdx.x & 31;
     const size_t runs = s / 32, gap = row.n / runs;
-    for (int b = threadIdx.x; b < BINS; b += THREADS) sh[b] = 0;
+    const unsigned int glo = level ? (unsigned int)st->glo : 0, ghi = level ? (unsigned int)st->ghi : 0;
+    for (int b = threadIdx.x; b < 2 * BINS; b += THREADS) sh[b / BINS][b % BINS] = 0;
     __syncthreads();
     for (size_t r = (blockIdx.x * (size_t)THREADS + threadIdx.x) / 32; r < runs;
          r += (size_t)gridDim.x * THREADS / 32) {
         const uint64_t x = tk_key<U>::radix(row.keys[r * gap + lane], type, desc);
-        atomicAdd(&sh[(unsigned int)(x >> (W - DIGIT))], 1u);
+        const unsigned int d1 = (unsigned int)(x >> (W - DIGIT));
+        const unsigned int d2 = (unsigned int)(x >> (W - 2 * DIGIT)) & (BINS - 1);
+        if (!level) atomicAdd(&sh[0][d1], 1u);
+        else {
+            if (d1 == glo) atomicAdd(&sh[0][d2], 1u);
+            if (d1 == ghi) atomicAdd(&sh[1][d2], 1u);
+        }
     }
     __syncthreads();
-    for (int b = threadIdx.x; b < BINS; b += THREADS)
-        if (sh[b]) atomicAdd(&hist[b], (ull)sh[b]);
+    for (int b = threadIdx.x; b < (level ? 2 : 1) * BINS; b += THREADS)
+        if (sh[b / BINS][b % BINS]) atomicAdd(&hist[b], (ull)sh[b / BINS][b % BINS]);
     __threadfence();
     __syncthreads();
     if (threadIdx.x == 0) last = atomicAdd(&st->arrived, 1u) == gridDim.x - 1;
     __syncthreads();
     if (!last) return;
     __threadfence();
-    guess(hist, st, s, row.n, k);
+    if (level) guess_level1(hist, st);
+    else guess_level0(hist, st, s, row.n, k);
 }
 
 /* One digit: the histogram of the next DIGIT bits of the keys of the source (the mode's) that
@@ -400,7 +458,7 @@ __device__ ull look_back(ull *words, size_t tile, ull agg)
  * ballots in shared memory; the keys themselves are not kept. After the look-back, the lanes
  * whose key is to be written load it again (L2 still holds the tile) and write it: few keys
  * are written, so holding none keeps registers and the tile large.
- *   split = 1 (tk_sample guessed; the row; the range: the guessed first digits): the keys
+ *   split = 1 (tk_sample guessed; the row; the range: the guess, GUESS_BITS bits): the keys
  *             below go to (out_keys, out_ids) from 0, at most k of them, the keys in the range
  *             (the candidates) to (eq_keys, eq_ids), at most cap. The last tile checks the
  *             guess with the totals (k - (keys below) of the candidates are the top k's, and
@@ -422,7 +480,7 @@ tk_collect(tk_src<U> row, tk_src<U> cand, int type, int desc, tk_state *st, int 
     pdl_wait_and_release();
     if (split && !st->guess) return;
     const tk_src<U> src = split ? row : source(st, row, cand);
-    const int bits = split ? DIGIT : st->bits, lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int bits = split ? GUESS_BITS : st->bits, lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const uint64_t lo = split ? st->glo : st->prefix, hi = split ? st->ghi : st->prefix;
     const ull need = split ? ~0ull : st->need;
     const ull base = !split && st->mode == 0 ? st->sure : 0;
@@ -596,17 +654,17 @@ struct tk_mem {
     tk_look split, collect;          /*   the two passes' look-back words and tile counters */
     void *fin_keys;                  /* the k selected keys, in input order per group */
     ull *fin_ids;
-    void *cand_keys;                 /* mode 0: the keys of the guessed first digits */
+    void *cand_keys;                 /* mode 0: the keys in the guessed range */
     ull *cand_ids;
     size_t cand_cap;
 };
 
 size_t round8(size_t b) { return (b + 7) / 8 * 8; }
 
-/* Rows of CAND_MIN_ROW keys and more guess T's first digit from a sample and split the row
+/* Rows of CAND_MIN_ROW keys and more guess T's top bits from a sample and split the row
  * once (mode 0); shorter rows, or a wrong guess, read the whole row for every digit. The
  * candidates are at most 1/16 of the row. The sample: 1/64 of the row, at least 2^16 keys
- * (ample for the margins of guess()). */
+ * (ample for the margins of the guess, guess_level0). */
 constexpr size_t CAND_MIN_ROW = (size_t)1 << 18;
 size_t cand_cap(size_t n) { return n < CAND_MIN_ROW ? 0 : n / 16; }
 size_t sample_of(size_t n)
@@ -639,8 +697,9 @@ gpusort_status row_topk(gpusort_ctx *ctx, const gpusort__topk_args *a, const U *
     launch_pdl(tk_init, zero_grid, THREADS, 0, s, 0, m.st, (size_t)k, m.zero, m.words);
     if (cap) {
         const size_t smp = sample_of(n);
-        launch_pdl(tk_sample<U>, grid(smp / (THREADS * 4)), THREADS, 0, s, pdl, row, type, desc,
-                   m.st, (ull)smp, k, m.hist);
+        for (int level = 0; level < 2; level++)
+            launch_pdl(tk_sample<U>, grid(smp / (THREADS * 4)), THREADS, 0, s, pdl, row, type,
+                       desc, m.st, (ull)smp, k, m.hist, level);
         launch_pdl(tk_collect<U>, tile_grid, THREADS, 0, s, pdl, row, cand, type, desc, m.st, 1,
                    k, cap, m.split, fk, m.fin_ids, ck, m.cand_ids);
     }
@@ -651,7 +710,7 @@ gpusort_status row_topk(gpusort_ctx *ctx, const gpusort__topk_args *a, const U *
                cap, m.collect, fk, m.fin_ids, (U *)NULL, (ull *)NULL);
     gpusort_status st;
     if ((st = gpusort__cuda_check(ctx, cudaGetLastError(), "top-k kernels"))) return st;
-    /* The k keys are in input order within each group (below the guessed digits; the rest),
+    /* The k keys are in input order within each group (below the guessed range; the rest),
      * and every key of the first group is below every key of the second: the stable sort puts
      * ties in input order. */
     gpusort__sort_args d = {a->key_type, m.fin_keys, keys_out, GPUSORT_TYPE_U64, m.fin_ids,
@@ -699,8 +758,9 @@ gpusort_status device_topk(gpusort_ctx *ctx, const gpusort__topk_args *a, const 
     if (rows > 1 && L < SELECT_MIN_ROW) return batch_by_sort(ctx, a, keys_in, keys_out, indices_out);
     const size_t tile = ks == 4 ? tile_of<uint32_t>() : tile_of<ull>();
     const size_t tiles = (L + tile - 1) / tile, cap = cand_cap(L);
-    /* Zeroed by tk_init: the histogram, 4 look-back words per tile, the 2 tile counters. */
-    const size_t words = BINS + 4 * tiles + 1;
+    /* Zeroed by tk_init: the histograms (two for tk_sample's level 1), 4 look-back words per
+     * tile, the 2 tile counters. */
+    const size_t words = 2 * BINS + 4 * tiles + 1;
     size_t bytes = round8(sizeof(tk_state)) + words * 8 + k * 8 + cap * 8 + round8(k * ks) +
                    round8(cap * ks);
     char *p = (char *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_TOPK, bytes);
@@ -709,7 +769,7 @@ gpusort_status device_topk(gpusort_ctx *ctx, const gpusort__topk_args *a, const 
     m.st = (tk_state *)p;                    p += round8(sizeof(tk_state));
     m.zero = (ull *)p;
     m.words = words;
-    m.hist = (ull *)p;                       p += BINS * 8;
+    m.hist = (ull *)p;                       p += 2 * BINS * 8;
     m.split.less = (ull *)p;                 p += tiles * 8;
     m.split.eq = (ull *)p;                   p += tiles * 8;
     m.collect.less = (ull *)p;               p += tiles * 8;
