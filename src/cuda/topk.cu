@@ -19,8 +19,8 @@
  *      in order by an atomic counter, so a tile only waits for tiles that are running), and
  *      writes its keys with their indices: a key with L keys below and E equal keys before it
  *      goes to L + min(E, need).
- *   3. SORT the k collected (key, index) pairs with the backend's stable sort (AUTO), so ties
- *      stay lowest index first; u32 indices are narrowed last.
+ *   3. SORT the k collected keys with the backend's stable argsort (AUTO), so ties stay lowest
+ *      index first, and give each its index; u32 indices are narrowed last.
  *
  * CANDIDATES. On a row of 2^18 keys and more, tk_sample reads a sample (1/64 of the row, at
  * least 2^16 keys, in runs spread over it) and guesses, from two histograms of it, a range of
@@ -355,13 +355,16 @@ tk_histogram(tk_src<U> row, tk_src<U> cand, int type, int desc, tk_state *st, ul
     const uint64_t prefix = st->prefix;
     const int db = W - bits < DIGIT ? W - bits : DIGIT, shift = W - bits - db;
     const uint64_t mask = ((uint64_t)1 << db) - 1;
-    for (int b = threadIdx.x; b < BINS; b += THREADS) sh[b] = 0;
+    const size_t step = (size_t)THREADS * HIST_UNROLL, stride = (size_t)gridDim.x * step;
+    /* The grid is sized for the row; over the candidates most blocks have no keys and only
+     * count their arrival. */
+    const bool idle = blockIdx.x * step >= src.n;
+    if (!idle) for (int b = threadIdx.x; b < BINS; b += THREADS) sh[b] = 0;
     __syncthreads();
     /* HIST_UNROLL coalesced loads per thread and step, the next step's issued before this
      * step's keys are counted. The loop bound is the block's, so every lane of a warp takes
      * the same trips. A warp whose 32 keys share a bin (sorted or constant data) adds 32 once
      * instead of contending 32 times on one word. */
-    const size_t step = (size_t)THREADS * HIST_UNROLL, stride = (size_t)gridDim.x * step;
     auto load = [&](size_t b, U (&k)[HIST_UNROLL]) {
 #pragma unroll
         for (int u = 0; u < HIST_UNROLL; u++) {
@@ -392,8 +395,9 @@ tk_histogram(tk_src<U> row, tk_src<U> cand, int type, int desc, tk_state *st, ul
         }
     }
     __syncthreads();
-    for (int b = threadIdx.x; b < BINS; b += THREADS)
-        if (sh[b]) atomicAdd(&hist[b], (ull)sh[b]);
+    if (!idle)
+        for (int b = threadIdx.x; b < BINS; b += THREADS)
+            if (sh[b]) atomicAdd(&hist[b], (ull)sh[b]);
     __threadfence();
     __syncthreads();
     if (threadIdx.x == 0) last = atomicAdd(&st->arrived, 1u) == gridDim.x - 1;
@@ -645,6 +649,15 @@ __global__ void tk_narrow(const unsigned long long *in, uint32_t *out, size_t n)
         out[i] = (uint32_t)in[i];
 }
 
+/* After the final argsort: each position in the collected k becomes its key's id. */
+__global__ void tk_ids(ull *idx, const ull *ids, size_t k)
+{
+    pdl_wait_and_release();
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < k;
+         i += (size_t)gridDim.x * blockDim.x)
+        idx[i] = ids[idx[i]];
+}
+
 /* The scratch of one row's select (reused for every row of a call). */
 struct tk_mem {
     tk_state *st;
@@ -712,10 +725,14 @@ gpusort_status row_topk(gpusort_ctx *ctx, const gpusort__topk_args *a, const U *
     if ((st = gpusort__cuda_check(ctx, cudaGetLastError(), "top-k kernels"))) return st;
     /* The k keys are in input order within each group (below the guessed range; the rest),
      * and every key of the first group is below every key of the second: the stable sort puts
-     * ties in input order. */
-    gpusort__sort_args d = {a->key_type, m.fin_keys, keys_out, GPUSORT_TYPE_U64, m.fin_ids,
+     * ties in input order. It is an argsort (positions 0..k-1, which the radix sort carries as
+     * u32: 8 bytes a key and pass instead of 12 with the u64 ids), then the ids gathered. */
+    gpusort__sort_args d = {a->key_type, m.fin_keys, keys_out, GPUSORT_TYPE_U64, NULL,
                             idx_out, a->k, a->order, GPUSORT_ALGORITHM_AUTO, 0};
-    return gpusort__cuda_dispatch(ctx, &d);
+    if ((st = gpusort__cuda_dispatch(ctx, &d))) return st;
+    launch_pdl(tk_ids, grid((a->k + THREADS - 1) / THREADS), THREADS, 0, s, pdl, idx_out,
+               (const ull *)m.fin_ids, (size_t)a->k);
+    return gpusort__cuda_check(ctx, cudaGetLastError(), "top-k: ids");
 }
 
 /* Many short rows: the segmented sort of every row (keys + global indices), then the first k
