@@ -373,6 +373,11 @@ int main(int argc, char **argv)
             const size_t long_rows[] = {65537}, long_k[] = {1, 1000, 65536};
             run_input((gpusort_type)t, DATAGEN_SPECIAL, 3 * 65537, long_rows, 1, long_k, 3, 0);
         }
+        /* Rows long enough for the GPU's sampled guess, one after another on one scratch. */
+        if (opt.max_n >= 2 * 262147 && !opt.quick) {
+            const size_t guess_rows[] = {262147}, guess_k[] = {1, 1000, 131073};
+            run_input((gpusort_type)t, DATAGEN_UNIFORM, 2 * 262147, guess_rows, 1, guess_k, 3, 0);
+        }
     }
 
     /* Argument checks: each must be refused with INVALID_ARGUMENT, writing nothing. */
