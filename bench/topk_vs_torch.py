@@ -43,7 +43,10 @@ def main():
     ctx = ctypes.c_void_p()
     assert lib.gpusort_ctx_create(ctypes.byref(ctx), CUDA, 0) == 0
     stream = torch.cuda.current_stream()
-    assert lib.gpusort_ctx_set_stream(ctx, ctypes.c_void_p(stream.cuda_stream)) == 0
+    # torch's default stream is 0, the legacy stream; 0 would put gpusort on its own stream
+    # (ordered with the legacy one, but each call then waits for its result): pass
+    # cudaStreamLegacy (1), as the Python binding does.
+    assert lib.gpusort_ctx_set_stream(ctx, ctypes.c_void_p(stream.cuda_stream or 1)) == 0
     dtypes = {"u32": torch.int32, "f32": torch.float32, "i64": torch.int64}
     rows = []
 
