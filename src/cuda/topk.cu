@@ -32,10 +32,10 @@
  * would exceed 1/16 of the row (few distinct values, adversarial order), take mode 1: every
  * pass reads the whole row. The kernels read the mode from the state, so one sequence of
  * launches serves both: init, two sample levels, split, one histogram per digit, collect (8
- * launches for 32-bit keys, 11 for 64-bit), then the final sort and the ids. Every launch after the first
- * may start while the previous finishes (pdl.cuh). Choosing the range from a sample is sample
- * sort's splitter choice (Blelloch et al. 1991) applied to one rank; AIR top-k instead
- * histograms the whole row.
+ * launches for 32-bit keys, 11 for 64-bit), then the final sort and the ids. Every launch
+ * after the first may start while the previous finishes (pdl.cuh). Choosing the range from a
+ * sample is sample sort's splitter choice (Blelloch et al. 1991) applied to one rank; AIR
+ * top-k instead histograms the whole row.
  *
  * Batches of rows shorter than SELECT_MIN_ROW are sorted whole instead (the segmented sort,
  * keys with indices) and each row's first k gathered. Longer rows run the select one row
