@@ -20,7 +20,7 @@
  * whose top digit is at most T's are copied with their indices, in input order, when they are
  * few (at most 1/CAND_SHARE of the row: uniform keys give about k + n/256), and steps 1-2 run on
  * that copy; its indices map back. That is two reads of the row instead of one per digit plus
- * two, as the GPU's top-k does (src/cuda/topk.cu); skewed rows keep the plain path.
+ * two; skewed rows keep the plain path (which starts from the histogram already counted).
  *
  * Keys are read, never rewritten: the output keys are the input's bits (-0.0, NaN payloads).
  * Work: (number of digits + 2) reads of the row, or 2 with candidates, plus a sort of k
@@ -132,14 +132,16 @@ static void run_chunks(topk_row *r, void (*task)(void *, size_t))
     else gpusort__cpu_parallel_for(r->nt, (size_t)r->nt, task, r);
 }
 
-/* Steps 1 and 2 for one row: fills r->keys_out / r->idx_out with the k keys, in input order. */
-static void select_and_collect(topk_row *r, size_t k)
+/* Steps 1 and 2 for one row: fills r->keys_out / r->idx_out with the k keys, in input order.
+ * counted: r->hist already holds the first digit's histogram of this row. */
+static void select_and_collect(topk_row *r, size_t k, int counted)
 {
     r->bits = 0;
     r->prefix = 0;
     r->need = k;
     while (r->bits < r->width) {
-        run_chunks(r, histogram_task);
+        if (!counted) run_chunks(r, histogram_task);
+        counted = 0;
         size_t total[BUCKETS] = {0};
         for (int t = 0; t < r->nt; t++)
             for (int b = 0; b < BUCKETS; b++) total[b] += r->hist[t][b];
@@ -191,7 +193,7 @@ static void cand_task(void *arg, size_t t)
 static void select_row(topk_row *r, size_t k)
 {
     if (r->n < CAND_MIN_N || k == 0) {
-        select_and_collect(r, k);
+        select_and_collect(r, k, 0);
         return;
     }
     r->bits = 0;
@@ -208,7 +210,7 @@ static void select_row(topk_row *r, size_t k)
         block = (char *)gpusort__malloc(cand * (8 + (size_t)r->kb) +
                                         (size_t)r->nt * sizeof(size_t));
     if (!block) {                                /* skewed (or no memory): the plain path */
-        select_and_collect(r, k);
+        select_and_collect(r, k, 1);
         return;
     }
     uint64_t *idx = (uint64_t *)block;
@@ -226,7 +228,7 @@ static void select_row(topk_row *r, size_t k)
     c.keys = keys;
     c.n = cand;
     if (cand < CAND_MIN_N) c.nt = 1;
-    select_and_collect(&c, k);
+    select_and_collect(&c, k, 0);
     for (size_t j = 0; j < k; j++) r->idx_out[j] = idx[r->idx_out[j]];
     free(block);
 }
