@@ -151,8 +151,8 @@ static void report(const tcase *c, const char *what, const char *fmt, size_t a, 
     if (failed > 40) return;
     printf("FAIL %s %s/%s%s n=%zu row=%zu k=%zu %s %s (%s memory): %s ",
            gpusort_backend_name(opt.backend), gpusort_type_name(c->type),
-           datagen_dist_name(c->dist), c->trap ? "+trap" : "", c->n, c->row_length, c->k, c->desc ? "desc" : "asc",
-           what, c->device ? "device" : "host", fmt);
+           datagen_dist_name(c->dist), c->trap ? "+trap" : "", c->n, c->row_length, c->k,
+           c->desc ? "desc" : "asc", what, c->device ? "device" : "host", fmt);
     printf("(at %zu: %zu)\n     replay: test_topk --backend %s --seed %" PRIu64 " --max-n %zu\n",
            a, b, gpusort_backend_name(opt.backend), opt.seed, opt.max_n);
 }
@@ -231,11 +231,10 @@ static uint64_t case_seed(const tcase *c)
 }
 
 /* Generate the input of (type, dist, n) once and run it for the given ks, row lengths, orders
- * and memories. */
-/* trap: the keys at positions p with p % 128 < 32 are set to one value (keys[32]). The
- * CUDA top-k guesses from a sample read in runs of 32 keys at a gap that is a multiple of 128
- * for the sizes here, so the sample sees only that value: the guess is wrong for most k and
- * the whole-row path (mode 1) has to give the answer. */
+ * and memories. trap: the keys at positions p with p % 128 < 32 are set to one value
+ * (keys[32]). The CUDA top-k guesses from a sample read in runs of 32 keys at a gap that is a
+ * multiple of 128 for the sizes here, so the sample sees only that value: the guess is wrong
+ * for most k and the whole-row path (mode 1) has to give the answer. */
 static void run_input(gpusort_type t, datagen_dist d, size_t n, const size_t *row_lengths,
                       int nrow, const size_t *ks_in, int nk, int trap)
 {
@@ -342,8 +341,8 @@ int main(int argc, char **argv)
     const datagen_dist all_d[] = {DATAGEN_UNIFORM, DATAGEN_EQUAL, DATAGEN_FEW, DATAGEN_SORTED,
                                   DATAGEN_REVERSED, DATAGEN_ZIPF, DATAGEN_SPECIAL, DATAGEN_HUGE,
                                   DATAGEN_ENTROPY4};
-    /* zipf and entropy4 make the first digit's bucket of a long row mid-sized for some k:
-     * candidates over many tiles (the GPU's mode 0) or just over the 1/16 limit (mode 1). */
+    /* zipf and entropy4 crowd a long row's keys into few values: for some k the GPU's guessed
+     * range holds candidates over many tiles (mode 0) or more than its 1/16 limit (mode 1). */
     const datagen_dist big_d[] = {DATAGEN_UNIFORM, DATAGEN_FEW, DATAGEN_SPECIAL, DATAGEN_SORTED,
                                   DATAGEN_ZIPF, DATAGEN_ENTROPY4};
     int nd = (int)(sizeof all_d / sizeof all_d[0]);

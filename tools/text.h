@@ -198,9 +198,8 @@ int text_version_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
 size_t text_version_key(const uint8_t *s, size_t n, uint8_t *out, int *cut);
 /* 1 when GPUSORT_TEXT_COREUTILS=9.1 (set by text_parse_args): -V, -g and -h order as coreutils
  * 9.1 does rather than as 9.2 and later (text_version.c prefix_len, text_keys.c gen_cmp and
- * unit_order). Only
- * for comparing with a 9.1 `sort` (tests/text/ scripts, tests/fuzz/fuzz_diff.c); README, "Known
- * limits". */
+ * unit_order). Only for comparing with a 9.1 `sort` (tests/text/ scripts,
+ * tests/fuzz/fuzz_diff.c); README, "Known limits". */
 extern int text_coreutils91;
 
 /* -R (text_random.c): the salt from --random-source FILE (its first 16 bytes) or, with NULL,

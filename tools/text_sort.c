@@ -254,10 +254,11 @@ static int lib_fallback(tsort *t, gpusort_status s)
  * Both the keys and all the rest (reading, key building, ties, writing) run on the CPU either
  * way, so only the sort is compared. The constants are measurements: the GPU's start-up
  * (CLI_GPU_STARTUP_S, util.h); 40 ns of CPU per line for the radix sort of 32/64-bit key
- * images with indices and 115 ns for the string sort (2-core machine, GPUSORT_TIMING=1, CPU seconds of the sort phase over 10M -n lines and 5M
- * words: text-2026-11-25.md). Pageable copies at 10 GB/s cost about as much per line as 16
- * cores' sort, so with 16 threads the CPU sorts all but huge inputs of short lines; with few
- * cores the GPU pays from tens of millions of lines. */
+ * images with indices and 115 ns for the string sort (2-core machine, GPUSORT_TIMING=1, CPU
+ * seconds of the sort phase over 10M -n lines and 5M words: text-2026-11-25.md). Pageable
+ * copies at 10 GB/s cost about as much per line as 16 cores' sort, so with 16 threads the CPU
+ * sorts all but huge inputs of short lines; with few cores the GPU pays from tens of millions
+ * of lines. */
 #define GPU_COPY_BYTES_PER_S 10e9     /* pageable host memory, both ways */
 #define GPU_S_PER_LINE 2e-9
 #define CPU_S_PER_LINE_IMAGES 40e-9

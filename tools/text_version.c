@@ -8,11 +8,11 @@
  *      the rest;
  *   2. the names without their file suffix (the longest tail matching
  *      (\.[A-Za-z~][A-Za-z0-9~]*)* that is not the whole name, the suffix being empty when
- *      the name ends there) in
- *      Debian's version order (verrevcmp, Debian Policy 5.6.12): alternating runs of
- *      non-digits, compared character by character with '~' before the end of the run, the
- *      end before letters, letters before other bytes, and runs of digits, compared as numbers
- *      (leading zeros skipped); examples: "a1.2" < "a1.10", "a1~rc" < "a1" < "a1a";
+ *      the name ends there) in Debian's version order (verrevcmp, Debian Policy 5.6.12):
+ *      alternating runs of non-digits, compared character by character with '~' before the
+ *      end of the run, the end before letters, letters before other bytes, and runs of
+ *      digits, compared as numbers (leading zeros skipped); examples: "a1.2" < "a1.10",
+ *      "a1~rc" < "a1" < "a1a";
  *   3. when those tie and a name had a suffix, the whole names in the same order.
  * A tie is 0 (GNU sort then uses its last-resort comparison).
  * Written from the description in gnulib's filevercmp.h and the Debian Policy; the cases of
