@@ -15,14 +15,16 @@
  *              record modes use), comparing radix keys (src/keys.h), ties to the earlier run:
  *              byte-identical to the in-memory stable sort. Pairs are never external.
  *
- * Start-up off the critical path: the library context (CUDA's initialisation, 0.15 s on the
- * H200 machine with one work queue: main.c) is created on a thread started first thing, while
- * this thread checks and opens the input, creates the outputs' temporaries and reserves their
- * blocks (cli_out_reserve), and a prefetch thread asks the kernel to read the inputs ahead
- * window by window (on a cold page cache the disk works during the start-up). We do not read
- * the input into our own memory meanwhile: with a warm page cache a pread is one copy, so
- * reading early into a buffer would only add a second copy when the library takes the data.
- * The streamed path joins the context's thread before its first read.
+ * Start-up off the critical path: the library context (CUDA's initialisation, 0.15-0.26 s on
+ * the H200 machines with one work queue: main.c) is created on a thread started first thing.
+ * Meanwhile this thread checks and opens the input, creates the outputs' temporaries and
+ * reserves their blocks (cli_out_reserve); a prefetch thread asks the kernel to read the
+ * inputs ahead window by window (on a cold page cache the disk works during the start-up);
+ * and the idle cores write zeros into the outputs' reserved blocks (prefill_threads), so that
+ * the sorted data later lands in pages the files already hold. We do not read the input into
+ * our own memory meanwhile: with a warm page cache a pread is one copy, so reading early into
+ * a buffer would only add a second copy when the library takes the data. The streamed path
+ * joins the context's thread before its first read.
  *
  * Output is written atomically (util.c: temp file in the destination's folder, renamed into
  * place; fsynced first with --sync). The outputs are created before the input is read, so an
@@ -84,6 +86,7 @@ typedef struct sort_job {
     int threads;            /* --threads, for the CPU context of a fall-back */
     double phase[SORT_PHASES];  /* --stats: seconds of each phase (sort_phase_names) */
     int quiet_sort;         /* run forming shows one progress line: sort_call shows none */
+    uint64_t prefilled;     /* --stats: output bytes pre-written during the start-up */
 } sort_job;
 
 /* Restores the data a failed sort may have left half-written (re-reads it from its file);
@@ -490,7 +493,23 @@ typedef struct file_io {
     int failed;                     /* the first failure, for the message: */
     int failed_writing, failed_stream, failed_errno;   /* errno 0 on a read: the file shrank */
     int shown;                      /* the phase on the progress line, -1: none */
+    cli_prefill *prefill;           /* pre-writing the outputs; joined before the first write */
+    atomic_int prefill_joined;
+    uint64_t prefilled;             /* --stats: the bytes it wrote */
 } file_io;
+
+/* The outputs' pre-writing ends before the first real write (none may land after it). */
+static void io_prefill_end(file_io *f)
+{
+    if (atomic_load(&f->prefill_joined)) return;
+    pthread_mutex_lock(&f->lock);
+    if (!atomic_load(&f->prefill_joined)) {
+        f->prefilled = cli_prefill_end(f->prefill);
+        f->prefill = NULL;
+        atomic_store(&f->prefill_joined, 1);
+    }
+    pthread_mutex_unlock(&f->lock);
+}
 
 static void io_note_failure(file_io *f, int writing, int stream, int err)
 {
@@ -525,6 +544,7 @@ static int io_read(void *user, int stream, void *buf, uint64_t offset, size_t by
 static int io_write(void *user, int stream, const void *buf, uint64_t offset, size_t bytes)
 {
     file_io *f = (file_io *)user;
+    io_prefill_end(f);
     if (cli_out_pwrite(f->out[stream], buf, offset, bytes) == 0) return 0;
     int e = errno;
     io_note_failure(f, 1, stream, e);
@@ -625,6 +645,20 @@ static void prefetch_end(prefetch *p)
     p->started = 0;
 }
 
+/* The threads that pre-write the outputs while a device's context starts: the cores left over
+ * by the context's thread and the prefetch thread. None with the CPU backend (it starts at once,
+ * and pre-writing during its sort gained nothing) or with --sync (the disk bounds that job, and
+ * pre-written zeros could reach it). Test-only: GPUSORT_TEST_PREFILL=T runs T threads over the
+ * whole outputs with any backend, so that the sort's first write waits for all of it. */
+static int prefill_threads(const sort_job *j, int *to_end)
+{
+    const char *t = getenv("GPUSORT_TEST_PREFILL");
+    *to_end = t && *t;
+    if (*to_end) return atoi(t);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return j->requested != GPUSORT_BACKEND_CPU && !cli_sync && cores > 2 ? (int)(cores - 2) : 0;
+}
+
 /* The streamed path when it applies (the top of the file): returns 1 after sorting into the
  * outputs (not committed), 0 to leave the job to the other paths. Opens the inputs and asks
  * the kernel to read them ahead while the context starts. */
@@ -653,13 +687,19 @@ static int try_streamed(sort_job *j, ctx_start *cs, const char *in, const char *
     file_io f;
     memset(&f, 0, sizeof f);
     pthread_mutex_init(&f.lock, NULL);
-    cli_out *outs[2] = {kout, vo};
+    cli_out *outs[2] = {kout, vo}, *reserved[2];
+    uint64_t out_bytes[2];
+    int nres = 0;
     for (int i = 0; i < nin; i++) {
         f.in_name[i] = paths[i];
         f.in_fd[i] = open(paths[i], O_RDONLY | O_CLOEXEC);
         if (f.in_fd[i] < 0) cli_fail("sort: cannot open %s: %s", paths[i], strerror(errno));
         f.out[i] = outs[i];
-        cli_out_reserve(outs[i], n * (i ? gpusort_type_size(vtype) : ksize));
+        uint64_t ob = n * (i ? gpusort_type_size(vtype) : ksize);
+        if (cli_out_reserve(outs[i], ob)) {
+            reserved[nres] = outs[i];
+            out_bytes[nres++] = ob;
+        }
     }
     prefetch pf = {.n = nin};
     atomic_init(&pf.stop, 0);
@@ -668,10 +708,19 @@ static int try_streamed(sort_job *j, ctx_start *cs, const char *in, const char *
         pf.bytes[i] = st[i].st_size;
     }
     pf.started = pthread_create(&pf.thread, NULL, prefetch_main, &pf) == 0;
+    /* While a device's context starts, the idle cores pre-write the outputs' pages (util.h,
+     * cli_prefill), so that the sorted data later overwrites pages the files already hold.
+     * The CPU backend starts at once: nothing to overlap. */
+    atomic_init(&f.prefill_joined, 0);
+    int to_end, threads = prefill_threads(j, &to_end);
+    if (nres > 0) f.prefill = cli_prefill_start(reserved, out_bytes, nres, threads);
     j->ctx = ctx_start_wait(cs, "sort");
+    if (!to_end) cli_prefill_stop(f.prefill);
     j->n = n;
     j->value_type = values ? vtype : GPUSORT_TYPE_NONE;
     sort_streamed(j, &f, n, j->value_type);
+    io_prefill_end(&f);
+    j->prefilled = f.prefilled;
     prefetch_end(&pf);
     for (int i = 0; i < nin; i++) {
         close(f.in_fd[i]);
@@ -811,7 +860,7 @@ int gpusort_cli_sort(int argc, char **argv)
     if (o.values) cli_out_open(&vo, vout);
 
     sort_job job = {NULL, o.type, o.desc ? GPUSORT_ORDER_DESC : GPUSORT_ORDER_ASC, o.algorithm,
-                    0, 0, 0, GPUSORT_TYPE_NONE, o.backend, o.threads, {0}, 0};
+                    0, 0, 0, GPUSORT_TYPE_NONE, o.backend, o.threads, {0}, 0, 0};
     uint64_t budget = o.budget ? o.budget : default_budget();
     double t0 = cli_now_s();
     if (try_streamed(&job, &cs, in, o.values, o.value_type, &kout, o.values ? &vo : NULL,
@@ -862,8 +911,12 @@ int gpusort_cli_sort(int argc, char **argv)
                 cmd_device_used(ctx, dev, sizeof dev), secs,
                 secs > 0 ? (double)job.n / secs / 1e6 : 0.0, ext);
         /* The phases; total: from the program's start to the renamed output. */
-        char waited[64];
-        snprintf(waited, sizeof waited, " (waited %.3f)", cs.waited);
+        char waited[96];
+        int wl = snprintf(waited, sizeof waited, " (waited %.3f", cs.waited);
+        if (job.prefilled)
+            wl += snprintf(waited + wl, sizeof waited - (size_t)wl, ", output pre-written %.0f MiB",
+                           (double)job.prefilled / (1 << 20));
+        snprintf(waited + wl, sizeof waited - (size_t)wl, ")");
         job.phase[PH_STARTUP] = cs.seconds;
         if (!job.runs) job.phase[PH_MERGE] = -1;
         cli_phase ph[SORT_PHASES];

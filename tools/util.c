@@ -50,6 +50,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -767,21 +768,107 @@ int cli_out_pwrite(cli_out *o, const void *data, uint64_t offset, size_t n)
  * reserves space page by page as the data comes (bench/results/pipeline-2026-11-28d.md). Only
  * temporary files: a user's file (standard output redirected) would show its full size
  * before its data, and a failed run would leave zeros where it leaves a short file today. */
-void cli_out_reserve(cli_out *o, uint64_t bytes)
+int cli_out_reserve(cli_out *o, uint64_t bytes)
 {
 #ifdef __linux__
     struct stat st;
-    if (!o->f || !o->tmp || bytes == 0 || fflush(o->f) != 0) return;
+    if (!o->f || !o->tmp || bytes == 0 || fflush(o->f) != 0) return 0;
     int fd = fileno(o->f);
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
     off_t at = lseek(fd, 0, SEEK_CUR);
-    if (at < 0 || fallocate(fd, 0, at, (off_t)bytes) == 0) return;
+    if (at < 0) return 0;
+    if (fallocate(fd, 0, at, (off_t)bytes) == 0) return 1;
     if (errno == ENOSPC || errno == EDQUOT || errno == EFBIG)
         cli_fail("write error on %s: %s", out_name(o), strerror(errno));
 #else
     (void)o;
     (void)bytes;
 #endif
+    return 0;
+}
+
+/* Pieces of 2 MiB: a thread told to stop finishes its piece first (a few ms at most), and
+ * cli_prefill_end waits for that. */
+#define PREFILL_PIECE ((uint64_t)2 << 20)
+#define PREFILL_THREADS_MAX 16
+
+struct cli_prefill {
+    int fd[2];
+    uint64_t base[2], bytes[2];
+    int n;
+    uint64_t total;                 /* the outputs' bytes, end to end */
+    _Atomic uint64_t next;          /* the next piece, as an offset into that total */
+    _Atomic uint64_t written;
+    atomic_int stop;
+    pthread_t thread[PREFILL_THREADS_MAX];
+    int threads;
+    const char *zeros;              /* one piece of zeros, shared by the threads */
+};
+
+static void *prefill_main(void *arg)
+{
+    cli_prefill *p = (cli_prefill *)arg;
+    while (!atomic_load(&p->stop)) {
+        uint64_t at = atomic_fetch_add(&p->next, PREFILL_PIECE);
+        if (at >= p->total) break;
+        int i = at >= p->bytes[0];
+        uint64_t off = i ? at - p->bytes[0] : at;
+        uint64_t len = p->bytes[i] - off < PREFILL_PIECE ? p->bytes[i] - off : PREFILL_PIECE;
+        /* A piece may straddle the two outputs: its tail in output 0 is written, the rest is
+         * left to the real write (one piece; the threads stop anyway). */
+        ssize_t w = pwrite(p->fd[i], p->zeros, (size_t)len, (off_t)(p->base[i] + off));
+        if (w != (ssize_t)len) break;
+        atomic_fetch_add(&p->written, (uint64_t)w);
+    }
+    return NULL;
+}
+
+cli_prefill *cli_prefill_start(cli_out *const *outs, const uint64_t *bytes, int n, int threads)
+{
+    if (threads > PREFILL_THREADS_MAX) threads = PREFILL_THREADS_MAX;
+    if (threads <= 0 || n <= 0 || n > 2) return NULL;
+    cli_prefill *p = calloc(1, sizeof *p);
+    char *zeros = calloc(1, PREFILL_PIECE);
+    if (!p || !zeros) {
+        free(p);
+        free(zeros);
+        return NULL;
+    }
+    p->zeros = zeros;
+    for (int i = 0; i < n; i++) {
+        p->fd[p->n] = fileno(outs[i]->f);
+        p->base[p->n] = outs[i]->base;
+        p->bytes[p->n] = bytes[i];
+        p->total += bytes[i];
+        p->n++;
+    }
+    atomic_init(&p->next, 0);
+    atomic_init(&p->written, 0);
+    atomic_init(&p->stop, 0);
+    while (p->threads < threads && p->total &&
+           pthread_create(&p->thread[p->threads], NULL, prefill_main, p) == 0)
+        p->threads++;
+    if (p->threads == 0) {
+        cli_prefill_end(p);
+        return NULL;
+    }
+    return p;
+}
+
+void cli_prefill_stop(cli_prefill *p)
+{
+    if (p) atomic_store(&p->stop, 1);
+}
+
+uint64_t cli_prefill_end(cli_prefill *p)
+{
+    if (!p) return 0;
+    cli_prefill_stop(p);
+    for (int i = 0; i < p->threads; i++) pthread_join(p->thread[i], NULL);
+    uint64_t written = atomic_load(&p->written);
+    free((void *)p->zeros);
+    free(p);
+    return written;
 }
 
 void cli_out_pwrite_end(cli_out *o, uint64_t bytes)

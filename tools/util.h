@@ -114,7 +114,21 @@ void cli_out_pwrite_end(cli_out *o, uint64_t bytes);
  * file whose size is known before its data: a disk too small fails at once (cli_fail), and the
  * writes that follow skip the filesystem's block reservation page by page. Does nothing where
  * the filesystem cannot (nothing to gain there) or the output is not a temporary file. */
-void cli_out_reserve(cli_out *o, uint64_t bytes);
+int cli_out_reserve(cli_out *o, uint64_t bytes);     /* 1 if the blocks are reserved */
+/* Pre-writing reserved outputs while the job waits for something else (a GPU's start-up).
+ * A write into a page the file already holds is a copy; a write into a new page also makes
+ * the page and maps it to its block (bench/results/pipeline-2026-11-28e.md has what the whole
+ * job gains). cli_prefill_start starts `threads` threads that write zeros into
+ * the n outputs' reserved bytes (outputs that cli_out_reserve reserved), 2 MiB at a time from
+ * the start, until cli_prefill_stop; the real data then overwrites those pages. Call
+ * cli_prefill_end, which stops and joins the threads, before anything else writes to the
+ * outputs: it returns the bytes pre-written. The threads never fail the job: a write that
+ * fails ends their work (the real write will report the error). NULL when there is nothing to
+ * do (no threads, nothing reserved). */
+typedef struct cli_prefill cli_prefill;
+cli_prefill *cli_prefill_start(cli_out *const *outs, const uint64_t *bytes, int n, int threads);
+void cli_prefill_stop(cli_prefill *p);
+uint64_t cli_prefill_end(cli_prefill *p);
 /* Test-only: GPUSORT_TEST_FAIL_WRITE=k[:eio|enospc|short] (main.c passes the value to
  * cli_write_fault_set, -1 if malformed). Every write or fsync of an output or temporary file
  * calls cli_write_fault first: 0 to go on (*n may be halved: a short write), or -1 with errno
