@@ -80,11 +80,15 @@
  */
 #include "cuda_internal.h"
 #include "block_radix_rank.cuh"
+#include "pdl.cuh"
 
 #include <cuda_runtime.h>
 
 namespace gpusort_cuda {
 namespace {
+
+using gpusort_bs::launch_pdl;
+using gpusort_bs::pdl_wait_and_release;
 
 /* Tile shape for sm_90, the fastest measured on an H200 against CUB in the same run
  * (bench/results/cuda-2026-11-22b.md; 64-bit pairs bench/results/cuda-2026-11-24.md).
@@ -198,6 +202,7 @@ __device__ __forceinline__ void store_state(uint32_t *p, uint32_t v)
 template <typename K, bool FLOAT, int VB, int KPT, bool WIDEN>
 __global__ void __launch_bounds__(THREADS, (min_blocks<VB>())) onesweep_kernel(SweepArgs a)
 {
+    pdl_wait_and_release();
     typedef typename ValueOf<VB>::T V;
     constexpr int TILE = THREADS * KPT;
     extern __shared__ __align__(16) unsigned char smem[];
@@ -386,6 +391,7 @@ template <typename K, bool FLOAT>
 __global__ void __launch_bounds__(HIST_THREADS) hist_kernel(const K *keys, size_t n, K mask,
                                                             unsigned long long *hist)
 {
+    pdl_wait_and_release();
     constexpr int P = sizeof(K);
     constexpr int VEC = 16 / sizeof(K);
     constexpr int U = 4; /* vectors in flight per thread */
@@ -439,6 +445,7 @@ __global__ void __launch_bounds__(RADIX_DIGITS) scan_kernel(const unsigned long 
                                                             uint64_t *bin_base, PlanInput in,
                                                             Plan *plan)
 {
+    pdl_wait_and_release();
     __shared__ unsigned long long s_scan[MAX_PASSES][RADIX_DIGITS / 32];
     __shared__ int s_trivial[MAX_PASSES];
     const int d = threadIdx.x, lane = d & 31, warp = d >> 5;
@@ -503,6 +510,7 @@ __global__ void __launch_bounds__(RADIX_DIGITS) scan_kernel(const unsigned long 
 template <typename K, int VB>
 __global__ void finish_kernel(const Plan *plan, PlanInput in, size_t n)
 {
+    pdl_wait_and_release();
     typedef typename ValueOf<VB>::T V;
     const int E = plan->executed;
     const bool keys_copy = E ? plan->copy_keys : in.keys_in != in.keys_out;
@@ -729,7 +737,9 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
         hist_kernel<K, FLOAT><<<(unsigned)(want < cap ? want : cap), HIST_THREADS, 0, st>>>(
             (const K *)d->keys_in, n, mask, hist);
     }
-    scan_kernel<<<1, RADIX_DIGITS, 0, st>>>(hist, P, n, bin_base, in, plan);
+    const int pdl = gpusort__cuda_pdl(ctx);
+    launch_pdl(scan_kernel, 1, RADIX_DIGITS, 0, st, pdl, (const unsigned long long *)hist, P, n,
+               bin_base, in, plan);
     if ((s = gpusort__cuda_check(ctx, cudaGetLastError(), "radix histogram"))) return s;
 
     const size_t smem = sweep_smem<K, FLOAT>(KPT, VB);
@@ -752,17 +762,18 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
             a.bin_base = bin_base + (q * P + p) * RADIX_DIGITS;
             a.bin_base_next = q + 1 < portions ? bin_base + ((q + 1) * P + p) * RADIX_DIGITS : NULL;
             const size_t tiles = (a.portion_n + TILE - 1) / TILE;
-            if (k >= EPOCHS && k % EPOCHS == 0 &&
-                (s = gpusort__cuda_check(ctx, cudaMemsetAsync(state, 0, state_bytes, st),
-                                         "cudaMemsetAsync (look-back state)")))
+            const bool zero = k >= EPOCHS && k % EPOCHS == 0;
+            if (zero && (s = gpusort__cuda_check(ctx, cudaMemsetAsync(state, 0, state_bytes, st),
+                                                 "cudaMemsetAsync (look-back state)")))
                 return s;
-            kern<<<(unsigned)tiles, THREADS, smem, st>>>(a);
+            launch_pdl(kern, (unsigned)tiles, THREADS, smem, st, pdl && !zero, a);
             if ((s = gpusort__cuda_check(ctx, cudaGetLastError(), "radix onesweep_kernel")))
                 return s;
         }
     }
     const size_t fblocks = (n + 4095) / 4096;
-    finish_kernel<K, VB><<<(unsigned)(fblocks < 4096 ? fblocks : 4096), 256, 0, st>>>(plan, in, n);
+    launch_pdl(finish_kernel<K, VB>, (unsigned)(fblocks < 4096 ? fblocks : 4096), 256, 0, st, pdl,
+               (const Plan *)plan, in, n);
     return gpusort__cuda_check(ctx, cudaGetLastError(), "radix finish_kernel");
 }
 

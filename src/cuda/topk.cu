@@ -19,20 +19,22 @@
  *      in order by an atomic counter, so a tile only waits for tiles that are running), and
  *      writes its keys with their indices: a key with L keys below and E equal keys before it
  *      goes to L + min(E, need).
- *   3. SORT the k collected keys with the backend's stable argsort (AUTO), so ties stay lowest
- *      index first, and give each its index; u32 indices are narrowed last.
+ *   3. SORT the k collected keys with their ids (of the indices' type) by the backend's
+ *      stable sort (AUTO), so ties stay lowest index first and the sort writes the indices.
+ *      Without indices, the keys alone.
  *
  * CANDIDATES. On a row of 2^18 keys and more, tk_sample reads a sample (1/64 of the row, at
  * least 2^16 keys, in runs spread over it) and guesses, from two histograms of it, a range of
  * the top 22 bits that holds T with a wide margin; one pass over the row (tk_collect with
  * split = 1) then writes the keys below the range (all taken) and those in it with their
- * positions (the candidates), and its last tile checks the guess exactly. With a right guess
+ * positions (the candidates), and its last tile checks the guess exactly (and resolves the
+ * first digit when both ends of the range share it). With a right guess
  * (mode 0) every digit's pass and the collect read only the candidates: the row is read once,
  * whatever the key width. Shorter rows, and rows where the guess was wrong or the candidates
  * would exceed 1/16 of the row (few distinct values, adversarial order), take mode 1: every
  * pass reads the whole row. The kernels read the mode from the state, so one sequence of
  * launches serves both: init, two sample levels, split, one histogram per digit, collect (8
- * launches for 32-bit keys, 11 for 64-bit), then the final sort and the ids. Every launch
+ * launches for 32-bit keys, 11 for 64-bit), then the final sort. Every launch
  * after the first may start while the previous finishes (pdl.cuh). Choosing the range from a
  * sample is sample sort's splitter choice (Blelloch et al. 1991) applied to one rank; AIR
  * top-k instead histograms the whole row.
@@ -106,10 +108,11 @@ constexpr ull FLAG_AGGREGATE = 1ull << 62;   /* count of this tile alone */
 constexpr ull COUNT_MASK = FLAG_AGGREGATE - 1;
 
 /* What a pass reads: the row (ids NULL: a key's id is its position), or the candidates (ids:
- * their positions in the row; their number is the state's cand_n). */
-template <typename U> struct tk_src {
+ * their positions in the row; their number is the state's cand_n). Ids are u32 for rows of up
+ * to 2^32 keys (I), else u64. */
+template <typename U, typename I> struct tk_src {
     const U *keys;
-    const ull *ids;
+    const I *ids;
     size_t n;
 };
 
@@ -136,11 +139,11 @@ template <int W> __device__ __forceinline__ uint64_t high_bits(uint64_t r, int b
 }
 
 /* The source of a pass after the first: the candidates in mode 0, else the row. */
-template <typename U>
-__device__ __forceinline__ tk_src<U> source(const tk_state *st, const tk_src<U> &row,
-                                            const tk_src<U> &cand)
+template <typename U, typename I>
+__device__ __forceinline__ tk_src<U, I> source(const tk_state *st, const tk_src<U, I> &row,
+                                               const tk_src<U, I> &cand)
 {
-    return st->mode == 0 ? tk_src<U>{cand.keys, cand.ids, (size_t)st->cand_n} : row;
+    return st->mode == 0 ? tk_src<U, I>{cand.keys, cand.ids, (size_t)st->cand_n} : row;
 }
 
 __device__ __forceinline__ ull load_word(const ull *p) { return *(const volatile ull *)p; }
@@ -304,20 +307,21 @@ __device__ void guess_level1(ull *hist, tk_state *st)
  * one of the level-0 ends (two histograms); the last block makes that level's guess. */
 template <typename U>
 __global__ void __launch_bounds__(THREADS, BLOCKS_PER_SM)
-tk_sample(tk_src<U> row, int type, int desc, tk_state *st, ull s, ull k, ull *hist, int level)
+tk_sample(const U *keys, size_t n, int type, int desc, tk_state *st, ull s, ull k, ull *hist,
+          int level)
 {
     constexpr int W = tk_key<U>::W;
     __shared__ unsigned int sh[2][BINS];
     __shared__ int last;
     pdl_wait_and_release();
     const int lane = threadIdx.x & 31;
-    const size_t runs = s / 32, gap = row.n / runs;
+    const size_t runs = s / 32, gap = n / runs;
     const unsigned int glo = level ? (unsigned int)st->glo : 0, ghi = level ? (unsigned int)st->ghi : 0;
     for (int b = threadIdx.x; b < 2 * BINS; b += THREADS) sh[b / BINS][b % BINS] = 0;
     __syncthreads();
     for (size_t r = (blockIdx.x * (size_t)THREADS + threadIdx.x) / 32; r < runs;
          r += (size_t)gridDim.x * THREADS / 32) {
-        const uint64_t x = tk_key<U>::radix(row.keys[r * gap + lane], type, desc);
+        const uint64_t x = tk_key<U>::radix(keys[r * gap + lane], type, desc);
         const unsigned int d1 = (unsigned int)(x >> (W - DIGIT));
         const unsigned int d2 = (unsigned int)(x >> (W - 2 * DIGIT)) & (BINS - 1);
         if (!level) atomicAdd(&sh[0][d1], 1u);
@@ -336,21 +340,21 @@ tk_sample(tk_src<U> row, int type, int desc, tk_state *st, ull s, ull k, ull *hi
     if (!last) return;
     __threadfence();
     if (level) guess_level1(hist, st);
-    else guess_level0(hist, st, s, row.n, k);
+    else guess_level0(hist, st, s, n, k);
 }
 
 /* One digit: the histogram of the next DIGIT bits of the keys of the source (the mode's) that
  * carry the prefix, then the choice (last block). */
-template <typename U>
+template <typename U, typename I>
 __global__ void __launch_bounds__(THREADS, BLOCKS_PER_SM)
-tk_histogram(tk_src<U> row, tk_src<U> cand, int type, int desc, tk_state *st, ull *hist)
+tk_histogram(tk_src<U, I> row, tk_src<U, I> cand, int type, int desc, tk_state *st, ull *hist)
 {
     constexpr int W = tk_key<U>::W;
     __shared__ unsigned int sh[BINS];
     __shared__ int last;
     pdl_wait_and_release();
     if (st->done) return;   /* the same for every block: none counts arrival */
-    const tk_src<U> src = source(st, row, cand);
+    const tk_src<U, I> src = source(st, row, cand);
     const int bits = st->bits, lane = threadIdx.x & 31;
     const uint64_t prefix = st->prefix;
     const int db = W - bits < DIGIT ? W - bits : DIGIT, shift = W - bits - db;
@@ -470,10 +474,10 @@ __device__ ull look_back(ull *words, size_t tile, ull agg)
  *   split = 0 (the collect, T resolved; the source the mode names; the range: T's prefix):
  *             the keys below and the equal ones of rank < need go to (out_keys, out_ids)
  *             from st->sure in mode 0, else from 0. */
-template <typename U>
+template <typename U, typename I>
 __global__ void __launch_bounds__(THREADS, BLOCKS_PER_SM)
-tk_collect(tk_src<U> row, tk_src<U> cand, int type, int desc, tk_state *st, int split, ull k,
-           ull cap, tk_look look, U *out_keys, ull *out_ids, U *eq_keys, ull *eq_ids)
+tk_collect(tk_src<U, I> row, tk_src<U, I> cand, int type, int desc, tk_state *st, int split, ull k,
+           ull cap, tk_look look, U *out_keys, I *out_ids, U *eq_keys, I *eq_ids)
 {
     constexpr int W = tk_key<U>::W, ITEMS = items_of<U>(), ROWS = rows_of<U>();
     constexpr int TILE = tile_of<U>(), WROWS = ROWS * WARPS;   /* warp rows per tile */
@@ -483,7 +487,7 @@ tk_collect(tk_src<U> row, tk_src<U> cand, int type, int desc, tk_state *st, int 
     __shared__ unsigned int s_tile[2];          /* this tile; the next, fetched meanwhile */
     pdl_wait_and_release();
     if (split && !st->guess) return;
-    const tk_src<U> src = split ? row : source(st, row, cand);
+    const tk_src<U, I> src = split ? row : source(st, row, cand);
     const int bits = split ? GUESS_BITS : st->bits, lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const uint64_t lo = split ? st->glo : st->prefix, hi = split ? st->ghi : st->prefix;
     const ull need = split ? ~0ull : st->need;
@@ -560,6 +564,13 @@ tk_collect(tk_src<U> row, tk_src<U> cand, int type, int desc, tk_state *st, int 
                 st->need = k - below;
                 st->sure = below;
                 st->cand_n = in;
+                /* Both ends of the guess in one first digit: every candidate has it, so it is
+                 * resolved here and the digit passes start at the second. */
+                if (lo >> DIGIT == hi >> DIGIT) {
+                    st->prefix = lo >> DIGIT;
+                    st->bits = DIGIT;
+                    st->done = in == k - below;
+                }
             }
         }
         /* 3. Each warp writes the keys of its rows that are taken, GROUP rows at a time: the
@@ -579,13 +590,13 @@ tk_collect(tk_src<U> row, tk_src<U> cand, int type, int desc, tk_state *st, int 
             }
             if (!any) continue;   /* the same for the whole warp */
             U key[GROUP];
-            ull id[GROUP];
+            I id[GROUP];
 #pragma unroll
             for (int u = 0; u < GROUP; u++) {
                 const size_t i = wfirst + (size_t)(r0 + u) * THREADS;
                 if ((bl[u] | be[u]) >> lane & 1) {
                     key[u] = src.keys[i];
-                    id[u] = src.ids ? src.ids[i] : (ull)i;
+                    id[u] = src.ids ? src.ids[i] : (I)i;
                 }
             }
 #pragma unroll
@@ -642,22 +653,6 @@ unsigned grid_for(size_t n)
     return (unsigned)(g < 1 ? 1 : g > 4096 ? 4096 : g);
 }
 
-__global__ void tk_narrow(const unsigned long long *in, uint32_t *out, size_t n)
-{
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x)
-        out[i] = (uint32_t)in[i];
-}
-
-/* After the final argsort: each position in the collected k becomes its key's id. */
-__global__ void tk_ids(ull *idx, const ull *ids, size_t k)
-{
-    pdl_wait_and_release();
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < k;
-         i += (size_t)gridDim.x * blockDim.x)
-        idx[i] = ids[idx[i]];
-}
-
 /* The scratch of one row's select (reused for every row of a call). */
 struct tk_mem {
     tk_state *st;
@@ -666,9 +661,9 @@ struct tk_mem {
     ull *hist;                       /*   the histogram (BINS) */
     tk_look split, collect;          /*   the two passes' look-back words and tile counters */
     void *fin_keys;                  /* the k selected keys, in input order per group */
-    ull *fin_ids;
+    void *fin_ids;                   /* their ids (the row's I) */
     void *cand_keys;                 /* mode 0: the keys in the guessed range */
-    ull *cand_ids;
+    void *cand_ids;
     size_t cand_cap;
 };
 
@@ -686,18 +681,20 @@ size_t sample_of(size_t n)
     return s / 32 * 32;
 }
 
-/* Top-k of one row of device data into device outputs (keys_out, idx_out: never NULL). */
-template <typename U>
+/* Top-k of one row of device data into device outputs: keys_out never NULL, idx_out NULL when
+ * no indices are wanted. I: the ids' type, the indices' type when they are wanted. */
+template <typename U, typename I>
 gpusort_status row_topk(gpusort_ctx *ctx, const gpusort__topk_args *a, const U *keys,
-                        size_t n, void *keys_out, ull *idx_out, const tk_mem &m)
+                        size_t n, void *keys_out, void *idx_out, const tk_mem &m)
 {
     constexpr int W = tk_key<U>::W;
     cudaStream_t s = gpusort__cuda_stream(ctx);
     const int pdl = gpusort__cuda_pdl(ctx);
     const int type = (int)a->key_type, desc = a->order == GPUSORT_ORDER_DESC;
-    const tk_src<U> row = {keys, NULL, n};
-    const tk_src<U> cand = {(const U *)m.cand_keys, m.cand_ids, 0};
+    const tk_src<U, I> row = {keys, NULL, n};
+    const tk_src<U, I> cand = {(const U *)m.cand_keys, (const I *)m.cand_ids, 0};
     U *fk = (U *)m.fin_keys, *ck = (U *)m.cand_keys;
+    I *fi = (I *)m.fin_ids, *ci = (I *)m.cand_ids;
     const ull cap = m.cand_cap, k = a->k;
     /* The kernels loop over their work: at most BLOCKS_PER_SM blocks per SM, fewer for a short
      * row. */
@@ -711,28 +708,27 @@ gpusort_status row_topk(gpusort_ctx *ctx, const gpusort__topk_args *a, const U *
     if (cap) {
         const size_t smp = sample_of(n);
         for (int level = 0; level < 2; level++)
-            launch_pdl(tk_sample<U>, grid(smp / (THREADS * 4)), THREADS, 0, s, pdl, row, type,
-                       desc, m.st, (ull)smp, k, m.hist, level);
-        launch_pdl(tk_collect<U>, tile_grid, THREADS, 0, s, pdl, row, cand, type, desc, m.st, 1,
-                   k, cap, m.split, fk, m.fin_ids, ck, m.cand_ids);
+            launch_pdl(tk_sample<U>, grid(smp / (THREADS * 4)), THREADS, 0, s, pdl, keys, n,
+                       type, desc, m.st, (ull)smp, k, m.hist, level);
+        launch_pdl(tk_collect<U, I>, tile_grid, THREADS, 0, s, pdl, row, cand, type, desc, m.st,
+                   1, k, cap, m.split, fk, fi, ck, ci);
     }
     for (int bits = 0; bits < W; bits += DIGIT)
-        launch_pdl(tk_histogram<U>, hist_grid, THREADS, 0, s, pdl, row, cand, type, desc, m.st,
+        launch_pdl(tk_histogram<U, I>, hist_grid, THREADS, 0, s, pdl, row, cand, type, desc, m.st,
                    m.hist);
-    launch_pdl(tk_collect<U>, tile_grid, THREADS, 0, s, pdl, row, cand, type, desc, m.st, 0, k,
-               cap, m.collect, fk, m.fin_ids, (U *)NULL, (ull *)NULL);
+    launch_pdl(tk_collect<U, I>, tile_grid, THREADS, 0, s, pdl, row, cand, type, desc, m.st, 0,
+               k, cap, m.collect, fk, fi, (U *)NULL, (I *)NULL);
     gpusort_status st;
     if ((st = gpusort__cuda_check(ctx, cudaGetLastError(), "top-k kernels"))) return st;
     /* The k keys are in input order within each group (below the guessed range; the rest),
-     * and every key of the first group is below every key of the second: the stable sort puts
-     * ties in input order. It is an argsort (positions 0..k-1, which the radix sort carries as
-     * u32: 8 bytes a key and pass instead of 12 with the u64 ids), then the ids gathered. */
-    gpusort__sort_args d = {a->key_type, m.fin_keys, keys_out, GPUSORT_TYPE_U64, NULL,
+     * and every key of the first group is below every key of the second: a stable sort of
+     * (key, id) pairs puts ties in input order, and writes the indices. Without indices, the
+     * keys alone (equal keys are the same bits). */
+    const gpusort_type vt = !idx_out ? GPUSORT_TYPE_NONE
+                                     : sizeof(I) == 4 ? GPUSORT_TYPE_U32 : GPUSORT_TYPE_U64;
+    gpusort__sort_args d = {a->key_type, m.fin_keys, keys_out, vt, idx_out ? m.fin_ids : NULL,
                             idx_out, a->k, a->order, GPUSORT_ALGORITHM_AUTO, 0};
-    if ((st = gpusort__cuda_dispatch(ctx, &d))) return st;
-    launch_pdl(tk_ids, grid((a->k + THREADS - 1) / THREADS), THREADS, 0, s, pdl, idx_out,
-               (const ull *)m.fin_ids, (size_t)a->k);
-    return gpusort__cuda_check(ctx, cudaGetLastError(), "top-k: ids");
+    return gpusort__cuda_dispatch(ctx, &d);
 }
 
 /* Many short rows: the segmented sort of every row (keys + global indices), then the first k
@@ -773,13 +769,21 @@ gpusort_status device_topk(gpusort_ctx *ctx, const gpusort__topk_args *a, const 
     const size_t ks = gpusort_type_size(a->key_type), k = a->k, L = a->row_length;
     const size_t rows = a->n / L;
     if (rows > 1 && L < SELECT_MIN_ROW) return batch_by_sort(ctx, a, keys_in, keys_out, indices_out);
+    /* Ids of the indices' type, so that the final sort writes the indices: u64 when they are
+     * wanted as u64 (u32 ids sorted, then widened, were slower at 2^28 f32 on the H200:
+     * bench/results/topk-2026-11-28b.md), else u32 while the row's positions fit. */
+    const size_t isz = indices_out ? gpusort_type_size(a->index_type) : 0;
+    const size_t is = isz == 8 || L > ((size_t)1 << 32) ? 8 : 4;
+    if (indices_out && isz < is)
+        return gpusort__set_error(ctx, GPUSORT_STATUS_INVALID_ARGUMENT,
+                                  "u32 indices of a row of more than 2^32 keys");
     const size_t tile = ks == 4 ? tile_of<uint32_t>() : tile_of<ull>();
     const size_t tiles = (L + tile - 1) / tile, cap = cand_cap(L);
     /* Zeroed by tk_init: the histograms (two for tk_sample's level 1), 4 look-back words per
      * tile, the 2 tile counters. */
     const size_t words = 2 * BINS + 4 * tiles + 1;
-    size_t bytes = round8(sizeof(tk_state)) + words * 8 + k * 8 + cap * 8 + round8(k * ks) +
-                   round8(cap * ks);
+    size_t bytes = round8(sizeof(tk_state)) + words * 8 + round8(k * is) + round8(cap * is) +
+                   round8(k * ks) + round8(cap * ks);
     char *p = (char *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_TOPK, bytes);
     if (!p) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
     tk_mem m;
@@ -793,32 +797,26 @@ gpusort_status device_topk(gpusort_ctx *ctx, const gpusort__topk_args *a, const 
     m.collect.eq = (ull *)p;                 p += tiles * 8;
     m.split.next = (unsigned int *)p;
     m.collect.next = (unsigned int *)p + 1;  p += 8;
-    m.fin_ids = (ull *)p;                    p += k * 8;
-    m.cand_ids = (ull *)p;                   p += cap * 8;
+    m.fin_ids = p;                           p += round8(k * is);
+    m.cand_ids = p;                          p += round8(cap * is);
     m.fin_keys = p;                          p += round8(k * ks);
     m.cand_keys = p;
     m.cand_cap = cap;
-    /* Outputs the sort cannot write directly: keys not wanted, indices not wanted or u32. */
-    int own_keys = !keys_out, own_idx = !(indices_out && a->index_type == GPUSORT_TYPE_U64);
-    void *kbuf = own_keys ? gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_IO_KEYS, k * ks) : NULL;
-    unsigned long long *ibuf = own_idx ? (unsigned long long *)gpusort__cuda_scratch(
-                                             ctx, GPUSORT_CUDA_SCRATCH_IO_VALUES, k * 8)
-                                       : NULL;
-    if ((own_keys && !kbuf) || (own_idx && !ibuf)) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
-    cudaStream_t s = gpusort__cuda_stream(ctx);
+    /* The final sort needs somewhere to write keys the caller does not want. */
+    void *kbuf = !keys_out ? gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_IO_KEYS, k * ks) : NULL;
+    if (!keys_out && !kbuf) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
     for (size_t r = 0; r < rows; r++) {
         const char *in = (const char *)keys_in + r * L * ks;
-        void *ko = own_keys ? kbuf : (char *)keys_out + r * k * ks;
-        unsigned long long *io = own_idx ? ibuf : (unsigned long long *)indices_out + r * k;
-        gpusort_status st =
-            ks == 4 ? row_topk<uint32_t>(ctx, a, (const uint32_t *)in, L, ko, io, m)
-                    : row_topk<unsigned long long>(ctx, a, (const unsigned long long *)in, L, ko,
-                                                   io, m);
+        void *ko = keys_out ? (char *)keys_out + r * k * ks : kbuf;
+        void *io = indices_out ? (char *)indices_out + r * k * isz : NULL;
+        gpusort_status st;
+        if (ks == 4)
+            st = is == 4 ? row_topk<uint32_t, uint32_t>(ctx, a, (const uint32_t *)in, L, ko, io, m)
+                         : row_topk<uint32_t, ull>(ctx, a, (const uint32_t *)in, L, ko, io, m);
+        else
+            st = is == 4 ? row_topk<ull, uint32_t>(ctx, a, (const ull *)in, L, ko, io, m)
+                         : row_topk<ull, ull>(ctx, a, (const ull *)in, L, ko, io, m);
         if (st) return st;
-        if (indices_out && a->index_type == GPUSORT_TYPE_U32) {
-            tk_narrow<<<grid_for(k), 256, 0, s>>>(io, (uint32_t *)indices_out + r * k, k);
-            if ((st = gpusort__cuda_check(ctx, cudaGetLastError(), "top-k: narrow"))) return st;
-        }
     }
     return GPUSORT_STATUS_SUCCESS;
 }
