@@ -15,7 +15,7 @@
  *              record modes use), comparing radix keys (src/keys.h), ties to the earlier run:
  *              byte-identical to the in-memory stable sort. Pairs are never external.
  *
- * Start-up off the critical path: the library context (CUDA's initialisation, 0.15-0.26 s on
+ * Start-up off the critical path: the library context (CUDA's initialisation, 0.15-0.18 s on
  * the H200 machines with one work queue: main.c) is created on a thread started first thing.
  * Meanwhile this thread checks and opens the input, creates the outputs' temporaries and
  * reserves their blocks (cli_out_reserve); a prefetch thread asks the kernel to read the
