@@ -288,6 +288,8 @@ gpusort_status gpusort__cuda_reduce_host(gpusort_ctx *ctx, gpusort_type type, co
  * context's stream afterwards. */
 gpusort_status gpusort__cuda_copy_h2d(gpusort_ctx *ctx, void *dst, const void *src, size_t bytes,
                                       int pinned);
+/* host.cu: memcpy of host memory on up to 8 of the context's threads (one below 1 MiB). */
+void gpusort__cuda_par_memcpy(gpusort_ctx *ctx, void *dst, const void *src, size_t len);
 
 #ifdef __cplusplus
 }

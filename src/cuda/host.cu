@@ -94,7 +94,7 @@ static void par_copy_task(void *arg, size_t i)
     if (off < p->len) memcpy(p->dst + off, p->src + off, p->len - off < p->part ? p->len - off : p->part);
 }
 
-static void par_memcpy(gpusort_ctx *ctx, void *dst, const void *src, size_t len)
+extern "C" void gpusort__cuda_par_memcpy(gpusort_ctx *ctx, void *dst, const void *src, size_t len)
 {
     int t = gpusort__threads(ctx);
     if (t > STAGE_THREADS) t = STAGE_THREADS;
@@ -219,7 +219,7 @@ static gpusort_status h2d_enqueue(gpusort_ctx *ctx, void *dst, const void *src, 
         if ((s = gpusort__cuda_check(ctx, cudaEventSynchronize(im->copy_done[b]),
                                      "cudaEventSynchronize (staging)")))
             return s;
-        par_memcpy(ctx, im->stage[b].p, (const char *)src + off, len);
+        gpusort__cuda_par_memcpy(ctx, im->stage[b].p, (const char *)src + off, len);
         if ((s = gpusort__cuda_check(ctx, cudaMemcpyAsync((char *)dst + off, im->stage[b].p, len,
                                                           cudaMemcpyHostToDevice,
                                                           im->copy_stream[b]),
@@ -301,7 +301,7 @@ static gpusort_status d2h_staged(gpusort_ctx *ctx, const d2h_seg *seg, size_t ns
                 if ((s = gpusort__cuda_check(ctx, cudaEventSynchronize(im->copy_done[b ^ 1]),
                                              "cudaEventSynchronize (staging)")))
                     return s;
-                par_memcpy(ctx, pend_dst[b ^ 1], im->stage[b ^ 1].p, pend_len[b ^ 1]);
+                gpusort__cuda_par_memcpy(ctx, pend_dst[b ^ 1], im->stage[b ^ 1].p, pend_len[b ^ 1]);
                 pend_dst[b ^ 1] = NULL;
             }
             k++;

@@ -355,8 +355,7 @@ extern "C" gpusort_status gpusort__cuda_sort_records(gpusort_ctx *ctx, const voi
             s = gpusort__set_error(ctx, GPUSORT_STATUS_OUT_OF_HOST_MEMORY, "record copy");
             goto done;
         }
-        rec_host copy = {in, tmp, NULL, n, record_size, 0, record_size, 0};
-        rec_host_run(ctx, &copy);
+        gpusort__cuda_par_memcpy(ctx, tmp, in, n * record_size);
         in = tmp;
     }
     {

@@ -83,7 +83,6 @@ template <typename U> constexpr int tile_of() { return THREADS * rows_of<U>(); }
 struct tk_state {
     ull prefix;            /* the resolved high bits of T */
     ull need;              /* keys still wanted among those with this prefix */
-    ull bucket;            /* keys in the bucket the last choice took */
     ull cand_n;            /* mode 0: candidates (keys in the guessed range) */
     ull sure;              /* mode 0: keys below the guessed range (all taken) */
     ull glo, ghi;          /* the guess: T's top GUESS_BITS bits in [glo, ghi] */
@@ -183,50 +182,56 @@ __global__ void tk_init(tk_state *st, size_t k, ull *zero, size_t words)
         zero[i] = 0;
 }
 
-/* The choice at the end of a histogram pass, by its last block: find the digit where the
- * running count reaches need, resolve it, zero the histogram for the next pass. */
-template <int W>
-__device__ void choose(ull *hist, tk_state *st)
-{
-    constexpr int PER = BINS / THREADS;
-    const int t = threadIdx.x;
-    ull h[PER], sum = 0, total;
-#pragma unroll
-    for (int j = 0; j < PER; j++) {
-        h[j] = load_word(hist + t * PER + j);
-        sum += h[j];
-        hist[t * PER + j] = 0;
-    }
-    ull below = block_scan64(sum, &total);
-    const ull need = st->need;
-    const int bits = st->bits, db = W - bits < DIGIT ? W - bits : DIGIT;
-    __syncthreads();   /* every thread has read st before one of them writes it */
-    if (below < need && need <= below + sum) {
-        int d = 0;
-        while (below + h[d] < need) below += h[d++];
-        const ull left = need - below;
-        st->need = left;
-        st->bucket = h[d];
-        st->prefix = st->prefix << db | (ull)(t * PER + d);
-        st->bits = bits + db;
-        st->done = h[d] == left || bits + db >= W;
-    }
-    if (t == 0) st->arrived = 0;
-}
-
-/* Digit d's bin where the running count of h (this thread's PER bins from bin t * PER, below
- * them `below` counts) passes rank r, if it is among them: d, and *within = r minus the count
- * of the bins before d. -1 when not this thread's. */
-template <int PER>
-__device__ int bin_of_rank(const ull (&h)[PER], ull below, ull r, ull *within)
+/* Each thread's BINS_PER_THREAD bins of a histogram, from bin threadIdx.x * BINS_PER_THREAD: read
+ * into h and zeroed for the next pass. Returns their sum. */
+constexpr int BINS_PER_THREAD = BINS / THREADS;
+__device__ __forceinline__ ull take_bins(ull *hist, ull (&h)[BINS_PER_THREAD])
 {
     ull sum = 0;
-    for (int j = 0; j < PER; j++) sum += h[j];
+#pragma unroll
+    for (int j = 0; j < BINS_PER_THREAD; j++) {
+        h[j] = load_word(hist + threadIdx.x * BINS_PER_THREAD + j);
+        sum += h[j];
+        hist[threadIdx.x * BINS_PER_THREAD + j] = 0;
+    }
+    return sum;
+}
+
+/* The bin of rank r (0-based) in the histogram whose bins this thread holds in h (the bins
+ * before them count `below`), if it is one of them: the bin, and *within = r minus the count
+ * of the bins before it. -1 when not this thread's. */
+__device__ int bin_of_rank(const ull (&h)[BINS_PER_THREAD], ull below, ull r, ull *within)
+{
+    ull sum = 0;
+    for (int j = 0; j < BINS_PER_THREAD; j++) sum += h[j];
     if (r < below || r >= below + sum) return -1;
     int d = 0;
     while (below + h[d] <= r) below += h[d++];
     *within = r - below;
-    return (int)threadIdx.x * PER + d;
+    return (int)threadIdx.x * BINS_PER_THREAD + d;
+}
+
+/* The choice at the end of a histogram pass, by its last block: find the digit where the
+ * running count reaches need (the bin of rank need - 1), resolve it, zero the histogram for
+ * the next pass. */
+template <int W>
+__device__ void choose(ull *hist, tk_state *st)
+{
+    ull h[BINS_PER_THREAD], total, within;
+    const ull sum = take_bins(hist, h);
+    const ull below = block_scan64(sum, &total);
+    const ull need = st->need;
+    const int bits = st->bits, db = W - bits < DIGIT ? W - bits : DIGIT;
+    __syncthreads();   /* every thread has read st before one of them writes it */
+    const int d = bin_of_rank(h, below, need - 1, &within);
+    if (d >= 0) {
+        const ull left = within + 1;
+        st->need = left;
+        st->prefix = st->prefix << db | (ull)d;
+        st->bits = bits + db;
+        st->done = h[d - threadIdx.x * BINS_PER_THREAD] == left || bits + db >= W;
+    }
+    if (threadIdx.x == 0) st->arrived = 0;
 }
 
 /* The guess, by tk_sample's last blocks. The sample holds s keys of the row's n; T is near its
@@ -241,30 +246,22 @@ constexpr int GUESS_BITS = 2 * DIGIT;
 
 __device__ void guess_level0(ull *hist, tk_state *st, ull s, ull n, ull k)
 {
-    constexpr int PER = BINS / THREADS;
-    const int t = threadIdx.x;
-    ull h[PER], sum = 0, total;
-#pragma unroll
-    for (int j = 0; j < PER; j++) {
-        h[j] = load_word(hist + t * PER + j);
-        sum += h[j];
-        hist[t * PER + j] = 0;
-    }
-    const ull below = block_scan64(sum, &total);
+    ull h[BINS_PER_THREAD], total;
+    const ull below = block_scan64(take_bins(hist, h), &total);
     const double at = (double)k * (double)s / (double)n, p = (double)k / (double)n;
     const double margin = 4.0 * sqrt(at * (1.0 - p)) + 32.0;
     const int open_lo = at - margin <= 0.0, open_hi = at + margin >= (double)(total - 1);
     ull within;
     int d;
-    if (!open_lo && (d = bin_of_rank<PER>(h, below, (ull)(at - margin), &within)) >= 0) {
+    if (!open_lo && (d = bin_of_rank(h, below, (ull)(at - margin), &within)) >= 0) {
         st->glo = (ull)d;
         st->rlo = within;
     }
-    if (!open_hi && (d = bin_of_rank<PER>(h, below, (ull)(at + margin), &within)) >= 0) {
+    if (!open_hi && (d = bin_of_rank(h, below, (ull)(at + margin), &within)) >= 0) {
         st->ghi = (ull)d;
         st->rhi = within;
     }
-    if (t == 0) {
+    if (threadIdx.x == 0) {
         st->open_lo = open_lo;
         st->open_hi = open_hi;
         st->arrived = 0;
@@ -273,28 +270,19 @@ __device__ void guess_level0(ull *hist, tk_state *st, ull s, ull n, ull k)
 
 __device__ void guess_level1(ull *hist, tk_state *st)
 {
-    constexpr int PER = BINS / THREADS;
-    const int t = threadIdx.x;
     const int open_lo = st->open_lo, open_hi = st->open_hi;
     const ull glo = st->glo, ghi = st->ghi, rlo = st->rlo, rhi = st->rhi;
     for (int e = 0; e < 2; e++) {   /* e = 0: the low end (hist), 1: the high end (hist + BINS) */
-        ull h[PER], sum = 0, total;
-#pragma unroll
-        for (int j = 0; j < PER; j++) {
-            h[j] = load_word(hist + e * BINS + t * PER + j);
-            sum += h[j];
-            hist[e * BINS + t * PER + j] = 0;
-        }
-        const ull below = block_scan64(sum, &total);
-        ull within;
-        const int d = bin_of_rank<PER>(h, below, e ? rhi : rlo, &within);
+        ull h[BINS_PER_THREAD], total, within;
+        const ull below = block_scan64(take_bins(hist + e * BINS, h), &total);
+        const int d = bin_of_rank(h, below, e ? rhi : rlo, &within);
         if (d >= 0 && !(e ? open_hi : open_lo)) {
             if (e) st->ghi = ghi << DIGIT | (ull)d;
             else st->glo = glo << DIGIT | (ull)d;
         }
     }
     __syncthreads();   /* every thread has read the level-0 ends */
-    if (t == 0) {
+    if (threadIdx.x == 0) {
         if (open_lo) st->glo = 0;
         if (open_hi) st->ghi = ((ull)1 << GUESS_BITS) - 1;
         st->guess = 1;
