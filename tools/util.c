@@ -8,7 +8,8 @@
  *                                 and on SIGINT/SIGTERM/SIGHUP/SIGPIPE (cli_signals_install)
  *   cli_out_*                     atomic output: temp file in the destination's folder, renamed
  *                                 into place (fsync first with cli_sync: --sync, GPUSORT_SYNC=1);
- *                                 cli_out_pwrite for writes at offsets from several threads
+ *                                 cli_out_pwrite for writes at offsets from several threads;
+ *                                 cli_out_reserve and cli_prefill_* ready their blocks and pages
  *   cli_write_fault               the test-only write fault (GPUSORT_TEST_FAIL_WRITE)
  *   cli_read_file                 read a whole file or stdin into memory
  *   cli_alloc, cli_now_s          malloc or fail; the monotonic clock
