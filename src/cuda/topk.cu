@@ -23,20 +23,19 @@
  *      stable sort (AUTO), so ties stay lowest index first and the sort writes the indices.
  *      Without indices, the keys alone.
  *
- * CANDIDATES. On a row of 2^18 keys and more, tk_sample reads a sample (1/64 of the row, at
- * least 2^16 keys, in runs spread over it) and guesses, from two histograms of it, a range of
- * the top 22 bits that holds T with a wide margin; one pass over the row (tk_collect with
- * split = 1) then writes the keys below the range (all taken) and those in it with their
- * positions (the candidates), and its last tile checks the guess exactly (and resolves the
- * first digit when both ends of the range share it). With a right guess
- * (mode 0) every digit's pass and the collect read only the candidates: the row is read once,
- * whatever the key width. Shorter rows, and rows where the guess was wrong or the candidates
- * would exceed 1/16 of the row (few distinct values, adversarial order), take mode 1: every
- * pass reads the whole row. The kernels read the mode from the state, so one sequence of
- * launches serves both: init, two sample levels, split, one histogram per digit, collect (8
- * launches for 32-bit keys, 11 for 64-bit), then the final sort. Every launch
- * after the first may start while the previous finishes (pdl.cuh). Choosing the range from a
- * sample is sample sort's splitter choice (Blelloch et al. 1991) applied to one rank; AIR
+ * CANDIDATES. On a row of 2^18 keys and more, tk_sample reads a sample (1/64 of the row, at least
+ * 2^16 keys, in runs spread over it) and guesses, from two histograms of it, a range of the top 22
+ * bits that holds T with a wide margin; one pass over the row (tk_collect with split = 1) then
+ * writes the keys below the range (all taken) and those in it with their positions (the
+ * candidates), and its last tile checks the guess exactly (and resolves the first digit when both
+ * ends of the range share it). With a right guess (mode 0) every digit's pass and the collect read
+ * only the candidates: the row is read once, whatever the key width. Shorter rows, and rows where
+ * the guess was wrong or the candidates would exceed 1/16 of the row (few distinct values,
+ * adversarial order), take mode 1: every pass reads the whole row. The kernels read the mode from
+ * the state, so one sequence of launches serves both: init, two sample levels, split, one
+ * histogram per digit, collect (8 launches for 32-bit keys, 11 for 64-bit), then the final sort.
+ * Every launch after the first may start while the previous finishes (pdl.cuh). Choosing the range
+ * from a sample is sample sort's splitter choice (Blelloch et al. 1991) applied to one rank; AIR
  * top-k instead histograms the whole row.
  *
  * Batches of rows shorter than SELECT_MIN_ROW are sorted whole instead (the segmented sort,
@@ -791,7 +790,8 @@ gpusort_status device_topk(gpusort_ctx *ctx, const gpusort__topk_args *a, const 
     m.cand_keys = p;
     m.cand_cap = cap;
     /* The final sort needs somewhere to write keys the caller does not want. */
-    void *kbuf = !keys_out ? gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_IO_KEYS, k * ks) : NULL;
+    void *kbuf =
+        !keys_out ? gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_IO_KEYS, k * ks) : NULL;
     if (!keys_out && !kbuf) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
     for (size_t r = 0; r < rows; r++) {
         const char *in = (const char *)keys_in + r * L * ks;
