@@ -274,9 +274,15 @@ static uint64_t xor_mask_for(const gpusort__cpu_job *job)
 static int have_avx512(void)
 {
 #if RI_HAVE_AVX512_TARGET
-    static int cached = -1;        /* benign race: every thread computes the same value */
-    if (cached < 0) cached = __builtin_cpu_supports("avx512f") ? 1 : 0;
-    return cached;
+    /* Every thread computes the same value; atomic, so that two first calls at once are no
+     * data race (ThreadSanitizer reports the plain int's). */
+    static atomic_int cached = -1;
+    int c = atomic_load_explicit(&cached, memory_order_relaxed);
+    if (c < 0) {
+        c = __builtin_cpu_supports("avx512f") ? 1 : 0;
+        atomic_store_explicit(&cached, c, memory_order_relaxed);
+    }
+    return c;
 #else
     return 0;
 #endif
