@@ -708,9 +708,7 @@ static int try_streamed(sort_job *j, ctx_start *cs, const char *in, const char *
         pf.bytes[i] = st[i].st_size;
     }
     pf.started = pthread_create(&pf.thread, NULL, prefetch_main, &pf) == 0;
-    /* While a device's context starts, the idle cores pre-write the outputs' pages (util.h,
-     * cli_prefill), so that the sorted data later overwrites pages the files already hold.
-     * The CPU backend starts at once: nothing to overlap. */
+    /* The idle cores pre-write the outputs while the context starts (prefill_threads). */
     atomic_init(&f.prefill_joined, 0);
     int to_end, threads = prefill_threads(j, &to_end);
     if (nres > 0) f.prefill = cli_prefill_start(reserved, out_bytes, nres, threads);
