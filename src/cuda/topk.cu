@@ -756,9 +756,9 @@ gpusort_status device_topk(gpusort_ctx *ctx, const gpusort__topk_args *a, const 
     const size_t ks = gpusort_type_size(a->key_type), k = a->k, L = a->row_length;
     const size_t rows = a->n / L;
     if (rows > 1 && L < SELECT_MIN_ROW) return batch_by_sort(ctx, a, keys_in, keys_out, indices_out);
-    /* Ids of the indices' type, so that the final sort writes the indices: u64 when they are
-     * wanted as u64 (u32 ids sorted, then widened, were slower at 2^28 f32 on the H200:
-     * bench/results/topk-2026-11-28b.md), else u32 while the row's positions fit. */
+    /* Ids of the indices' type, so that the final sort writes the indices themselves: u64
+     * when they are wanted as u64, else u32 while the row's positions fit (the choice of id
+     * type: bench/results/topk-2026-11-28b.md). */
     const size_t isz = indices_out ? gpusort_type_size(a->index_type) : 0;
     const size_t is = isz == 8 || L > ((size_t)1 << 32) ? 8 : 4;
     if (indices_out && isz < is)
