@@ -40,7 +40,6 @@ namespace {
 struct ctx_slot {
     int backend, device;      /* as asked: AUTO (0) and device -1 are keys of their own */
     gpusort_ctx *ctx;
-    uintptr_t stream;         /* the stream last set on ctx (0 = its own) */
 };
 
 struct ctx_cache {
@@ -73,13 +72,11 @@ thread_local ctx_cache cache;
 
 /* The calling thread's context for (backend, device); created on first use. Called with the
  * GIL held (context creation is quick after the first CUDA initialisation). */
-gpusort_ctx *context(int backend, int device, ctx_slot **slot_out = nullptr)
+gpusort_ctx *context(int backend, int device)
 {
     for (int i = 0; i < cache.count; i++)
-        if (cache.slot[i].backend == backend && cache.slot[i].device == device) {
-            if (slot_out) *slot_out = &cache.slot[i];
+        if (cache.slot[i].backend == backend && cache.slot[i].device == device)
             return cache.slot[i].ctx;
-        }
     if (cache.count == ctx_cache::MAX) cache.clear();
     gpusort_ctx *c = nullptr;
     gpusort_status s;
@@ -96,8 +93,6 @@ gpusort_ctx *context(int backend, int device, ctx_slot **slot_out = nullptr)
     sl.backend = backend;
     sl.device = device;
     sl.ctx = c;
-    sl.stream = 0;
-    if (slot_out) *slot_out = &sl;
     return c;
 }
 
@@ -109,30 +104,30 @@ struct prefix {
 };
 
 /* Run f(ctx) with the GIL released, on the caller's stream and workspace; raise on failure.
- * Returns the scratch bytes recorded when flags asked for a query, else 0. */
+ * Returns the scratch bytes recorded when flags asked for a query, else 0.
+ * Both belong to this call only: the context is on its own stream again when the call returns.
+ * A cached context that kept the caller's stream would outlive it (a CuPy stream is destroyed
+ * when collected), and trim() or the thread's end would then synchronise a destroyed stream. */
 template <class F>
 size_t run(const char *what, const prefix &p, unsigned flags, F f)
 {
-    ctx_slot *sl;
-    gpusort_ctx *c = context(p.backend, p.device, &sl);
+    gpusort_ctx *c = context(p.backend, p.device);
     gpusort_status s = GPUSORT_STATUS_SUCCESS;
     size_t bytes = 0;
     std::string err;
     {
         nb::gil_scoped_release nogil;
-        if (sl->stream != p.stream) {
-            s = gpusort_ctx_set_stream(c, (void *)p.stream);
-            if (!s) sl->stream = p.stream;
-        }
+        if (p.stream) s = gpusort_ctx_set_stream(c, (void *)p.stream);
         if (!s && p.ws) s = gpusort_ctx_set_scratch(c, (void *)p.ws, p.ws_bytes);
         if (!s) {
             s = f(c);
             if (!s && (flags & GPUSORT_FLAG_QUERY_SCRATCH)) bytes = gpusort_ctx_get_scratch_size(c);
         }
         if (s) err = gpusort_ctx_get_last_error(c);
-        /* The workspace belongs to this call only: the caller frees it (stream-ordered) when
-         * the call returns. Unsetting (NULL, 0) cannot fail. */
+        /* The caller frees the workspace (stream-ordered) when the call returns. Unsetting
+         * either (NULL) cannot fail. */
         if (p.ws) gpusort_ctx_set_scratch(c, nullptr, 0);
+        if (p.stream) gpusort_ctx_set_stream(c, nullptr);
     }
     if (s) raise_status(s, what, err.c_str());
     return bytes;

@@ -11,6 +11,7 @@ Inputs mix random values, many duplicates, and each type's special values (NaN o
 OpenCL bitonic tile of 2048, the CPU radix's 2^17 and 2^19 switches). Arrays run on every
 host backend (conftest.py) and, on a machine with a CUDA device, as torch and CuPy arrays.
 """
+import gc
 import os
 import threading
 import zlib
@@ -443,6 +444,12 @@ def test_cupy_stream():
         y = gpusort.sort(x)
     s.synchronize()
     same_bits(y.get(), np.sort(x.get(), kind="stable"))
+    # The stream is gone once collected; the thread's cached context must not still use it
+    # (trim and free synchronise the context's stream: a destroyed one crashed them).
+    del s, x, y
+    gc.collect()
+    gpusort.trim()
+    gpusort.trim(free_contexts=True)
 
 
 @pytest.mark.device
