@@ -190,13 +190,20 @@ __device__ __forceinline__ void st_global(uint64_t *p, uint64_t v)
     __stcg((unsigned long long *)p, (unsigned long long)v);
 }
 
+/* Look-back state words: relaxed loads and stores at GPU scope. Each word carries a flag and a
+ * count together, and a reader uses nothing else that another block wrote, so no ordering is
+ * needed beyond the word itself. (A volatile access compiles to a system-scope STRONG.SYS
+ * access; the GPU scope is what the blocks share, and it measured 0.1-1.1% faster:
+ * bench/results/radix-hints-2026-11-28.md.) */
 __device__ __forceinline__ uint32_t load_state(const uint32_t *p)
 {
-    return *(const volatile uint32_t *)p;
+    uint32_t v;
+    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
 }
 __device__ __forceinline__ void store_state(uint32_t *p, uint32_t v)
 {
-    *(volatile uint32_t *)p = v;
+    asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
 
 template <typename K, bool FLOAT, int VB, int KPT, bool WIDEN>
