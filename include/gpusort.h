@@ -258,7 +258,11 @@ GPUSORT_API int gpusort_ctx_get_threads(const gpusort_ctx *ctx);
 /* Asynchronous use: a cudaStream_t (CUDA) or cl_command_queue (OpenCL) owned by the caller.
  * Calls on device data are then enqueued on it and may return before they finish; calls on host
  * data always complete before returning. NULL restores the context's own stream/queue.
- * The CPU backend accepts only NULL. */
+ * The CPU backend accepts only NULL.
+ * The context keeps the stream until it is given NULL or another one, and
+ * gpusort_ctx_synchronize, gpusort_ctx_trim and gpusort_ctx_free wait on it. So set NULL before
+ * destroying a CUDA stream: CUDA cannot keep a destroyed stream alive. An OpenCL queue is
+ * retained by the context until then. */
 GPUSORT_API gpusort_status gpusort_ctx_set_stream(gpusort_ctx *ctx, void *stream);
 /* Wait for all work the context enqueued. */
 GPUSORT_API gpusort_status gpusort_ctx_synchronize(gpusort_ctx *ctx);
