@@ -192,9 +192,8 @@ __device__ __forceinline__ void st_global(uint64_t *p, uint64_t v)
 
 /* Look-back state words: relaxed loads and stores at GPU scope. Each word carries a flag and a
  * count together, and a reader uses nothing else that another block wrote, so no ordering is
- * needed beyond the word itself. (A volatile access compiles to a system-scope STRONG.SYS
- * access; the GPU scope is what the blocks share, and it measured 0.1-1.1% faster:
- * bench/results/radix-hints-2026-11-28.md.) */
+ * needed beyond the word itself. A volatile access would be system scope (STRONG.SYS); GPU
+ * scope is what the blocks share, and is faster: bench/results/radix-hints-2026-11-28.md. */
 __device__ __forceinline__ uint32_t load_state(const uint32_t *p)
 {
     uint32_t v;

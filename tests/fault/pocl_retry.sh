@@ -5,9 +5,8 @@
 #
 # PoCL 3.1 (Debian 12) can abort a process whose threads run OpenCL queues at once in
 #   lib/CL/devices/common.c: pocl_release_dlhandle_cache: Assertion `found->ref_count > 0'
-# (a reference count of its kernel-library cache, which only PoCL touches). In CI it hit
-# threads_opencl once in about 40 runs (CI of 7493f7a, the ASan build); 61 runs here did not
-# repeat it.
+# (a reference count of its kernel-library cache, which only PoCL touches). It is rare; how
+# often it was seen: tests/fault/README.md.
 set -u
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT

@@ -123,8 +123,8 @@ def to_fw(x, fw):
             return t.view(getattr(torch, x.dtype.name)).cuda()
         return torch.from_numpy(x.copy()).cuda()   # (ascontiguousarray makes 0-d arrays 1-d)
     import cupy
-    # From a 1-d view: CuPy 14.2's asarray of a 0-d array gave +0.0 for -0.0 on the H200
-    # (bench/results/pipeline-2026-11-28f.md), which failed test_empty_and_0d for some seeds.
+    # From a 1-d view: CuPy 14.2's asarray of a 0-d array turns -0.0 into +0.0
+    # (bench/results/pipeline-2026-11-28f.md).
     return cupy.asarray(x.reshape(-1)).reshape(x.shape)
 
 
@@ -447,7 +447,7 @@ def test_cupy_stream():
     s.synchronize()
     same_bits(y.get(), np.sort(x.get(), kind="stable"))
     # The stream is gone once collected; the thread's cached context must not still use it
-    # (trim and free synchronise the context's stream: a destroyed one crashed them).
+    # (trim and free synchronise the context's stream, and a destroyed stream is invalid).
     del s, x, y
     gc.collect()
     gpusort.trim()
