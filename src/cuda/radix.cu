@@ -110,6 +110,18 @@ template <typename K, int VB, bool COMPACT = false> struct Tune {
 };
 template <int VB> constexpr int min_blocks() { return VB ? 2 : 3; }
 
+/* Predecessor words the look-back loads at once (onesweep_kernel): 4 for keys, 2 for pairs,
+ * whose kernels have fewer registers to spare (bench/results/radix-lookback-2026-11-28.md).
+ * -DGPUSORT_RADIX_LOOKBACK_WINDOW=W sets every shape's (A/B builds). */
+template <int VB> constexpr int lookback_window()
+{
+#ifdef GPUSORT_RADIX_LOOKBACK_WINDOW
+    return GPUSORT_RADIX_LOOKBACK_WINDOW;
+#else
+    return VB ? 2 : 4;
+#endif
+}
+
 /* Histogram blocks: 256 threads. Portions are multiples of PORTION_TILES tiles. */
 constexpr int HIST_THREADS = 256;
 constexpr int PORTION_TILES = 4;
@@ -332,14 +344,28 @@ __global__ void __launch_bounds__(THREADS, (min_blocks<VB>())) onesweep_kernel(S
         if (tid < RADIX_DIGITS) {
             uint32_t before = 0;
             if (tile > 0) {
-                const uint32_t *p = state - RADIX_DIGITS + tid;
-                for (;;) {
-                    uint32_t v;
-                    do { v = load_state(p); } while ((v & (7u << EPOCH_SHIFT)) != a.epoch ||
-                                                     (v >> 30) == 0);
-                    before += v & COUNT_MASK;
-                    if (v & FLAG_INCLUSIVE) break;
-                    p -= RADIX_DIGITS;
+                /* LOOKBACK_WINDOW predecessors' words are loaded at once (their latencies
+                 * overlap), then used in order: a word not yet ready is polled alone; an
+                 * AGGREGATE adds its count and the walk goes on; an INCLUSIVE ends it. Tile 0 is
+                 * always INCLUSIVE, so no word before the portion's first tile is used. */
+                auto ready = [&](uint32_t v) {
+                    return (v & (7u << EPOCH_SHIFT)) == a.epoch && (v >> 30) != 0;
+                };
+                int t = (int)tile - 1; /* the newest predecessor not yet used */
+                constexpr int LOOKBACK_WINDOW = lookback_window<VB>();
+                for (bool done = false; !done; t -= LOOKBACK_WINDOW) {
+                    uint32_t v[LOOKBACK_WINDOW];
+    #pragma unroll
+                    for (int w = 0; w < LOOKBACK_WINDOW; w++)
+                        v[w] = t - w >= 0 ? load_state(a.state + (size_t)(t - w) * RADIX_DIGITS + tid)
+                                          : 0;
+    #pragma unroll
+                    for (int w = 0; w < LOOKBACK_WINDOW && !done; w++) {
+                        const uint32_t *p = a.state + (size_t)(t - w) * RADIX_DIGITS + tid;
+                        while (!ready(v[w])) v[w] = load_state(p);
+                        before += v[w] & COUNT_MASK;
+                        done = (v[w] & FLAG_INCLUSIVE) != 0;
+                    }
                 }
                 store_state(state + tid, FLAG_INCLUSIVE | a.epoch | (before + total));
             }
