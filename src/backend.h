@@ -238,6 +238,14 @@ typedef struct gpusort__multi_ops {
                                     const void *send, const size_t *soff, const size_t *scnt,
                                     void *recv, const size_t *roff, const size_t *rcnt,
                                     size_t esize);
+    /* (optional) the whole call in the backend's own steps (CUDA: the radix sort whose one
+     * pass moves the keys between GPUs, radix.cu "Several GPUs"): *declined = 1 with nothing
+     * done and no error when it does not apply (the caller then runs the steps above), else
+     * the call's status, with t filled on success. */
+    gpusort_status (*sort)(gpusort_ctx *const *ctxs, int count, gpusort_type key_type,
+                           gpusort_type value_type, void *const *keys, void *const *values,
+                           const size_t *n, gpusort_order order, struct gpusort_multi_times *t,
+                           int *declined);
 } gpusort__multi_ops;
 
 /* The bytes of an NCCL unique id (ncclUniqueId, nccl.h's NCCL_UNIQUE_ID_BYTES). */

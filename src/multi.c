@@ -569,6 +569,18 @@ gpusort_status gpusort_multi_sort_pairs(gpusort_ctx *const *ctxs, int count,
         return s;
     }
 
+    if (device && j.ops->sort) { /* the backend's own steps, where they apply */
+        int declined = 1;
+        gpusort_multi_times rt = {0};
+        s = j.ops->sort(ctxs, count, key_type, value_type, keys, values, n, order, &rt, &declined);
+        if (s) return lift_error(&j, s);
+        if (!declined) {
+            rt.total_s = now_s() - t_start;
+            last_times = rt;
+            return s;
+        }
+    }
+
     const size_t P = (size_t)count;
     j.chunks = device ? chunks_for(&j) : 1;
     j.rk = (void **)gpusort__calloc(P, sizeof *j.rk);

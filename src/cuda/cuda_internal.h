@@ -128,6 +128,28 @@ size_t gpusort__cuda_reduce_scratch_bytes(gpusort_ctx *ctx);
 /* ---- the algorithms (device data, contract above) ---- */
 
 gpusort_status gpusort__cuda_radix_sort(gpusort_ctx *ctx, const gpusort__sort_args *d);
+/* radix.cu, the steps of the radix sort of pieces on several GPUs (multi.cu drives them; radix.cu
+ * explains). d: one context's piece (keys_in, values_in, n, types, order); each step enqueues on
+ * the context's stream unless it says otherwise. multi_ok: the shape runs there (1) or not. */
+typedef struct gpusort__cuda_multi_dst {
+    int count;                  /* receive buffers, at most 8 */
+    uint64_t start[8];          /* the first global position of each */
+    void *keys[8], *values[8];  /* device memory of any of the GPUs */
+} gpusort__cuda_multi_dst;
+int gpusort__cuda_radix_multi_ok(gpusort_ctx *ctx, const gpusort__sort_args *d);
+/* The histograms of every digit position of the piece; hist_fetch waits and copies them to
+ * hist (8 x 256 u64). */
+gpusort_status gpusort__cuda_radix_multi_hist(gpusort_ctx *ctx, const gpusort__sort_args *d);
+gpusort_status gpusort__cuda_radix_multi_hist_fetch(gpusort_ctx *ctx, const gpusort__sort_args *d,
+                                                   uint64_t *hist);
+/* The pass on digit position m with this piece's global bin bases (host, 256), into dst. */
+gpusort_status gpusort__cuda_radix_multi_scatter(gpusort_ctx *ctx, const gpusort__sort_args *d,
+                                                int m, const uint64_t *bases,
+                                                const gpusort__cuda_multi_dst *dst);
+/* Sort d->keys_in (grouped by digit m: a receive buffer) into d->keys_out, each bucket on the
+ * digits below m. */
+gpusort_status gpusort__cuda_radix_multi_local(gpusort_ctx *ctx, const gpusort__sort_args *d,
+                                              int m);
 gpusort_status gpusort__cuda_bitonic_sort(gpusort_ctx *ctx, const gpusort__sort_args *d);
 gpusort_status gpusort__cuda_merge_sort(gpusort_ctx *ctx, const gpusort__sort_args *d);
 gpusort_status gpusort__cuda_rank_sort(gpusort_ctx *ctx, const gpusort__sort_args *d);

@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #if defined(GPUSORT_HAVE_NCCL)
 #include <nccl.h>
@@ -727,10 +728,358 @@ gpusort_status multi_exchange_merge(gpusort_ctx *const *ctxs, int count, gpusort
     return s;
 }
 
+/* ---- the radix path: one pass moves the keys (radix.cu, "Several GPUs") ---- */
+
+/* GPUSORT_MULTI_RADIX: 0 never; 1 whenever the shape allows (any size, any bucket across GPUs:
+ * the tests); unset: from MULTI_RADIX_MIN keys in all, when no bucket of the moving digit that
+ * crosses a boundary between GPUs holds more than 1/16 of an even share (larger ones, as in
+ * skewed data, would have to be merged across GPUs: the steps above do that instead). */
+constexpr size_t MULTI_RADIX_MIN = (size_t)1 << 20;
+constexpr int MULTI_RADIX_MAX = 8;   /* contexts (radix.cu's receive buffer table) */
+
+double wall_s()
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* A bucket whose keys land on several GPUs (h0 .. h1): each part is sorted where it is, so h0
+ * gathers the parts (peer copies), merges them and sends them back. */
+struct radix_fix {
+    int h0, h1;
+    uint64_t s, e;        /* the bucket's global positions */
+    char *tmp;            /* on h0: 2 (e - s) keys, then 2 (e - s) values */
+    size_t bytes;
+};
+
+struct radix_job {
+    gpusort_ctx *const *ctxs;
+    int count;
+    const size_t *n;
+    size_t ks, vs;
+    uint64_t pos[MULTI_RADIX_MAX + 1];          /* piece h's first global position */
+    gpusort__sort_args d[MULTI_RADIX_MAX];     /* the pieces */
+    void *rk[MULTI_RADIX_MAX], *rv[MULTI_RADIX_MAX]; /* receive buffers */
+    radix_fix fix[MULTI_RADIX_MAX];
+    int nfix;
+    cudaEvent_t ev[MULTI_RADIX_MAX][6];        /* start, scattered, local start, sorted,
+                                                  fix start, fixed */
+};
+
+gpusort_status set_dev(gpusort_ctx *ctx)
+{
+    return gpusort__cuda_check(ctx, cudaSetDevice(gpusort__cuda_impl_of(ctx)->device),
+                               "cudaSetDevice");
+}
+
+/* Peer access between every two distinct GPUs (kept for the process). */
+gpusort_status enable_peers(gpusort_ctx *const *ctxs, int count)
+{
+    for (int a = 0; a < count; a++) {
+        const int da = gpusort__cuda_impl_of(ctxs[a])->device;
+        gpusort_status s = set_dev(ctxs[a]);
+        if (s) return s;
+        for (int b = 0; b < count; b++) {
+            const int db = gpusort__cuda_impl_of(ctxs[b])->device;
+            if (da == db) continue;
+            cudaError_t e = cudaDeviceEnablePeerAccess(db, 0);
+            if (e == cudaErrorPeerAccessAlreadyEnabled) (void)cudaGetLastError();
+            else if (e != cudaSuccess)
+                return gpusort__cuda_check(ctxs[a], e, "cudaDeviceEnablePeerAccess");
+        }
+    }
+    return GPUSORT_STATUS_SUCCESS;
+}
+
+/* The buckets of digit m (global sizes H) that cross a boundary between non-empty pieces. */
+uint64_t find_fixes(radix_job *j, const uint64_t *H)
+{
+    uint64_t at = 0, largest = 0;
+    j->nfix = 0;
+    for (int t = 0; t < 256; t++) {
+        const uint64_t s = at, e = at + H[t];
+        at = e;
+        if (e == s) continue;
+        int h0 = 0, h1;
+        while (j->pos[h0 + 1] <= s) h0++;    /* the piece holding position s (non-empty) */
+        h1 = h0;
+        while (j->pos[h1 + 1] < e) h1++;     /* ... and position e - 1 */
+        if (h1 == h0) continue;
+        j->fix[j->nfix++] = radix_fix{h0, h1, s, e, NULL, 0};
+        if (e - s > largest) largest = e - s;
+    }
+    return largest;
+}
+
+/* Enqueue the merge of fix f's bucket on h0's stream, after every part's local sort. */
+gpusort_status run_fix(radix_job *j, radix_fix *f, gpusort_type kt, int desc)
+{
+    gpusort_ctx *c0 = j->ctxs[f->h0];
+    gpusort__cuda_impl *i0 = gpusort__cuda_impl_of(c0);
+    cudaStream_t st = i0->stream;
+    const uint64_t B = f->e - f->s;
+    char *tk = f->tmp, *tk2 = tk + B * j->ks;
+    char *tv = j->vs ? tk + 2 * B * j->ks : NULL, *tv2 = j->vs ? tv + B * j->vs : NULL;
+    size_t off[MULTI_RADIX_MAX + 1];
+    int nr = 0;
+    gpusort_status s = set_dev(c0);
+    for (int h = f->h0; h <= f->h1 && !s; h++) {
+        if (!j->n[h]) continue;
+        if (h != f->h0)
+            s = gpusort__cuda_check(c0, cudaStreamWaitEvent(st, j->ev[h][3], 0),
+                                    "cudaStreamWaitEvent (multi)");
+    }
+    if (!s) s = gpusort__cuda_check(c0, cudaEventRecord(j->ev[f->h0][4], st), "cudaEventRecord");
+    /* 1 gather, 3 send back */
+    for (int way = 0; way < 2 && !s; way++) {
+        nr = 0;
+        for (int h = f->h0; h <= f->h1 && !s; h++) {
+            const uint64_t lo = f->s > j->pos[h] ? f->s : j->pos[h];
+            const uint64_t hi = f->e < j->pos[h + 1] ? f->e : j->pos[h + 1];
+            if (hi <= lo) continue;
+            off[nr++] = lo - f->s;
+            const int dev = gpusort__cuda_impl_of(j->ctxs[h])->device;
+            char *pk = (char *)j->d[h].keys_out + (lo - j->pos[h]) * j->ks;
+            char *pv = j->vs ? (char *)j->d[h].values_out + (lo - j->pos[h]) * j->vs : NULL;
+            char *bk = (way ? tk2 : tk) + (lo - f->s) * j->ks;
+            char *bv = j->vs ? (way ? tv2 : tv) + (lo - f->s) * j->vs : NULL;
+            for (int kv = 0; kv < (j->vs ? 2 : 1) && !s; kv++) {
+                const size_t es = kv ? j->vs : j->ks;
+                char *piece = kv ? pv : pk, *buf = kv ? bv : bk;
+                s = gpusort__cuda_check(
+                    c0, way ? cudaMemcpyPeerAsync(piece, dev, buf, i0->device, (hi - lo) * es, st)
+                            : cudaMemcpyPeerAsync(buf, i0->device, piece, dev, (hi - lo) * es, st),
+                    "cudaMemcpyPeerAsync (multi bucket)");
+            }
+        }
+        off[nr] = B;
+        if (!way && !s)
+            s = merge_all(c0, kt, desc, j->vs, tk, tv, off, nr, tk2, tv2, false);
+    }
+    if (!s) s = gpusort__cuda_check(c0, cudaEventRecord(j->ev[f->h0][5], st), "cudaEventRecord");
+    return s;
+}
+
+float ev_ms(cudaEvent_t a, cudaEvent_t b)
+{
+    float ms = 0;
+    if (cudaEventElapsedTime(&ms, a, b) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return ms;
+}
+
+/* The steps, after multi_radix's checks; *declined stays 1 until the first key moves. */
+gpusort_status radix_run(radix_job *j, gpusort_type kt, int desc, int force,
+                         gpusort_multi_times *t, int *declined)
+{
+    const int G = j->count;
+    gpusort_ctx *const *ctxs = j->ctxs;
+    const double t0 = wall_s();
+    uint64_t N = j->pos[G];
+    const int P = (int)j->ks;
+    gpusort_status s = GPUSORT_STATUS_SUCCESS;
+    uint64_t *hist = (uint64_t *)calloc((size_t)G * 8 * 256, sizeof *hist);
+    uint64_t *H = (uint64_t *)calloc(8 * 256, sizeof *H);
+    if (!hist || !H) {
+        free(hist);
+        free(H);
+        return gpusort__set_error(ctxs[0], GPUSORT_STATUS_OUT_OF_HOST_MEMORY, "multi_sort: tables");
+    }
+    /* 1. histograms: every GPU at once, then the sums */
+    for (int g = 0; g < G && !s; g++)
+        if (j->n[g] && !(s = set_dev(ctxs[g]))) s = gpusort__cuda_radix_multi_hist(ctxs[g], &j->d[g]);
+    for (int g = 0; g < G && !s; g++)
+        if (j->n[g] && !(s = set_dev(ctxs[g])))
+            s = gpusort__cuda_radix_multi_hist_fetch(ctxs[g], &j->d[g], hist + (size_t)g * 2048);
+    for (int g = 0; g < G && !s; g++)
+        for (int i = 0; i < P * 256; i++) H[i] += hist[(size_t)g * 2048 + i];
+    int m = -1;
+    for (int p = P - 1; p >= 0 && m < 0 && !s; p--) {
+        uint64_t most = 0;
+        for (int d = 0; d < 256; d++) most = H[p * 256 + d] > most ? H[p * 256 + d] : most;
+        if (most < N) m = p;
+    }
+    if (!s && m < 0) { /* every radix key is equal: the pieces are the sorted sequence already */
+        *declined = 0;
+        t->exchange = "none";
+        t->split_s = t->total_s = wall_s() - t0;
+        goto out;
+    }
+    if (s) goto out;
+    {
+        /* 2. the buckets across GPUs, and their scratch; the receive buffers */
+        const uint64_t largest = find_fixes(j, H + m * 256);
+        if (!force && largest > N / (16 * (uint64_t)G)) goto out; /* declined */
+        for (int i = 0; i < j->nfix; i++) {
+            radix_fix *f = &j->fix[i];
+            f->bytes = 2 * (f->e - f->s) * (j->ks + j->vs);
+            if (set_dev(ctxs[f->h0]) ||
+                !(f->tmp = (char *)gpusort__cuda_dev_alloc(ctxs[f->h0], f->bytes,
+                                                           "multi_sort bucket merge")))
+                goto out_clear; /* declined: the steps above need less memory */
+        }
+        for (int h = 0; h < G; h++) {
+            if (!j->n[h]) continue;
+            if (set_dev(ctxs[h]) ||
+                !(j->rk[h] = buf_get(ctxs[h], GPUSORT_CUDA_SCRATCH_IO_KEYS, j->n[h] * j->ks,
+                                     "multi_sort receive buffer")) ||
+                (j->vs && !(j->rv[h] = buf_get(ctxs[h], GPUSORT_CUDA_SCRATCH_IO_VALUES,
+                                               j->n[h] * j->vs, "multi_sort receive buffer"))))
+                goto out_clear;
+        }
+        for (int g = 0; g < G && !s; g++) {
+            if (!(s = set_dev(ctxs[g])))
+                for (int e = 0; e < 6 && !s; e++)
+                    s = gpusort__cuda_check(ctxs[g], cudaEventCreate(&j->ev[g][e]),
+                                            "cudaEventCreate (multi)");
+        }
+        if (s) goto out;
+        *declined = 0;
+        t->split_s = wall_s() - t0;
+
+        /* 3. the scatter pass on every GPU */
+        gpusort__cuda_multi_dst dst;
+        memset(&dst, 0, sizeof dst);
+        dst.count = G;
+        for (int h = 0; h < G; h++) {
+            dst.start[h] = j->pos[h];
+            dst.keys[h] = j->rk[h];
+            dst.values[h] = j->rv[h];
+        }
+        uint64_t bases[256], moved = 0;
+        for (int g = 0; g < G && !s; g++) {
+            if (!j->n[g]) continue;
+            uint64_t at = 0;
+            for (int d = 0; d < 256; d++) {
+                uint64_t b = at;
+                for (int q = 0; q < g; q++) b += hist[(size_t)q * 2048 + m * 256 + d];
+                bases[d] = b;
+                /* the keys of (g, d) that land on another GPU */
+                const uint64_t c = hist[(size_t)g * 2048 + m * 256 + d];
+                const uint64_t lo = j->pos[g] > b ? j->pos[g] : b;
+                const uint64_t hi = j->pos[g + 1] < b + c ? j->pos[g + 1] : b + c;
+                moved += c - (hi > lo ? hi - lo : 0);
+                at += H[m * 256 + d];
+            }
+            cudaStream_t st = gpusort__cuda_impl_of(ctxs[g])->stream;
+            if (!(s = set_dev(ctxs[g])) &&
+                !(s = gpusort__cuda_check(ctxs[g], cudaEventRecord(j->ev[g][0], st), "cudaEventRecord")) &&
+                !(s = gpusort__cuda_radix_multi_scatter(ctxs[g], &j->d[g], m, bases, &dst)))
+                s = gpusort__cuda_check(ctxs[g], cudaEventRecord(j->ev[g][1], st), "cudaEventRecord");
+        }
+        t->moved_bytes = moved * (j->ks + j->vs);
+
+        /* 4. every GPU sorts what it received, once every scatter is done */
+        for (int h = 0; h < G && !s; h++) {
+            if (!j->n[h]) continue;
+            cudaStream_t st = gpusort__cuda_impl_of(ctxs[h])->stream;
+            s = set_dev(ctxs[h]);
+            for (int g = 0; g < G && !s; g++)
+                if (g != h && j->n[g])
+                    s = gpusort__cuda_check(ctxs[h], cudaStreamWaitEvent(st, j->ev[g][1], 0),
+                                            "cudaStreamWaitEvent (multi)");
+            if (s) break;
+            gpusort__sort_args a = j->d[h];
+            a.keys_in = j->rk[h];
+            a.values_in = j->rv[h];
+            if (!(s = gpusort__cuda_check(ctxs[h], cudaEventRecord(j->ev[h][2], st), "cudaEventRecord")) &&
+                !(s = gpusort__cuda_radix_multi_local(ctxs[h], &a, m)))
+                s = gpusort__cuda_check(ctxs[h], cudaEventRecord(j->ev[h][3], st), "cudaEventRecord");
+        }
+
+        /* 5. the buckets across GPUs */
+        for (int i = 0; i < j->nfix && !s; i++) s = run_fix(j, &j->fix[i], kt, desc);
+        gpusort_status w = sync_all(ctxs, G);
+        if (!s) s = w;
+        if (!s) {
+            double sc = 0, lo = 0, fx = 0;
+            for (int g = 0; g < G; g++) {
+                if (!j->n[g]) continue;
+                cudaSetDevice(gpusort__cuda_impl_of(ctxs[g])->device);
+                double a = ev_ms(j->ev[g][0], j->ev[g][1]), b = ev_ms(j->ev[g][2], j->ev[g][3]);
+                sc = a > sc ? a : sc;
+                lo = b > lo ? b : lo;
+            }
+            for (int i = 0; i < j->nfix; i++) {
+                const int h0 = j->fix[i].h0;
+                cudaSetDevice(gpusort__cuda_impl_of(ctxs[h0])->device);
+                double c = ev_ms(j->ev[h0][4], j->ev[h0][5]);
+                fx = c > fx ? c : fx;
+            }
+            t->exchange_s = sc * 1e-3;
+            t->local_sort_s = lo * 1e-3;
+            t->merge_s = fx * 1e-3;
+            t->exchange = "scatter";
+            t->total_s = wall_s() - t0;
+        }
+        goto out;
+    }
+out_clear: /* declined for want of memory: not an error */
+    for (int g = 0; g < G; g++) ctxs[g]->last_error[0] = 0;
+out:
+    for (int i = 0; i < j->nfix; i++)
+        if (j->fix[i].tmp) {
+            cudaSetDevice(gpusort__cuda_impl_of(ctxs[j->fix[i].h0])->device);
+            gpusort__cuda_dev_free(ctxs[j->fix[i].h0], j->fix[i].tmp, j->fix[i].bytes);
+        }
+    for (int h = 0; h < G; h++) {
+        cudaSetDevice(gpusort__cuda_impl_of(ctxs[h])->device);
+        buf_put(ctxs[h], j->rk[h], j->n[h] * j->ks);
+        buf_put(ctxs[h], j->rv[h], j->n[h] * j->vs);
+        for (int e = 0; e < 6; e++)
+            if (j->ev[h][e]) cudaEventDestroy(j->ev[h][e]);
+    }
+    free(hist);
+    free(H);
+    return s;
+}
+
+gpusort_status multi_radix(gpusort_ctx *const *ctxs, int count, gpusort_type kt, gpusort_type vt,
+                           void *const *keys, void *const *values, const size_t *n,
+                           gpusort_order order, gpusort_multi_times *t, int *declined)
+{
+    *declined = 1;
+    const char *knob = getenv("GPUSORT_MULTI_RADIX");
+    const int force = knob && !strcmp(knob, "1");
+    if ((knob && !strcmp(knob, "0")) || count < 2 || count > MULTI_RADIX_MAX)
+        return GPUSORT_STATUS_SUCCESS;
+    radix_job *j = (radix_job *)calloc(1, sizeof *j);
+    if (!j) return GPUSORT_STATUS_SUCCESS;
+    j->ctxs = ctxs;
+    j->count = count;
+    j->n = n;
+    j->ks = gpusort_type_size(kt);
+    j->vs = vt == GPUSORT_TYPE_NONE ? 0 : gpusort_type_size(vt);
+    for (int g = 0; g < count; g++) {
+        j->pos[g + 1] = j->pos[g] + n[g];
+        gpusort__sort_args *d = &j->d[g];
+        d->key_type = kt;
+        d->value_type = vt;
+        d->order = order;
+        d->keys_in = keys[g];
+        d->keys_out = keys[g];
+        d->values_in = j->vs ? values[g] : NULL;
+        d->values_out = j->vs ? values[g] : NULL;
+        d->n = n[g];
+    }
+    bool ok = force || j->pos[count] >= MULTI_RADIX_MIN;
+    for (int g = 0; g < count && ok; g++)
+        ok = !gpusort__cuda_impl_of(ctxs[g])->ws && gpusort__cuda_radix_multi_ok(ctxs[g], &j->d[g]);
+    ok = ok && all_peer(ctxs, count);
+    gpusort_status s = GPUSORT_STATUS_SUCCESS;
+    if (ok && !(s = enable_peers(ctxs, count)))
+        s = radix_run(j, kt, order == GPUSORT_ORDER_DESC, force, t, declined);
+    free(j);
+    return s;
+}
+
 } // namespace
 
 extern "C" const gpusort__multi_ops gpusort__cuda_multi = {
     multi_where,    multi_alloc,        multi_free,        multi_sync,
     multi_count_launch, multi_count_fetch, multi_exchange, multi_merge,
-    multi_exchange_merge, multi_rank_id, multi_rank_exchange,
+    multi_exchange_merge, multi_rank_id, multi_rank_exchange, multi_radix,
 };

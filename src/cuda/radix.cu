@@ -179,6 +179,21 @@ struct SweepArgs {
     uint32_t epoch;           /* launch number mod EPOCHS, pre-shifted to EPOCH_SHIFT */
 };
 
+/* Passes of the sort over several GPUs (see "Several GPUs" below). MODE_SCATTER: the pass's
+ * output positions are global (bin bases of the whole sequence) and each key is stored in the
+ * receive buffer of the GPU whose slice holds its position. MODE_SEGMENTED: the input is
+ * grouped by the digit at seg_shift ("buckets"), and the pass sorts within each bucket: key j
+ * of digit d and bucket t goes to seg_off[t][d] + (digit-d keys before it in the input). */
+constexpr int MODE_PLAIN = 0, MODE_SCATTER = 1, MODE_SEGMENTED = 2;
+constexpr int MULTI_MAX_DST = 8;
+struct MultiArgs {
+    int ndst;                                   /* SCATTER: receive buffers */
+    unsigned long long start[MULTI_MAX_DST];    /* first global position of each */
+    void *k[MULTI_MAX_DST], *v[MULTI_MAX_DST];
+    const long long *seg_off;                   /* SEGMENTED: [256 buckets][256 digits] */
+    int seg_shift;
+};
+
 /* Shared memory of onesweep_kernel: the tile's keys (and values) in sorted order, the per-warp
  * digit counters, excl[256], the 64-bit output delta per digit, 64 words for the scan and ticket. */
 template <typename K, bool FLOAT>
@@ -217,8 +232,9 @@ __device__ __forceinline__ void store_state(uint32_t *p, uint32_t v)
     asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
 
-template <typename K, bool FLOAT, int VB, int KPT, bool WIDEN>
-__global__ void __launch_bounds__(THREADS, (min_blocks<VB>())) onesweep_kernel(SweepArgs a)
+template <typename K, bool FLOAT, int VB, int KPT, bool WIDEN, int MODE = MODE_PLAIN>
+__global__ void __launch_bounds__(THREADS, (min_blocks<VB>())) onesweep_kernel(SweepArgs a,
+                                                                            MultiArgs mu)
 {
     pdl_wait_and_release();
     typedef typename ValueOf<VB>::T V;
@@ -279,6 +295,13 @@ __global__ void __launch_bounds__(THREADS, (min_blocks<VB>())) onesweep_kernel(S
             dpk[i / 4] = (i % 4) ? dpk[i / 4] | d << (8 * (i % 4)) : d;
         }
         auto digit_of = [&](int i) -> uint32_t { return (dpk[i / 4] >> (8 * (i % 4))) & 0xffu; };
+        /* SEGMENTED: the input is grouped by bucket, so the tile lies in one bucket when its
+         * first and last keys do (s_misc[41] = that bucket, else RADIX_DIGITS). */
+        if (MODE == MODE_SEGMENTED && tid == 0) {
+            const uint32_t t0 = radix_digit<FLOAT>(keys[0], mask, mu.seg_shift);
+            const uint32_t t1 = radix_digit<FLOAT>(ld_global(kin + nv - 1), mask, mu.seg_shift);
+            s_misc[41] = t0 == t1 ? t0 : RADIX_DIGITS;
+        }
 
         /* 1. Per-warp digit counts. */
     #pragma unroll
@@ -340,6 +363,13 @@ __global__ void __launch_bounds__(THREADS, (min_blocks<VB>())) onesweep_kernel(S
             }
         }
 
+        /* SEGMENTED: the bucket's offset of this thread's digit (one-bucket tiles; others add
+         * it per key when writing). Loaded before the look-back, whose latency hides it. */
+        const uint32_t seg_tile = MODE == MODE_SEGMENTED ? s_misc[41] : 0;
+        long long seg_base = 0;
+        if (MODE == MODE_SEGMENTED && tid < RADIX_DIGITS && seg_tile < RADIX_DIGITS)
+            seg_base = mu.seg_off[seg_tile * RADIX_DIGITS + tid];
+
         /* Decoupled look-back: the count of digit d in all earlier tiles of the portion. */
         if (tid < RADIX_DIGITS) {
             uint32_t before = 0;
@@ -369,7 +399,7 @@ __global__ void __launch_bounds__(THREADS, (min_blocks<VB>())) onesweep_kernel(S
                 }
                 store_state(state + tid, FLAG_INCLUSIVE | a.epoch | (before + total));
             }
-            s_delta[tid] = (long long)base + before - excl;
+            s_delta[tid] = (long long)base + before - excl + seg_base;
             /* The last tile knows the portion's count of each digit: the next portion of this
              * pass starts there (its keys are not the next portion of the ORIGINAL input, so
              * bases cannot come from the upfront histograms). */
@@ -397,9 +427,32 @@ __global__ void __launch_bounds__(THREADS, (min_blocks<VB>())) onesweep_kernel(S
                 if (FULL || j < nv) {
                     const K k = s_keys[j];
                     const uint32_t d = FLOAT ? s_digit[j] : radix_digit<FLOAT>(k, mask, shift);
-                    const long long o = s_delta[d] + j;
-                    st_global(kout + o, k);
-                    if (VB) st_global((W *)vout + o, (W)s_vals[j]);
+                    long long o = s_delta[d] + j;
+                    if (MODE == MODE_SEGMENTED && seg_tile >= RADIX_DIGITS) /* uniform branch */
+                        o += __ldg(mu.seg_off + radix_digit<FLOAT>(k, mask, mu.seg_shift) * RADIX_DIGITS + d);
+                    if (MODE == MODE_SCATTER) {
+                        /* The GPU whose slice holds position o; its buffer picked by constant
+                         * indices (no copy of the table to local memory). */
+                        int h = 0;
+    #pragma unroll
+                        for (int q = 1; q < MULTI_MAX_DST; q++)
+                            h += q < mu.ndst && (unsigned long long)o >= mu.start[q];
+                        K *kd = (K *)mu.k[0];
+                        W *vd = (W *)mu.v[0];
+                        unsigned long long at = mu.start[0];
+    #pragma unroll
+                        for (int q = 1; q < MULTI_MAX_DST; q++)
+                            if (h == q) {
+                                kd = (K *)mu.k[q];
+                                vd = (W *)mu.v[q];
+                                at = mu.start[q];
+                            }
+                        st_global(kd + (o - (long long)at), k);
+                        if (VB) st_global(vd + (o - (long long)at), (W)s_vals[j]);
+                    } else {
+                        st_global(kout + o, k);
+                        if (VB) st_global((W *)vout + o, (W)s_vals[j]);
+                    }
                 }
             }
         };
@@ -471,6 +524,43 @@ __global__ void __launch_bounds__(HIST_THREADS) hist_kernel(const K *keys, size_
     }
 }
 
+/* The plan of the passes 0 .. passes-1 whose digit position is not trivial (thread 0 of
+ * scan_kernel and seg_scan_kernel). */
+__device__ void make_plan(const int *trivial, int passes, const PlanInput &in, Plan *plan)
+{
+    /* Pass e of E executed ones writes dst(e); the last must be the output. In place with E odd,
+     * the first pass cannot write the output (it is its input): start in the alternate buffer
+     * and copy at the end. */
+    int E = 0;
+    for (int p = 0; p < passes; p++) E += !trivial[p];
+    const bool kin_place = in.keys_in == in.keys_out;
+    const bool vin_place = in.has_vals && in.vals_in == in.vals_out;
+    const bool odd = E & 1;
+    const void *ks = in.keys_in, *vs = in.vals_in;
+    int e = 0;
+    for (int p = 0; p < passes; p++) {
+        plan->active[p] = !trivial[p];
+        if (trivial[p]) continue;
+        void *kd = (kin_place && odd) ? ((e & 1) ? in.keys_out : in.keys_alt)
+                                      : (((E - 1 - e) & 1) ? in.keys_alt : in.keys_out);
+        void *vd = (vin_place && odd) ? ((e & 1) ? in.vals_out : in.vals_alt)
+                                      : (((E - 1 - e) & 1) ? in.vals_alt : in.vals_out);
+        plan->ksrc[p] = ks;
+        plan->kdst[p] = kd;
+        plan->vsrc[p] = vs;
+        plan->vdst[p] = vd;
+        ks = kd;
+        vs = vd;
+        e++;
+    }
+    plan->executed = E;
+    plan->copy_keys = kin_place && odd;
+    plan->copy_vals = vin_place && odd;
+    plan->wide_pass = -1;
+    for (int p = passes - 1; in.widen && p >= 0; p--)
+        if (!trivial[p]) { plan->wide_pass = p; break; }
+}
+
 /* One block of 256 threads: the bin bases of portion 0 of every pass, then the plan (thread 0). */
 __global__ void __launch_bounds__(RADIX_DIGITS) scan_kernel(const unsigned long long *hist,
                                                             int passes, size_t n,
@@ -503,37 +593,7 @@ __global__ void __launch_bounds__(RADIX_DIGITS) scan_kernel(const unsigned long 
         bin_base[p * RADIX_DIGITS + d] = run; /* portion 0; the sweeps give the others */
     }
     if (d != 0) return;
-    /* Pass e of E executed ones writes dst(e); the last must be the output. In place with E odd,
-     * the first pass cannot write the output (it is its input): start in the alternate buffer
-     * and copy at the end. */
-    int E = 0;
-    for (int p = 0; p < passes; p++) E += !s_trivial[p];
-    const bool kin_place = in.keys_in == in.keys_out;
-    const bool vin_place = in.has_vals && in.vals_in == in.vals_out;
-    const bool odd = E & 1;
-    const void *ks = in.keys_in, *vs = in.vals_in;
-    int e = 0;
-    for (int p = 0; p < passes; p++) {
-        plan->active[p] = !s_trivial[p];
-        if (s_trivial[p]) continue;
-        void *kd = (kin_place && odd) ? ((e & 1) ? in.keys_out : in.keys_alt)
-                                      : (((E - 1 - e) & 1) ? in.keys_alt : in.keys_out);
-        void *vd = (vin_place && odd) ? ((e & 1) ? in.vals_out : in.vals_alt)
-                                      : (((E - 1 - e) & 1) ? in.vals_alt : in.vals_out);
-        plan->ksrc[p] = ks;
-        plan->kdst[p] = kd;
-        plan->vsrc[p] = vs;
-        plan->vdst[p] = vd;
-        ks = kd;
-        vs = vd;
-        e++;
-    }
-    plan->executed = E;
-    plan->copy_keys = kin_place && odd;
-    plan->copy_vals = vin_place && odd;
-    plan->wide_pass = -1;
-    for (int p = passes - 1; in.widen && p >= 0; p--)
-        if (!s_trivial[p]) { plan->wide_pass = p; break; }
+    make_plan(s_trivial, passes, in, plan);
 }
 
 /* After the passes: an odd in-place sequence ends in the alternate buffer; with no pass at all
@@ -561,6 +621,86 @@ __global__ void finish_kernel(const Plan *plan, PlanInput in, size_t n)
             else vd[i] = (!E && argsort) ? (V)i : vs[i];
         }
     }
+}
+
+/* ---- Several GPUs: the counts of the segmented passes ----
+ *
+ * seg_hist_kernel: cnt[p][t][d] = the keys of bucket t (digit m) whose digit p (< m) is d, for
+ * keys grouped by bucket. Each block takes one contiguous range, so it sees few buckets: those
+ * of its first and last key count in shared memory, any between them (buckets shorter than a
+ * range) straight into cnt. */
+template <typename K, bool FLOAT>
+__global__ void __launch_bounds__(HIST_THREADS) seg_hist_kernel(const K *keys, size_t n, K mask,
+                                                                int m, size_t range,
+                                                                uint32_t *cnt)
+{
+    __shared__ uint32_t s_h[2][MAX_PASSES - 1][RADIX_DIGITS];
+    const size_t lo = (size_t)blockIdx.x * range;
+    if (lo >= n) return;
+    const size_t hi = n - lo < range ? n : lo + range;
+    for (int i = threadIdx.x; i < 2 * (MAX_PASSES - 1) * RADIX_DIGITS; i += HIST_THREADS)
+        (&s_h[0][0][0])[i] = 0;
+    const int shift = m * RADIX_BITS;
+    const uint32_t t_lo = radix_digit<FLOAT>(keys[lo], mask, shift);
+    const uint32_t t_hi = radix_digit<FLOAT>(keys[hi - 1], mask, shift);
+    __syncthreads();
+#pragma unroll 4
+    for (size_t i = lo + threadIdx.x; i < hi; i += HIST_THREADS) {
+        const K r = radix_key<FLOAT>(ld_global(keys + i), mask);
+        const uint32_t t = (uint32_t)(r >> shift) & (RADIX_DIGITS - 1);
+        const int slot = t == t_lo ? 0 : t == t_hi ? 1 : -1;
+#pragma unroll
+        for (int p = 0; p < (int)sizeof(K) - 1; p++) {
+            if (p >= m) break;
+            const uint32_t d = (uint32_t)(r >> (p * RADIX_BITS)) & (RADIX_DIGITS - 1);
+            if (slot >= 0) atomicAdd(&s_h[slot][p][d], 1u);
+            else atomicAdd(&cnt[((size_t)p * RADIX_DIGITS + t) * RADIX_DIGITS + d], 1u);
+        }
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < 2 * m * RADIX_DIGITS; i += HIST_THREADS) {
+        const int slot = i / (m * RADIX_DIGITS), p = i / RADIX_DIGITS % m, d = i % RADIX_DIGITS;
+        const uint32_t c = s_h[slot][p][d];
+        if (c) atomicAdd(&cnt[((size_t)p * RADIX_DIGITS + (slot ? t_hi : t_lo)) * RADIX_DIGITS + d], c);
+    }
+}
+
+/* seg_scan_kernel, block p < m: seg_off[p][t][d] = start of bucket t + its keys of digit
+ * (pass p) below d - the keys of digit d in buckets before t (what MODE_SEGMENTED adds to the
+ * count of digit-d keys before a key); trivial[p] = 1 when one digit holds all n keys. */
+__global__ void __launch_bounds__(RADIX_DIGITS) seg_scan_kernel(const uint32_t *cnt, size_t n,
+                                                                long long *seg_off, int *trivial)
+{
+    __shared__ unsigned long long s_w[RADIX_DIGITS / 32];
+    const int i = threadIdx.x, lane = i & 31, warp = i >> 5;
+    const uint32_t *c = cnt + (size_t)blockIdx.x * RADIX_DIGITS * RADIX_DIGITS;
+    long long *o = seg_off + (size_t)blockIdx.x * RADIX_DIGITS * RADIX_DIGITS;
+    /* Thread i as bucket t: its start (a scan of the bucket sizes), then its row. */
+    unsigned long long size = 0;
+    for (int d = 0; d < RADIX_DIGITS; d++) size += c[i * RADIX_DIGITS + d];
+    const unsigned long long incl = warp_inclusive_scan(size);
+    if (lane == 31) s_w[warp] = incl;
+    __syncthreads();
+    long long run = (long long)(incl - size);
+    for (int w = 0; w < warp; w++) run += (long long)s_w[w];
+    for (int d = 0; d < RADIX_DIGITS; d++) {
+        o[i * RADIX_DIGITS + d] = run;
+        run += c[i * RADIX_DIGITS + d];
+    }
+    __syncthreads();
+    /* Thread i as digit d: minus the digit's keys in the buckets before. */
+    long long col = 0;
+    for (int t = 0; t < RADIX_DIGITS; t++) {
+        o[t * RADIX_DIGITS + i] -= col;
+        col += c[t * RADIX_DIGITS + i];
+    }
+    if ((size_t)col == n) trivial[blockIdx.x] = 1;
+}
+
+/* The plan of the segmented passes 0 .. m-1 (one thread). */
+__global__ void seg_plan_kernel(const int *trivial, int m, PlanInput in, Plan *plan)
+{
+    make_plan(trivial, m, in, plan);
 }
 
 /* Single-block sort of n <= THREADS*KPT keys entirely in shared memory. */
@@ -696,6 +836,53 @@ static AuxLayout aux_layout(size_t n, size_t tile, int P)
     return L;
 }
 
+/* The sweeps of digit positions p0 .. p1-1 over every portion of n keys, launch numbers k0,
+ * k0 + 1, ... (tickets, epochs and the state's zeroing as at the top of the file). pdl_first:
+ * whether the first launch may overlap the stream's previous kernel. */
+template <typename Kern>
+static gpusort_status launch_sweeps(gpusort_ctx *ctx, Kern kern, size_t smem, cudaStream_t st,
+                                    int pdl, int pdl_first, const AuxLayout &L, char *aux,
+                                    const Plan *plan, uint64_t mask, size_t n, size_t tile,
+                                    int p0, int p1, size_t k0, const MultiArgs &mu)
+{
+    uint32_t *ticket = (uint32_t *)(aux + L.off_ticket);
+    uint32_t *state = (uint32_t *)(aux + L.off_state);
+    uint64_t *bin_base = (uint64_t *)(aux + L.off_base);
+    const int P = (int)(L.launches / L.portions);
+    SweepArgs a;
+    a.plan = plan;
+    a.mask = mask;
+    a.state = state;
+    for (int p = p0; p < p1; p++) {
+        a.pass = p;
+        for (size_t q = 0; q < L.portions; q++) {
+            const size_t k = k0 + (size_t)(p - p0) * L.portions + q; /* launch number */
+            a.ticket = ticket + k;
+            a.epoch = (uint32_t)(k % EPOCHS) << EPOCH_SHIFT;
+            a.portion_start = q * L.portion;
+            a.portion_n = n - a.portion_start < L.portion ? n - a.portion_start : L.portion;
+            a.bin_base = bin_base + (q * P + p) * RADIX_DIGITS;
+            a.bin_base_next = q + 1 < L.portions ? bin_base + ((q + 1) * P + p) * RADIX_DIGITS
+                                                 : NULL;
+            const size_t tiles = (a.portion_n + tile - 1) / tile;
+            const bool zero = k >= EPOCHS && k % EPOCHS == 0;
+            gpusort_status s;
+            if (zero &&
+                (s = gpusort__cuda_check(ctx, cudaMemsetAsync(state, 0, L.state_bytes, st),
+                                         "cudaMemsetAsync (look-back state)")))
+                return s;
+            const bool first = p == p0 && q == 0;
+            MultiArgs mp = mu; /* SEGMENTED: this pass's table */
+            if (mu.seg_off) mp.seg_off = mu.seg_off + (size_t)p * RADIX_DIGITS * RADIX_DIGITS;
+            launch_pdl(kern, (unsigned)tiles, THREADS, smem, st, (first ? pdl_first : pdl) && !zero,
+                       a, mp);
+            if ((s = gpusort__cuda_check(ctx, cudaGetLastError(), "radix onesweep_kernel")))
+                return s;
+        }
+    }
+    return GPUSORT_STATUS_SUCCESS;
+}
+
 /* The compact shapes run when the row asks for them or the Hopper shape does not fit. */
 template <typename K, bool FLOAT, int VB> static bool use_compact(gpusort_ctx *ctx)
 {
@@ -732,16 +919,11 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
     }
 
     const AuxLayout L = aux_layout(n, TILE, P);
-    const size_t portion = L.portion, portions = L.portions;
-    const size_t off_ticket = L.off_ticket, off_state = L.off_state, state_bytes = L.state_bytes;
-    const size_t off_plan = L.off_plan, off_base = L.off_base;
     char *aux = (char *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_AUX, L.aux_bytes);
     if (!aux) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
     unsigned long long *hist = (unsigned long long *)aux;
-    Plan *plan = (Plan *)(aux + off_plan);
-    uint32_t *ticket = (uint32_t *)(aux + off_ticket);
-    uint32_t *state = (uint32_t *)(aux + off_state);
-    uint64_t *bin_base = (uint64_t *)(aux + off_base);
+    Plan *plan = (Plan *)(aux + L.off_plan);
+    uint64_t *bin_base = (uint64_t *)(aux + L.off_base);
 
     PlanInput in;
     in.keys_in = d->keys_in;
@@ -758,7 +940,7 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
         if (!in.vals_alt) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
     }
 
-    if ((s = gpusort__cuda_check(ctx, cudaMemsetAsync(aux, 0, off_state + state_bytes, st),
+    if ((s = gpusort__cuda_check(ctx, cudaMemsetAsync(aux, 0, L.off_state + L.state_bytes, st),
                                  "cudaMemsetAsync")))
         return s;
     {
@@ -779,30 +961,10 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
     if ((s = allow_smem(ctx, (const void *)kern, smem,
                         &SmemOnce<K, FLOAT, VB, 2 * COMPACT + 4 * WIDEN>::devices)))
         return s;
-    for (int p = 0; p < P; p++) {
-        SweepArgs a;
-        a.plan = plan;
-        a.pass = p;
-        a.mask = mask;
-        a.state = state;
-        for (size_t q = 0; q < portions; q++) {
-            const size_t k = (size_t)p * portions + q; /* launch number */
-            a.ticket = ticket + k;
-            a.epoch = (uint32_t)(k % EPOCHS) << EPOCH_SHIFT;
-            a.portion_start = q * portion;
-            a.portion_n = n - a.portion_start < portion ? n - a.portion_start : portion;
-            a.bin_base = bin_base + (q * P + p) * RADIX_DIGITS;
-            a.bin_base_next = q + 1 < portions ? bin_base + ((q + 1) * P + p) * RADIX_DIGITS : NULL;
-            const size_t tiles = (a.portion_n + TILE - 1) / TILE;
-            const bool zero = k >= EPOCHS && k % EPOCHS == 0;
-            if (zero && (s = gpusort__cuda_check(ctx, cudaMemsetAsync(state, 0, state_bytes, st),
-                                                 "cudaMemsetAsync (look-back state)")))
-                return s;
-            launch_pdl(kern, (unsigned)tiles, THREADS, smem, st, pdl && !zero, a);
-            if ((s = gpusort__cuda_check(ctx, cudaGetLastError(), "radix onesweep_kernel")))
-                return s;
-        }
-    }
+    MultiArgs mu;
+    memset(&mu, 0, sizeof mu);
+    if ((s = launch_sweeps(ctx, kern, smem, st, pdl, pdl, L, aux, plan, mask, n, TILE, 0, P, 0, mu)))
+        return s;
     const size_t fblocks = (n + 4095) / 4096;
     launch_pdl(finish_kernel<K, VB>, (unsigned)(fblocks < 4096 ? fblocks : 4096), 256, 0, st, pdl,
                (const Plan *)plan, in, n);
@@ -870,6 +1032,227 @@ template <typename K, bool FLOAT> static size_t aux_bytes_of_sort(gpusort_ctx *c
     }
 }
 
+/* ---- Several GPUs (src/cuda/multi.cu drives these steps; gpusort.h, "Several devices") ----
+ *
+ * One sequence in pieces on G GPUs, sorted so that piece h ends holding the global positions
+ * [start_h, start_h + n_h) of the stable sorted whole. With m the highest digit position where
+ * the keys differ:
+ *   hist     every GPU: the histograms of its piece (hist_kernel); the driver adds them up
+ *            (global bin bases, m, the buckets of digit m and where they cross a GPU boundary).
+ *   scatter  every GPU: ONE pass on digit m over its piece with global bin bases: each key goes
+ *            to the receive buffer of the GPU whose slice holds its position, stored straight
+ *            over NVLink (MODE_SCATTER). This pass is the exchange: ~(G-1)/G of the keys move,
+ *            while the pass reads and ranks as any other. In (source GPU, position) order, so
+ *            stable.
+ *   local    every GPU: its receive buffer is grouped by bucket (digit m); passes 0 .. m-1 sort
+ *            each bucket (MODE_SEGMENTED, offsets from seg_hist_kernel / seg_scan_kernel) into
+ *            the piece. m + 1 passes in all, as for one GPU, but each over n / G keys.
+ * A bucket that crosses a GPU boundary is then sorted on each GPU only in part; the driver
+ * merges its parts (multi.cu). Memory per GPU: the receive buffer (n_h keys and values), the
+ * alternate buffers of the passes, and AUX: the layout of one sort plus the counts and the
+ * offsets of the segmented passes (768 KiB per pass). */
+template <typename K, bool FLOAT, int VB> struct Multi {
+    typedef typename ValueOf<VB>::T V;
+    static constexpr int KPT = Tune<K, VB>::KPT;
+    static constexpr int TILE = THREADS * KPT;
+    static constexpr int P = sizeof(K);
+    static constexpr size_t SEG = (size_t)RADIX_DIGITS * RADIX_DIGITS; /* entries per pass */
+    struct Lay {
+        AuxLayout L;
+        size_t off_cnt, off_seg, off_triv, bytes;
+    };
+    static Lay lay(size_t n)
+    {
+        Lay y;
+        y.L = aux_layout(n ? n : 1, TILE, P);
+        y.off_cnt = align_up(y.L.aux_bytes, 256);
+        y.off_seg = align_up(y.off_cnt + (P - 1) * SEG * 4, 256);
+        y.off_triv = align_up(y.off_seg + (P - 1) * SEG * 8, 256);
+        y.bytes = y.off_triv + MAX_PASSES * sizeof(int);
+        return y;
+    }
+    static char *aux_of(gpusort_ctx *ctx, const Lay &y)
+    {
+        return (char *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_AUX, y.bytes);
+    }
+
+    static gpusort_status hist(gpusort_ctx *ctx, const gpusort__sort_args *d)
+    {
+        cudaStream_t st = gpusort__cuda_stream(ctx);
+        const Lay y = lay(d->n);
+        char *aux = aux_of(ctx, y);
+        if (!aux) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
+        gpusort_status s = gpusort__cuda_check(
+            ctx, cudaMemsetAsync(aux, 0, y.L.off_state + y.L.state_bytes, st), "cudaMemsetAsync");
+        if (s) return s;
+        const size_t per_block = (size_t)4 * HIST_THREADS * (16 / sizeof(K));
+        const size_t want = (d->n + per_block - 1) / per_block;
+        const size_t cap = (size_t)8 * gpusort__cuda_props(ctx)->multiProcessorCount;
+        hist_kernel<K, FLOAT><<<(unsigned)(want < cap ? want : cap), HIST_THREADS, 0, st>>>(
+            (const K *)d->keys_in, d->n, (K)radix_mask(d->key_type, d->order),
+            (unsigned long long *)aux);
+        return gpusort__cuda_check(ctx, cudaGetLastError(), "radix multi histogram");
+    }
+
+    static gpusort_status hist_fetch(gpusort_ctx *ctx, const gpusort__sort_args *d, uint64_t *out)
+    {
+        cudaStream_t st = gpusort__cuda_stream(ctx);
+        char *aux = aux_of(ctx, lay(d->n));
+        if (!aux) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
+        gpusort_status s = gpusort__cuda_check(
+            ctx, cudaMemcpyAsync(out, aux, (size_t)P * RADIX_DIGITS * 8, cudaMemcpyDeviceToHost, st),
+            "radix multi histogram copy");
+        if (!s) s = gpusort__cuda_check(ctx, cudaStreamSynchronize(st), "radix multi histogram");
+        return s;
+    }
+
+    static gpusort_status scatter(gpusort_ctx *ctx, const gpusort__sort_args *d, int m,
+                                  const uint64_t *bases, const gpusort__cuda_multi_dst *dst)
+    {
+        cudaStream_t st = gpusort__cuda_stream(ctx);
+        const Lay y = lay(d->n);
+        char *aux = aux_of(ctx, y);
+        if (!aux) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
+        Plan plan;
+        memset(&plan, 0, sizeof plan);
+        plan.active[m] = 1;
+        plan.ksrc[m] = d->keys_in;
+        plan.vsrc[m] = VB ? d->values_in : NULL;
+        plan.executed = 1;
+        plan.wide_pass = -1;
+        /* Pageable sources: both copies are staged before the calls return. */
+        gpusort_status s = gpusort__cuda_check(
+            ctx, cudaMemcpyAsync(aux + y.L.off_plan, &plan, sizeof plan, cudaMemcpyHostToDevice, st),
+            "radix multi plan");
+        if (!s)
+            s = gpusort__cuda_check(ctx, cudaMemcpyAsync(aux + y.L.off_base + (size_t)m * RADIX_DIGITS * 8,
+                                                         bases, RADIX_DIGITS * 8,
+                                                         cudaMemcpyHostToDevice, st),
+                                    "radix multi bases");
+        if (s) return s;
+        MultiArgs mu;
+        memset(&mu, 0, sizeof mu);
+        mu.ndst = dst->count;
+        for (int h = 0; h < dst->count && h < MULTI_MAX_DST; h++) {
+            mu.start[h] = dst->start[h];
+            mu.k[h] = dst->keys[h];
+            mu.v[h] = dst->values[h];
+        }
+        const size_t smem = sweep_smem<K, FLOAT>(KPT, VB);
+        auto kern = onesweep_kernel<K, FLOAT, VB, KPT, false, MODE_SCATTER>;
+        if ((s = allow_smem(ctx, (const void *)kern, smem, &SmemOnce<K, FLOAT, VB, 8>::devices)))
+            return s;
+        return launch_sweeps(ctx, kern, smem, st, gpusort__cuda_pdl(ctx), 0, y.L, aux,
+                             (const Plan *)(aux + y.L.off_plan), radix_mask(d->key_type, d->order),
+                             d->n, TILE, m, m + 1, 0, mu);
+    }
+
+    static gpusort_status local(gpusort_ctx *ctx, const gpusort__sort_args *d, int m)
+    {
+        cudaStream_t st = gpusort__cuda_stream(ctx);
+        const size_t n = d->n;
+        gpusort_status s;
+        if (m == 0) { /* the scatter sorted on the only digit that differs */
+            s = gpusort__cuda_check(ctx, cudaMemcpyAsync(d->keys_out, d->keys_in, n * sizeof(K),
+                                                         cudaMemcpyDeviceToDevice, st),
+                                    "radix multi copy");
+            if (!s && VB)
+                s = gpusort__cuda_check(ctx, cudaMemcpyAsync(d->values_out, d->values_in,
+                                                             n * sizeof(V),
+                                                             cudaMemcpyDeviceToDevice, st),
+                                        "radix multi copy");
+            return s;
+        }
+        /* One tile: the whole-piece sort, which keeps the buckets in order too. */
+        if (n <= (size_t)TILE) return radix_sort<K, FLOAT, VB, false>(ctx, d);
+        const Lay y = lay(n);
+        char *aux = aux_of(ctx, y);
+        if (!aux) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
+        const K mask = (K)radix_mask(d->key_type, d->order);
+        uint32_t *cnt = (uint32_t *)(aux + y.off_cnt);
+        long long *seg = (long long *)(aux + y.off_seg);
+        int *triv = (int *)(aux + y.off_triv);
+        Plan *plan = (Plan *)(aux + y.L.off_plan);
+        PlanInput in;
+        in.keys_in = d->keys_in;
+        in.keys_out = d->keys_out;
+        in.vals_in = VB ? d->values_in : NULL;
+        in.vals_out = VB ? d->values_out : NULL;
+        in.has_vals = VB != 0;
+        in.widen = 0;
+        in.keys_alt = gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_KEYS, n * sizeof(K));
+        in.vals_alt = VB ? gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_VALUES, n * sizeof(V))
+                         : NULL;
+        if (!in.keys_alt || (VB && !in.vals_alt)) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
+        if ((s = gpusort__cuda_check(ctx, cudaMemsetAsync(cnt, 0, (size_t)m * SEG * 4, st),
+                                     "cudaMemsetAsync")) ||
+            (s = gpusort__cuda_check(ctx, cudaMemsetAsync(triv, 0, MAX_PASSES * sizeof(int), st),
+                                     "cudaMemsetAsync")) ||
+            (s = gpusort__cuda_check(ctx, cudaMemsetAsync(aux + y.L.off_base, 0,
+                                                          (size_t)m * RADIX_DIGITS * 8, st),
+                                     "cudaMemsetAsync")))
+            return s;
+        const size_t blocks = (size_t)8 * gpusort__cuda_props(ctx)->multiProcessorCount;
+        size_t range = (n + blocks - 1) / blocks;
+        range = range < 4096 ? 4096 : range;
+        seg_hist_kernel<K, FLOAT><<<(unsigned)((n + range - 1) / range), HIST_THREADS, 0, st>>>(
+            (const K *)d->keys_in, n, mask, m, range, cnt);
+        seg_scan_kernel<<<m, RADIX_DIGITS, 0, st>>>(cnt, n, seg, triv);
+        seg_plan_kernel<<<1, 1, 0, st>>>(triv, m, in, plan);
+        if ((s = gpusort__cuda_check(ctx, cudaGetLastError(), "radix multi segment counts")))
+            return s;
+        MultiArgs mu;
+        memset(&mu, 0, sizeof mu);
+        mu.seg_off = seg;
+        mu.seg_shift = m * RADIX_BITS;
+        const size_t smem = sweep_smem<K, FLOAT>(KPT, VB);
+        auto kern = onesweep_kernel<K, FLOAT, VB, KPT, false, MODE_SEGMENTED>;
+        if ((s = allow_smem(ctx, (const void *)kern, smem, &SmemOnce<K, FLOAT, VB, 9>::devices)))
+            return s;
+        const int pdl = gpusort__cuda_pdl(ctx);
+        if ((s = launch_sweeps(ctx, kern, smem, st, pdl, pdl, y.L, aux, plan, mask, n, TILE, 0, m,
+                               y.L.portions, mu)))
+            return s;
+        const size_t fblocks = (n + 4095) / 4096;
+        launch_pdl(finish_kernel<K, VB>, (unsigned)(fblocks < 4096 ? fblocks : 4096), 256, 0, st,
+                   pdl, (const Plan *)plan, in, n);
+        return gpusort__cuda_check(ctx, cudaGetLastError(), "radix finish_kernel");
+    }
+};
+
+/* Multi<K, FLOAT, VB>::f(args...) for the key and value types of d. */
+#define GPUSORT_RADIX_MULTI_DISPATCH(d, f, ...)                                                    \
+    do {                                                                                           \
+        const int vb_ = (d)->value_type == GPUSORT_TYPE_U32 ? 4                                    \
+                        : (d)->value_type == GPUSORT_TYPE_U64 ? 8 : 0;                             \
+        switch ((d)->key_type) {                                                                   \
+        case GPUSORT_TYPE_U32:                                                                     \
+        case GPUSORT_TYPE_I32:                                                                     \
+            return vb_ == 4 ? Multi<uint32_t, false, 4>::f(__VA_ARGS__)                            \
+                 : vb_ == 8 ? Multi<uint32_t, false, 8>::f(__VA_ARGS__)                            \
+                            : Multi<uint32_t, false, 0>::f(__VA_ARGS__);                           \
+        case GPUSORT_TYPE_F32:                                                                     \
+            return vb_ == 4 ? Multi<uint32_t, true, 4>::f(__VA_ARGS__)                             \
+                 : vb_ == 8 ? Multi<uint32_t, true, 8>::f(__VA_ARGS__)                             \
+                            : Multi<uint32_t, true, 0>::f(__VA_ARGS__);                            \
+        case GPUSORT_TYPE_U64:                                                                     \
+        case GPUSORT_TYPE_I64:                                                                     \
+            return vb_ == 4 ? Multi<uint64_t, false, 4>::f(__VA_ARGS__)                            \
+                 : vb_ == 8 ? Multi<uint64_t, false, 8>::f(__VA_ARGS__)                            \
+                            : Multi<uint64_t, false, 0>::f(__VA_ARGS__);                           \
+        case GPUSORT_TYPE_F64:                                                                     \
+            return vb_ == 4 ? Multi<uint64_t, true, 4>::f(__VA_ARGS__)                             \
+                 : vb_ == 8 ? Multi<uint64_t, true, 8>::f(__VA_ARGS__)                             \
+                            : Multi<uint64_t, true, 0>::f(__VA_ARGS__);                            \
+        default: break;                                                                            \
+        }                                                                                          \
+    } while (0)
+
+template <typename K, bool FLOAT, int VB> static int multi_ok_of(gpusort_ctx *ctx)
+{
+    return !use_compact<K, FLOAT, VB>(ctx);
+}
+
 } // namespace
 } // namespace gpusort_cuda
 
@@ -901,4 +1284,61 @@ extern "C" size_t gpusort__cuda_radix_aux_bytes(gpusort_ctx *ctx, const gpusort_
     case GPUSORT_TYPE_F64: return aux_bytes_of_sort<uint64_t, true>(ctx, d);
     default: return 0;
     }
+}
+
+extern "C" int gpusort__cuda_radix_multi_ok(gpusort_ctx *ctx, const gpusort__sort_args *d)
+{
+    using namespace gpusort_cuda;
+    const int vb = d->value_type == GPUSORT_TYPE_U32 ? 4 : d->value_type == GPUSORT_TYPE_U64 ? 8 : 0;
+    switch (d->key_type) {
+    case GPUSORT_TYPE_U32:
+    case GPUSORT_TYPE_I32:
+        return vb == 4 ? multi_ok_of<uint32_t, false, 4>(ctx) : vb == 8 ? multi_ok_of<uint32_t, false, 8>(ctx)
+                                                                      : multi_ok_of<uint32_t, false, 0>(ctx);
+    case GPUSORT_TYPE_F32:
+        return vb == 4 ? multi_ok_of<uint32_t, true, 4>(ctx) : vb == 8 ? multi_ok_of<uint32_t, true, 8>(ctx)
+                                                                     : multi_ok_of<uint32_t, true, 0>(ctx);
+    case GPUSORT_TYPE_U64:
+    case GPUSORT_TYPE_I64:
+        return vb == 4 ? multi_ok_of<uint64_t, false, 4>(ctx) : vb == 8 ? multi_ok_of<uint64_t, false, 8>(ctx)
+                                                                      : multi_ok_of<uint64_t, false, 0>(ctx);
+    case GPUSORT_TYPE_F64:
+        return vb == 4 ? multi_ok_of<uint64_t, true, 4>(ctx) : vb == 8 ? multi_ok_of<uint64_t, true, 8>(ctx)
+                                                                     : multi_ok_of<uint64_t, true, 0>(ctx);
+    default: return 0;
+    }
+}
+
+extern "C" gpusort_status gpusort__cuda_radix_multi_hist(gpusort_ctx *ctx, const gpusort__sort_args *d)
+{
+    using namespace gpusort_cuda;
+    GPUSORT_RADIX_MULTI_DISPATCH(d, hist, ctx, d);
+    return GPUSORT_STATUS_INVALID_ARGUMENT;
+}
+
+extern "C" gpusort_status gpusort__cuda_radix_multi_hist_fetch(gpusort_ctx *ctx,
+                                                              const gpusort__sort_args *d,
+                                                              uint64_t *hist)
+{
+    using namespace gpusort_cuda;
+    GPUSORT_RADIX_MULTI_DISPATCH(d, hist_fetch, ctx, d, hist);
+    return GPUSORT_STATUS_INVALID_ARGUMENT;
+}
+
+extern "C" gpusort_status gpusort__cuda_radix_multi_scatter(gpusort_ctx *ctx,
+                                                           const gpusort__sort_args *d, int m,
+                                                           const uint64_t *bases,
+                                                           const gpusort__cuda_multi_dst *dst)
+{
+    using namespace gpusort_cuda;
+    GPUSORT_RADIX_MULTI_DISPATCH(d, scatter, ctx, d, m, bases, dst);
+    return GPUSORT_STATUS_INVALID_ARGUMENT;
+}
+
+extern "C" gpusort_status gpusort__cuda_radix_multi_local(gpusort_ctx *ctx,
+                                                         const gpusort__sort_args *d, int m)
+{
+    using namespace gpusort_cuda;
+    GPUSORT_RADIX_MULTI_DISPATCH(d, local, ctx, d, m);
+    return GPUSORT_STATUS_INVALID_ARGUMENT;
 }
