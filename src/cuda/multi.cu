@@ -730,11 +730,11 @@ gpusort_status multi_exchange_merge(gpusort_ctx *const *ctxs, int count, gpusort
 
 /* ---- the radix path: one pass moves the keys (radix.cu, "Several GPUs") ---- */
 
-/* GPUSORT_MULTI_RADIX: 0 never; 1 whenever the shape allows (any size, any bucket across GPUs:
- * the tests); unset: from MULTI_RADIX_MIN keys in all, when no bucket of the moving digit that
- * crosses a boundary between GPUs holds more than 1/16 of an even share (larger ones, as in
- * skewed data, would have to be merged across GPUs: the steps above do that instead). */
-constexpr size_t MULTI_RADIX_MIN = (size_t)1 << 20;
+/* GPUSORT_MULTI_RADIX=1 takes this path whenever the shape allows (any size; any bucket across
+ * GPUs, as in skewed data, is merged across them: the tests force it so); unset or 0, the steps
+ * above run. On two H200s (NV18) it lost to them at every size measured: the scatter pass's
+ * stores reach the other GPU at 200-250 GB/s a direction, the copy engines at ~340
+ * (bench/results/multi-2026-11-28d.md). */
 constexpr int MULTI_RADIX_MAX = 8;   /* contexts (radix.cu's receive buffer table) */
 
 double wall_s()
@@ -745,12 +745,13 @@ double wall_s()
 }
 
 /* A bucket whose keys land on several GPUs (h0 .. h1): each part is sorted where it is, so h0
- * gathers the parts (peer copies), merges them and sends them back. */
+ * gathers the parts (peer copies), merges them and sends them back. Its scratch: 2 (e - s) keys
+ * and values in h0's alternate buffers (scratch slots KEYS and VALUES), free once h0's own
+ * passes are done. */
 struct radix_fix {
     int h0, h1;
     uint64_t s, e;        /* the bucket's global positions */
-    char *tmp;            /* on h0: 2 (e - s) keys, then 2 (e - s) values */
-    size_t bytes;
+    char *tk, *tv;
 };
 
 struct radix_job {
@@ -793,9 +794,9 @@ gpusort_status enable_peers(gpusort_ctx *const *ctxs, int count)
 }
 
 /* The buckets of digit m (global sizes H) that cross a boundary between non-empty pieces. */
-uint64_t find_fixes(radix_job *j, const uint64_t *H)
+void find_fixes(radix_job *j, const uint64_t *H)
 {
-    uint64_t at = 0, largest = 0;
+    uint64_t at = 0;
     j->nfix = 0;
     for (int t = 0; t < 256; t++) {
         const uint64_t s = at, e = at + H[t];
@@ -806,10 +807,8 @@ uint64_t find_fixes(radix_job *j, const uint64_t *H)
         h1 = h0;
         while (j->pos[h1 + 1] < e) h1++;     /* ... and position e - 1 */
         if (h1 == h0) continue;
-        j->fix[j->nfix++] = radix_fix{h0, h1, s, e, NULL, 0};
-        if (e - s > largest) largest = e - s;
+        j->fix[j->nfix++] = radix_fix{h0, h1, s, e, NULL, NULL};
     }
-    return largest;
 }
 
 /* Enqueue the merge of fix f's bucket on h0's stream, after every part's local sort. */
@@ -819,8 +818,8 @@ gpusort_status run_fix(radix_job *j, radix_fix *f, gpusort_type kt, int desc)
     gpusort__cuda_impl *i0 = gpusort__cuda_impl_of(c0);
     cudaStream_t st = i0->stream;
     const uint64_t B = f->e - f->s;
-    char *tk = f->tmp, *tk2 = tk + B * j->ks;
-    char *tv = j->vs ? tk + 2 * B * j->ks : NULL, *tv2 = j->vs ? tv + B * j->vs : NULL;
+    char *tk = f->tk, *tk2 = tk + B * j->ks;
+    char *tv = f->tv, *tv2 = j->vs ? tv + B * j->vs : NULL;
     size_t off[MULTI_RADIX_MAX + 1];
     int nr = 0;
     gpusort_status s = set_dev(c0);
@@ -872,8 +871,8 @@ float ev_ms(cudaEvent_t a, cudaEvent_t b)
 }
 
 /* The steps, after multi_radix's checks; *declined stays 1 until the first key moves. */
-gpusort_status radix_run(radix_job *j, gpusort_type kt, int desc, int force,
-                         gpusort_multi_times *t, int *declined)
+gpusort_status radix_run(radix_job *j, gpusort_type kt, int desc, gpusort_multi_times *t,
+                         int *declined)
 {
     const int G = j->count;
     gpusort_ctx *const *ctxs = j->ctxs;
@@ -911,14 +910,15 @@ gpusort_status radix_run(radix_job *j, gpusort_type kt, int desc, int force,
     if (s) goto out;
     {
         /* 2. the buckets across GPUs, and their scratch; the receive buffers */
-        const uint64_t largest = find_fixes(j, H + m * 256);
-        if (!force && largest > N / (16 * (uint64_t)G)) goto out; /* declined */
+        find_fixes(j, H + m * 256);
         for (int i = 0; i < j->nfix; i++) {
             radix_fix *f = &j->fix[i];
-            f->bytes = 2 * (f->e - f->s) * (j->ks + j->vs);
+            const size_t c = 2 * (f->e - f->s) > j->n[f->h0] ? 2 * (f->e - f->s) : j->n[f->h0];
             if (set_dev(ctxs[f->h0]) ||
-                !(f->tmp = (char *)gpusort__cuda_dev_alloc(ctxs[f->h0], f->bytes,
-                                                           "multi_sort bucket merge")))
+                !(f->tk = (char *)gpusort__cuda_scratch(ctxs[f->h0], GPUSORT_CUDA_SCRATCH_KEYS,
+                                                        c * j->ks)) ||
+                (j->vs && !(f->tv = (char *)gpusort__cuda_scratch(
+                                ctxs[f->h0], GPUSORT_CUDA_SCRATCH_VALUES, c * j->vs))))
                 goto out_clear; /* declined: the steps above need less memory */
         }
         for (int h = 0; h < G; h++) {
@@ -1020,11 +1020,6 @@ gpusort_status radix_run(radix_job *j, gpusort_type kt, int desc, int force,
 out_clear: /* declined for want of memory: not an error */
     for (int g = 0; g < G; g++) ctxs[g]->last_error[0] = 0;
 out:
-    for (int i = 0; i < j->nfix; i++)
-        if (j->fix[i].tmp) {
-            cudaSetDevice(gpusort__cuda_impl_of(ctxs[j->fix[i].h0])->device);
-            gpusort__cuda_dev_free(ctxs[j->fix[i].h0], j->fix[i].tmp, j->fix[i].bytes);
-        }
     for (int h = 0; h < G; h++) {
         cudaSetDevice(gpusort__cuda_impl_of(ctxs[h])->device);
         buf_put(ctxs[h], j->rk[h], j->n[h] * j->ks);
@@ -1043,8 +1038,7 @@ gpusort_status multi_radix(gpusort_ctx *const *ctxs, int count, gpusort_type kt,
 {
     *declined = 1;
     const char *knob = getenv("GPUSORT_MULTI_RADIX");
-    const int force = knob && !strcmp(knob, "1");
-    if ((knob && !strcmp(knob, "0")) || count < 2 || count > MULTI_RADIX_MAX)
+    if (!knob || strcmp(knob, "1") || count < 2 || count > MULTI_RADIX_MAX)
         return GPUSORT_STATUS_SUCCESS;
     radix_job *j = (radix_job *)calloc(1, sizeof *j);
     if (!j) return GPUSORT_STATUS_SUCCESS;
@@ -1065,13 +1059,13 @@ gpusort_status multi_radix(gpusort_ctx *const *ctxs, int count, gpusort_type kt,
         d->values_out = j->vs ? values[g] : NULL;
         d->n = n[g];
     }
-    bool ok = force || j->pos[count] >= MULTI_RADIX_MIN;
+    bool ok = true;
     for (int g = 0; g < count && ok; g++)
         ok = !gpusort__cuda_impl_of(ctxs[g])->ws && gpusort__cuda_radix_multi_ok(ctxs[g], &j->d[g]);
     ok = ok && all_peer(ctxs, count);
     gpusort_status s = GPUSORT_STATUS_SUCCESS;
     if (ok && !(s = enable_peers(ctxs, count)))
-        s = radix_run(j, kt, order == GPUSORT_ORDER_DESC, force, t, declined);
+        s = radix_run(j, kt, order == GPUSORT_ORDER_DESC, t, declined);
     free(j);
     return s;
 }
