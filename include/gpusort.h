@@ -312,6 +312,13 @@ GPUSORT_API gpusort_status gpusort_ctx_set_allocator(gpusort_ctx *ctx,
  * calls (it must stay valid while they run); (NULL, 0) = none, the default. Waits for the
  * context's work first. */
 GPUSORT_API gpusort_status gpusort_ctx_set_scratch(gpusort_ctx *ctx, void *scratch, size_t bytes);
+/* The same without the wait (since 0.4): work enqueued earlier on the context's stream may
+ * still use the previous workspace, so give that memory back in stream order (a stream-ordered
+ * pool such as PyTorch's or CuPy's, or cudaFreeAsync on that stream) or after
+ * gpusort_ctx_synchronize. A call on device data then stays asynchronous on the caller's
+ * stream from workspace to workspace: the Python binding gives each call its workspace so. */
+GPUSORT_API gpusort_status gpusort_ctx_set_scratch_async(gpusort_ctx *ctx, void *scratch,
+                                                         size_t bytes);
 /* The bytes of device scratch recorded by the last call made with GPUSORT_FLAG_QUERY_SCRATCH
  * on this context (0 before any). Enough for that call: an upper bound, not always exact. */
 GPUSORT_API size_t gpusort_ctx_get_scratch_size(const gpusort_ctx *ctx);

@@ -292,7 +292,8 @@ gpusort_status gpusort_ctx_set_allocator(gpusort_ctx *ctx, const gpusort_allocat
     return ctx->ops->set_allocator(ctx, allocator);
 }
 
-gpusort_status gpusort_ctx_set_scratch(gpusort_ctx *ctx, void *scratch, size_t bytes)
+/* gpusort_ctx_set_scratch (wait = 1) and _async (0). */
+static gpusort_status set_scratch(gpusort_ctx *ctx, void *scratch, size_t bytes, int wait)
 {
     if (!ctx) return GPUSORT_STATUS_INVALID_ARGUMENT;
     ctx->last_error[0] = 0;
@@ -303,8 +304,18 @@ gpusort_status gpusort_ctx_set_scratch(gpusort_ctx *ctx, void *scratch, size_t b
     if (!ctx->ops->set_scratch)
         return scratch ? no_device_memory(ctx, "workspace") : GPUSORT_STATUS_SUCCESS;
     gpusort_status s;
-    if (ctx->ops->synchronize && (s = ctx->ops->synchronize(ctx))) return s;
+    if (wait && ctx->ops->synchronize && (s = ctx->ops->synchronize(ctx))) return s;
     return ctx->ops->set_scratch(ctx, scratch, bytes);
+}
+
+gpusort_status gpusort_ctx_set_scratch(gpusort_ctx *ctx, void *scratch, size_t bytes)
+{
+    return set_scratch(ctx, scratch, bytes, 1);
+}
+
+gpusort_status gpusort_ctx_set_scratch_async(gpusort_ctx *ctx, void *scratch, size_t bytes)
+{
+    return set_scratch(ctx, scratch, bytes, 0);
 }
 
 size_t gpusort_ctx_get_scratch_size(const gpusort_ctx *ctx) { return ctx ? ctx->scratch_query : 0; }

@@ -118,15 +118,16 @@ size_t run(const char *what, const prefix &p, unsigned flags, F f)
     {
         nb::gil_scoped_release nogil;
         if (p.stream) s = gpusort_ctx_set_stream(c, (void *)p.stream);
-        if (!s && p.ws) s = gpusort_ctx_set_scratch(c, (void *)p.ws, p.ws_bytes);
+        if (!s && p.ws) s = gpusort_ctx_set_scratch_async(c, (void *)p.ws, p.ws_bytes);
         if (!s) {
             s = f(c);
             if (!s && (flags & GPUSORT_FLAG_QUERY_SCRATCH)) bytes = gpusort_ctx_get_scratch_size(c);
         }
         if (s) err = gpusort_ctx_get_last_error(c);
-        /* The caller frees the workspace (stream-ordered) when the call returns. Unsetting
-         * either (NULL) cannot fail. */
-        if (p.ws) gpusort_ctx_set_scratch(c, nullptr, 0);
+        /* The caller frees the workspace when the call returns, in stream order (the pools
+         * of torch and CuPy are), so neither setting waits: the call stays asynchronous on the
+         * caller's stream. Unsetting either (NULL) cannot fail. */
+        if (p.ws) gpusort_ctx_set_scratch_async(c, nullptr, 0);
         if (p.stream) gpusort_ctx_set_stream(c, nullptr);
     }
     if (s) raise_status(s, what, err.c_str());
