@@ -453,6 +453,11 @@ GPUSORT_API gpusort_status gpusort_sort_records(gpusort_ctx *ctx, gpusort_type i
  *            each source's slice of a chunk at 2^24 keys or more, at most 8
  *            (GPUSORT_MULTI_CHUNKS=K sets the count, 1 turns it off).
  *            GPUSORT_MULTI_EXCHANGE=peer or =nccl in the environment forces the exchange.
+ *            GPUSORT_MULTI_RADIX=1 (CUDA, at most 8 contexts, GPUs that reach each other) takes
+ *            another method instead: the radix sort's pass on the highest differing digit
+ *            stores every key straight into the GPU that owns its position, then each GPU
+ *            sorts what it received on the digits below; slower than the above on two H200s
+ *            (bench/results/multi-2026-11-28d.md), so not the default.
  *   Memory   per context n[g] * (key + value bytes) for the received runs, in the pieces' kind
  *            of memory (device pieces: the buffers of the local sort's scratch, kept by the
  *            context); with chunks as much again for a sorted copy of the piece, where the

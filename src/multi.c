@@ -31,6 +31,9 @@
  * (device pieces: the backend lends the buffers of the local sort, multi.cu), and when staged
  * the sorted copy, as much again.
  *
+ * A backend may run the whole call in steps of its own instead (multi->sort: CUDA's radix
+ * path under GPUSORT_MULTI_RADIX=1, src/cuda/multi.cu); when it declines, the steps above run.
+ *
  * Failures: every step runs on every context before the next starts; the first failing context
  * stops the call after its step, with its message copied to ctxs[0] (gpusort.h, Errors).
  */

@@ -184,6 +184,8 @@ gpusort_skippable(test_backends_opencl_hostdata)
 #   test_multi_cuda_device    the same with the pieces in device memory: the count kernel, the
 #                             exchange (NCCL across GPUs where it loads; peer copies otherwise)
 #                             and the device merge
+#   test_multi_cuda_radix     device pieces through the radix path (GPUSORT_MULTI_RADIX=1: the
+#                             scatter pass, the segmented passes, the buckets merged across GPUs)
 gpusort_add_core_test_program(test_multi test_multi.c)
 set(GPUSORT_TEST_MULTI_ARGS "")
 if(GPUSORT_SANITIZE OR GPUSORT_TSAN)
@@ -194,9 +196,11 @@ add_test(NAME test_multi_cpu_one COMMAND test_multi --backend cpu --contexts 1 -
 add_test(NAME test_multi_opencl COMMAND test_multi --backend opencl --contexts 2 --quick)
 add_test(NAME test_multi_cuda COMMAND test_multi --backend cuda --quick)
 add_test(NAME test_multi_cuda_device COMMAND test_multi --backend cuda --device-data)
+add_test(NAME test_multi_cuda_radix COMMAND test_multi --backend cuda --device-data --contexts 3)
+set_tests_properties(test_multi_cuda_radix PROPERTIES ENVIRONMENT "GPUSORT_MULTI_RADIX=1")
 set_tests_properties(test_multi_cpu test_multi_cpu_one PROPERTIES TIMEOUT 600 LABELS "core;cpu;multi")
 set_tests_properties(test_multi_opencl PROPERTIES TIMEOUT 600 LABELS "core;opencl;multi")
-set_tests_properties(test_multi_cuda test_multi_cuda_device PROPERTIES TIMEOUT 600
-                     LABELS "core;cuda;multi")
+set_tests_properties(test_multi_cuda test_multi_cuda_device test_multi_cuda_radix PROPERTIES
+                     TIMEOUT 600 LABELS "core;cuda;multi")
 gpusort_skippable(test_multi_cpu test_multi_cpu_one test_multi_opencl test_multi_cuda
-                  test_multi_cuda_device)
+                  test_multi_cuda_device test_multi_cuda_radix)

@@ -27,6 +27,11 @@
  *   buffers   the received slices land in the scratch slots that the context's local sort has
  *             just finished with (buf_get), so a call needs no memory beyond the piece's own
  *             sort (and the sorted copy when pipelined) and, repeated, allocates nothing.
+ *   radix     the whole call another way, under GPUSORT_MULTI_RADIX=1 (multi_radix, the
+ *             backend's `sort`): histograms on every GPU, one radix pass whose stores land on
+ *             the GPU that owns each key's position, passes within buckets on every GPU
+ *             (radix.cu, "Several GPUs"), and a merge across GPUs of each bucket that straddles
+ *             a boundary (run_fix). No split, no exchange step, no merge of whole pieces.
  */
 #include "cuda_internal.h"
 
