@@ -27,8 +27,9 @@
  *      lanes sharing a digit; the highest such lane takes the slots with one atomicAdd) straight
  *      into their sorted place in shared memory; then finds the count of each digit in all
  *      earlier tiles by decoupled look-back (thread d walks back over tile t-1, t-2, ... adding
- *      their counts until it meets an inclusive prefix), and writes the tile, sorted by digit,
- *      so that consecutive threads write consecutive addresses of one bucket. Values are loaded
+ *      their counts until it meets an inclusive prefix; a few predecessors' words are loaded at
+ *      once, lookback_window), and writes the tile, sorted by digit, so that consecutive
+ *      threads write consecutive addresses of one bucket. Values are loaded
  *      right after ranking (their latency hides behind the look-back), placed in shared memory
  *      with the same ranks and written in the same loop as the keys. 5 __syncthreads per tile.
  *   One read of the keys plus one read and one write of keys (and values) per pass: ~2(K+V)n
@@ -51,8 +52,8 @@
  * (before = 2 + 5 = 7). Either way its d-keys go to base[d] + 7 .. + 10.
  *
  * Measured against CUB (same run, same data, H200, 2^28 keys, uniform;
- * bench/results/device-final-2026-11-24.md): u32 1.04x, i32 1.04x, f32 1.06x, u64 1.13x,
- * i64 1.13x, f64 1.10x, u32/u32 pairs 1.11x, u64/u64 pairs (2^27) 1.03x, argsort f32 1.14x.
+ * bench/results/radix-lookback-2026-11-28.md): u32 1.086x, u64 1.183x, u32/u32 pairs 1.138x,
+ * u64/u64 pairs (2^27) 1.045x, argsort f32 1.157x.
  *
  * Small inputs (n <= one tile) take tile_sort_kernel: one block ranks and permutes the tile in
  * shared memory for every digit position (skipping positions where the tile's keys agree) and
