@@ -96,18 +96,27 @@ using gpusort_bs::pdl_wait_and_release;
  * 384 threads = 12 warps (>= 256 so that one thread owns each digit in the look-back). */
 constexpr int THREADS = 384;
 constexpr int WARPS = THREADS / 32;
-/* Keys per thread (KPT) and resident blocks per SM (launch bounds) by key width and value bytes:
+/* Keys per thread (KPT) and resident blocks per SM (launch bounds) by key width, float keys
+ * and value bytes:
  *   keys only        3 blocks per SM (56 registers: 36 warps hide the ranking's latency);
- *                    20 32-bit keys (24 spill), 12 64-bit keys;
+ *                    28 32-bit keys (76-96 bytes spill, still faster), 16 64-bit integer keys,
+ *                    14 doubles (their digits take shared memory too);
  *   pairs, argsort   2 blocks per SM (keys, ranks and values live at once: 80 registers; 3
- *                    blocks ran 14% slower); 20 32-bit keys, 16 64-bit keys (of 10-16).
+ *                    blocks ran 14% slower); 24 32-bit keys with 32-bit values, 20 with 64-bit
+ *                    values (two such tiles fill the SM's shared memory), 16 64-bit keys.
+ * Larger tiles mean fewer look-backs per key and longer runs per bucket in the scatter; past
+ * these the spills win (bench/results/radix-tiles-2026-11-28.md: 32 u32 / 18 u64 keys and 28
+ * pairs were slower).
  * The COMPACT shapes (tuning.cu: radix_compact, or a device whose shared memory per block is
- * below the Hopper shape's need) keep the keys-only shapes, which fit 64 KiB, and cut the keys
- * per thread of pairs until both kernels fit 64 KiB (the tile kernel's TILE * (K + V) + 25 KiB
- * is the larger): 12 for 4+4 bytes, 8 for 4+8 and 8+4, 6 for 8+8. Derived, not measured. */
-template <typename K, int VB, bool COMPACT = false> struct Tune {
-    static constexpr int KPT = !COMPACT || VB == 0 ? (sizeof(K) == 4 ? 20 : (VB ? 16 : 12))
-                               : sizeof(K) + VB == 8 ? 12 : sizeof(K) + VB == 12 ? 8 : 6;
+ * below the Hopper shape's need) fit 64 KiB: 20 32-bit and 12 64-bit keys alone; pairs cut
+ * until both kernels fit (the tile kernel's TILE * (K + V) + 25 KiB is the larger): 12 for 4+4
+ * bytes, 8 for 4+8 and 8+4, 6 for 8+8. Derived, not measured. */
+template <typename K, bool FLOAT, int VB, bool COMPACT = false> struct Tune {
+    static constexpr int KPT =
+        COMPACT ? (VB == 0 ? (sizeof(K) == 4 ? 20 : 12)
+                           : sizeof(K) + VB == 8 ? 12 : sizeof(K) + VB == 12 ? 8 : 6)
+        : VB == 0 ? (sizeof(K) == 4 ? 28 : FLOAT ? 14 : 16)
+        : sizeof(K) == 4 ? (VB == 4 ? 24 : 20) : 16;
 };
 template <int VB> constexpr int min_blocks() { return VB ? 2 : 3; }
 
@@ -887,7 +896,7 @@ static gpusort_status launch_sweeps(gpusort_ctx *ctx, Kern kern, size_t smem, cu
 /* The compact shapes run when the row asks for them or the Hopper shape does not fit. */
 template <typename K, bool FLOAT, int VB> static bool use_compact(gpusort_ctx *ctx)
 {
-    constexpr int KPT = Tune<K, VB>::KPT;
+    constexpr int KPT = Tune<K, FLOAT, VB>::KPT;
     const size_t need = sweep_smem<K, FLOAT>(KPT, VB) > tile_smem<K, VB>(KPT)
                             ? sweep_smem<K, FLOAT>(KPT, VB) : tile_smem<K, VB>(KPT);
     return gpusort__cuda_tuning_of(ctx)->radix_compact || need > gpusort__cuda_smem_limit(ctx);
@@ -900,7 +909,7 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
     static_assert(!WIDEN || VB == 4, "narrow indices are sorted as u32 values");
     typedef typename ValueOf<VB>::T V;
-    constexpr int KPT = Tune<K, VB, COMPACT>::KPT;
+    constexpr int KPT = Tune<K, FLOAT, VB, COMPACT>::KPT;
     constexpr int TILE = THREADS * KPT;
     constexpr int P = sizeof(K);
     cudaStream_t st = gpusort__cuda_stream(ctx);
@@ -975,15 +984,15 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
 template <typename K, bool FLOAT, int VB, bool WIDEN = false>
 gpusort_status radix_sort_shape(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
-    if (VB != 0 && use_compact<K, FLOAT, VB>(ctx)) return radix_sort<K, FLOAT, VB, true, WIDEN>(ctx, d);
+    if (use_compact<K, FLOAT, VB>(ctx)) return radix_sort<K, FLOAT, VB, true, WIDEN>(ctx, d);
     return radix_sort<K, FLOAT, VB, false, WIDEN>(ctx, d);
 }
 
 /* The tile of the shape that sorts K keys with VB-byte values on ctx. */
 template <typename K, bool FLOAT, int VB> static size_t tile_of(gpusort_ctx *ctx)
 {
-    const bool compact = VB != 0 && use_compact<K, FLOAT, VB>(ctx);
-    return (size_t)THREADS * (compact ? Tune<K, VB, true>::KPT : Tune<K, VB>::KPT);
+    const bool compact = use_compact<K, FLOAT, VB>(ctx);
+    return (size_t)THREADS * (compact ? Tune<K, FLOAT, VB, true>::KPT : Tune<K, FLOAT, VB>::KPT);
 }
 
 /* Narrow indices (see the top of the file): an argsort with u64 indices whose indices fit u32
@@ -1003,7 +1012,7 @@ gpusort_status radix_sort_values(gpusort_ctx *ctx, const gpusort__sort_args *d)
     case GPUSORT_TYPE_U64:
         if (narrow_indices<K, FLOAT>(ctx, d)) return radix_sort_shape<K, FLOAT, 4, true>(ctx, d);
         return radix_sort_shape<K, FLOAT, 8>(ctx, d);
-    default: return radix_sort<K, FLOAT, 0, false>(ctx, d); /* one shape: fits 64 KiB */
+    default: return radix_sort_shape<K, FLOAT, 0>(ctx, d);
     }
 }
 
@@ -1054,7 +1063,7 @@ template <typename K, bool FLOAT> static size_t aux_bytes_of_sort(gpusort_ctx *c
  * offsets of the segmented passes (768 KiB per pass). */
 template <typename K, bool FLOAT, int VB> struct Multi {
     typedef typename ValueOf<VB>::T V;
-    static constexpr int KPT = Tune<K, VB>::KPT;
+    static constexpr int KPT = Tune<K, FLOAT, VB>::KPT;
     static constexpr int TILE = THREADS * KPT;
     static constexpr int P = sizeof(K);
     static constexpr size_t SEG = (size_t)RADIX_DIGITS * RADIX_DIGITS; /* entries per pass */

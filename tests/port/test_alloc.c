@@ -664,11 +664,12 @@ static void part_knob(void)
 static void part_tuning(void)
 {
     static const char *const rows[] = {"sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120"};
-    const size_t sizes_full[] = {1, 1000, 2304, 2305, 3072, 3073, 4608, 4609, 7680, 7681, 65537,
-                                 (1u << 20) + 1};
-    const size_t sizes_quick[] = {2305, 7681, 65537};
+    /* The radix tiles of the compact and the Hopper shapes (radix.cu's Tune), and past them. */
+    const size_t sizes_full[] = {1,    1000, 2304, 2305,  3072,  3073,  4608,  4609,
+                                 5377, 6145, 7680, 7681,  9217,  10753, 65537, (1u << 20) + 1};
+    const size_t sizes_quick[] = {2305, 7681, 10753, 65537};
     const size_t *sizes = quick ? sizes_quick : sizes_full;
-    const int nsizes = quick ? 3 : 12;
+    const int nsizes = quick ? 4 : 16;
     for (size_t r = 0; r < sizeof rows / sizeof *rows; r++) {
         setenv("GPUSORT_CUDA_TUNING", rows[r], 1);
         gpusort_ctx *ctx = NULL;
