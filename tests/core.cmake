@@ -74,12 +74,12 @@ foreach(type ${GPUSORT_TEST_TYPES})
                     test_backends_cuda_${type})
 endforeach()
 # The CUDA radix sort at the sizes around its tile boundaries, every type and distribution: the
-# single-block kernel up to one tile (2304 keys for 64-bit pairs in the compact shapes .. 10752
-# for 32-bit keys: radix.cu's Tune), the passes from one key more, and a few tiles (4 tiles make
-# a portion multiple).
+# single-block kernel up to one tile (2304 keys for 64-bit pairs in the compact shapes .. 7680
+# for 32-bit keys in the shapes of n <= 2^21: radix.cu's Tune), the passes from one key more, a
+# few tiles (4 tiles make a portion multiple), and the larger Hopper tiles above 2^21 keys.
 add_test(NAME test_backends_cuda_radix_tiles
          COMMAND test_backends --backend cuda --algorithm radix --sizes
-                 2303,2304,2305,3071,3072,3073,4607,4608,4609,5375,5376,5377,6143,6144,6145,7679,7680,7681,9215,9216,9217,10751,10752,10753,15361,18433,21505,30721,36865,43009,100003)
+                 2303,2304,2305,3071,3072,3073,4607,4608,4609,5375,5376,5377,6143,6144,6145,7679,7680,7681,9215,9216,9217,10751,10752,10753,15361,18433,21505,30721,36865,43009,100003,2097153,2107393)
 set_tests_properties(test_backends_cuda_radix_tiles PROPERTIES TIMEOUT 900 LABELS "core;cuda")
 gpusort_skippable(test_backends_cuda_radix_tiles)
 # The same option on the CPU (so CI runs it): a few sizes, and a malformed list must exit 2.

@@ -107,14 +107,21 @@ constexpr int WARPS = THREADS / 32;
  * Larger tiles mean fewer look-backs per key and longer runs per bucket in the scatter; past
  * these the spills win (bench/results/radix-tiles-2026-11-28.md: 32 u32 / 18 u64 keys and 28
  * pairs were slower).
- * The COMPACT shapes (tuning.cu: radix_compact, or a device whose shared memory per block is
- * below the Hopper shape's need) fit 64 KiB: 20 32-bit and 12 64-bit keys alone; pairs cut
- * until both kernels fit (the tile kernel's TILE * (K + V) + 25 KiB is the larger): 12 for 4+4
- * bytes, 8 for 4+8 and 8+4, 6 for 8+8. Derived, not measured. */
-template <typename K, bool FLOAT, int VB, bool COMPACT = false> struct Tune {
+ * Three shapes (SHAPE):
+ *   HOPPER   the above, for n > SMALL_N where they fit;
+ *   SMALL    n <= SMALL_N: 20 32-bit keys, 12 64-bit keys, 20 / 16 with values (the shapes
+ *            before the look-back window): with fewer keys than tiles x resident blocks the
+ *            larger tiles leave SMs idle (2^20 u32/u32 pairs ran 8% slower with 24);
+ *   COMPACT  tuning.cu's radix_compact, or a device whose shared memory per block is below the
+ *            Hopper shape's need: 64 KiB at most: 20 32-bit and 12 64-bit keys alone; pairs cut
+ *            until both kernels fit (the tile kernel's TILE * (K + V) + 25 KiB is the larger):
+ *            12 for 4+4 bytes, 8 for 4+8 and 8+4, 6 for 8+8. Derived, not measured. */
+enum { HOPPER = 0, SMALL = 1, COMPACT = 2 };
+template <typename K, bool FLOAT, int VB, int SHAPE = HOPPER> struct Tune {
     static constexpr int KPT =
-        COMPACT ? (VB == 0 ? (sizeof(K) == 4 ? 20 : 12)
-                           : sizeof(K) + VB == 8 ? 12 : sizeof(K) + VB == 12 ? 8 : 6)
+        SHAPE == COMPACT ? (VB == 0 ? (sizeof(K) == 4 ? 20 : 12)
+                                    : sizeof(K) + VB == 8 ? 12 : sizeof(K) + VB == 12 ? 8 : 6)
+        : SHAPE == SMALL ? (sizeof(K) == 4 ? 20 : VB ? 16 : 12)
         : VB == 0 ? (sizeof(K) == 4 ? 28 : FLOAT ? 14 : 16)
         : sizeof(K) == 4 ? (VB == 4 ? 24 : 20) : 16;
 };
@@ -791,7 +798,8 @@ static size_t align_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
 
 /* Kernels above 48 KiB of dynamic shared memory must say so once per device: a bit per device
  * (the first 64) records that it was done, so the call costs nothing on later sorts. WHICH:
- * 0/1 sweep/tile kernel, + 2 for the compact shapes, + 4 for the WIDEN sweep kernel. */
+ * 0/1 sweep/tile kernel, + 2 x SHAPE, + 8 for the WIDEN sweep kernel; 16 / 17 the sweeps of
+ * the several-GPU sort (MODE_SCATTER / MODE_SEGMENTED). */
 template <typename K, bool FLOAT, int VB, int WHICH> struct SmemOnce {
     static unsigned long long devices;
 };
@@ -893,6 +901,12 @@ static gpusort_status launch_sweeps(gpusort_ctx *ctx, Kern kern, size_t smem, cu
     return GPUSORT_STATUS_SUCCESS;
 }
 
+/* Below this many keys the SMALL shapes run (Tune). */
+#ifndef GPUSORT_RADIX_SMALL_LOG2
+#define GPUSORT_RADIX_SMALL_LOG2 21
+#endif
+constexpr size_t SMALL_N = (size_t)1 << GPUSORT_RADIX_SMALL_LOG2;
+
 /* The compact shapes run when the row asks for them or the Hopper shape does not fit. */
 template <typename K, bool FLOAT, int VB> static bool use_compact(gpusort_ctx *ctx)
 {
@@ -902,14 +916,20 @@ template <typename K, bool FLOAT, int VB> static bool use_compact(gpusort_ctx *c
     return gpusort__cuda_tuning_of(ctx)->radix_compact || need > gpusort__cuda_smem_limit(ctx);
 }
 
+/* The shape that sorts n keys on ctx. */
+template <typename K, bool FLOAT, int VB> static int shape_of(gpusort_ctx *ctx, size_t n)
+{
+    return use_compact<K, FLOAT, VB>(ctx) ? COMPACT : n <= SMALL_N ? SMALL : HOPPER;
+}
+
 /* The host side for one (key width, float flag, value width, shape). WIDEN: an argsort with u64
  * indices sorted with VB = 4 (narrow indices, see the top of the file; only above one tile). */
-template <typename K, bool FLOAT, int VB, bool COMPACT, bool WIDEN = false>
+template <typename K, bool FLOAT, int VB, int SHAPE, bool WIDEN = false>
 gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
     static_assert(!WIDEN || VB == 4, "narrow indices are sorted as u32 values");
     typedef typename ValueOf<VB>::T V;
-    constexpr int KPT = Tune<K, FLOAT, VB, COMPACT>::KPT;
+    constexpr int KPT = Tune<K, FLOAT, VB, SHAPE>::KPT;
     constexpr int TILE = THREADS * KPT;
     constexpr int P = sizeof(K);
     cudaStream_t st = gpusort__cuda_stream(ctx);
@@ -921,7 +941,7 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
         const size_t smem = tile_smem<K, VB>(KPT);
         auto kern = tile_sort_kernel<K, FLOAT, VB, KPT>;
         if ((s = allow_smem(ctx, (const void *)kern, smem,
-                            &SmemOnce<K, FLOAT, VB, 1 + 2 * COMPACT>::devices)))
+                            &SmemOnce<K, FLOAT, VB, 1 + 2 * SHAPE>::devices)))
             return s;
         kern<<<1, THREADS, smem, st>>>((const K *)d->keys_in, (K *)d->keys_out, d->values_in,
                                        d->values_out, (int)n, mask);
@@ -969,7 +989,7 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
     const size_t smem = sweep_smem<K, FLOAT>(KPT, VB);
     auto kern = onesweep_kernel<K, FLOAT, VB, KPT, WIDEN>;
     if ((s = allow_smem(ctx, (const void *)kern, smem,
-                        &SmemOnce<K, FLOAT, VB, 2 * COMPACT + 4 * WIDEN>::devices)))
+                        &SmemOnce<K, FLOAT, VB, 2 * SHAPE + 8 * WIDEN>::devices)))
         return s;
     MultiArgs mu;
     memset(&mu, 0, sizeof mu);
@@ -984,15 +1004,20 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
 template <typename K, bool FLOAT, int VB, bool WIDEN = false>
 gpusort_status radix_sort_shape(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
-    if (use_compact<K, FLOAT, VB>(ctx)) return radix_sort<K, FLOAT, VB, true, WIDEN>(ctx, d);
-    return radix_sort<K, FLOAT, VB, false, WIDEN>(ctx, d);
+    switch (shape_of<K, FLOAT, VB>(ctx, d->n)) {
+    case COMPACT: return radix_sort<K, FLOAT, VB, COMPACT, WIDEN>(ctx, d);
+    case SMALL: return radix_sort<K, FLOAT, VB, SMALL, WIDEN>(ctx, d);
+    default: return radix_sort<K, FLOAT, VB, HOPPER, WIDEN>(ctx, d);
+    }
 }
 
 /* The tile of the shape that sorts K keys with VB-byte values on ctx. */
-template <typename K, bool FLOAT, int VB> static size_t tile_of(gpusort_ctx *ctx)
+template <typename K, bool FLOAT, int VB> static size_t tile_of(gpusort_ctx *ctx, size_t n)
 {
-    const bool compact = use_compact<K, FLOAT, VB>(ctx);
-    return (size_t)THREADS * (compact ? Tune<K, FLOAT, VB, true>::KPT : Tune<K, FLOAT, VB>::KPT);
+    const int shape = shape_of<K, FLOAT, VB>(ctx, n);
+    return (size_t)THREADS * (shape == COMPACT ? Tune<K, FLOAT, VB, COMPACT>::KPT
+                              : shape == SMALL ? Tune<K, FLOAT, VB, SMALL>::KPT
+                                               : Tune<K, FLOAT, VB>::KPT);
 }
 
 /* Narrow indices (see the top of the file): an argsort with u64 indices whose indices fit u32
@@ -1001,7 +1026,7 @@ template <typename K, bool FLOAT, int VB> static size_t tile_of(gpusort_ctx *ctx
 template <typename K, bool FLOAT> static bool narrow_indices(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
     return d->value_type == GPUSORT_TYPE_U64 && !d->values_in && d->n <= UINT32_MAX &&
-           d->n > tile_of<K, FLOAT, 4>(ctx);
+           d->n > tile_of<K, FLOAT, 4>(ctx, d->n);
 }
 
 template <typename K, bool FLOAT>
@@ -1020,7 +1045,7 @@ gpusort_status radix_sort_values(gpusort_ctx *ctx, const gpusort__sort_args *d)
  * tile). */
 template <typename K, bool FLOAT, int VB> static size_t aux_bytes_of(gpusort_ctx *ctx, size_t n)
 {
-    const size_t tile = tile_of<K, FLOAT, VB>(ctx);
+    const size_t tile = tile_of<K, FLOAT, VB>(ctx, n);
     return n <= tile ? 0 : aux_layout(n, tile, sizeof(K)).aux_bytes;
 }
 
@@ -1150,7 +1175,7 @@ template <typename K, bool FLOAT, int VB> struct Multi {
         }
         const size_t smem = sweep_smem<K, FLOAT>(KPT, VB);
         auto kern = onesweep_kernel<K, FLOAT, VB, KPT, false, MODE_SCATTER>;
-        if ((s = allow_smem(ctx, (const void *)kern, smem, &SmemOnce<K, FLOAT, VB, 8>::devices)))
+        if ((s = allow_smem(ctx, (const void *)kern, smem, &SmemOnce<K, FLOAT, VB, 16>::devices)))
             return s;
         return launch_sweeps(ctx, kern, smem, st, gpusort__cuda_pdl(ctx), 0, y.L, aux,
                              (const Plan *)(aux + y.L.off_plan), radix_mask(d->key_type, d->order),
@@ -1174,7 +1199,7 @@ template <typename K, bool FLOAT, int VB> struct Multi {
             return s;
         }
         /* One tile: the whole-piece sort, which keeps the buckets in order too. */
-        if (n <= (size_t)TILE) return radix_sort<K, FLOAT, VB, false>(ctx, d);
+        if (n <= (size_t)TILE) return radix_sort<K, FLOAT, VB, HOPPER>(ctx, d);
         const Lay y = lay(n);
         char *aux = aux_of(ctx, y);
         if (!aux) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
@@ -1217,7 +1242,7 @@ template <typename K, bool FLOAT, int VB> struct Multi {
         mu.seg_shift = m * RADIX_BITS;
         const size_t smem = sweep_smem<K, FLOAT>(KPT, VB);
         auto kern = onesweep_kernel<K, FLOAT, VB, KPT, false, MODE_SEGMENTED>;
-        if ((s = allow_smem(ctx, (const void *)kern, smem, &SmemOnce<K, FLOAT, VB, 9>::devices)))
+        if ((s = allow_smem(ctx, (const void *)kern, smem, &SmemOnce<K, FLOAT, VB, 17>::devices)))
             return s;
         const int pdl = gpusort__cuda_pdl(ctx);
         if ((s = launch_sweeps(ctx, kern, smem, st, pdl, pdl, y.L, aux, plan, mask, n, TILE, 0, m,
