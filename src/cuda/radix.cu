@@ -52,8 +52,8 @@
  * (before = 2 + 5 = 7). Either way its d-keys go to base[d] + 7 .. + 10.
  *
  * Measured against CUB (same run, same data, H200, 2^28 keys, uniform;
- * bench/results/radix-lookback-2026-11-28.md): u32 1.086x, u64 1.183x, u32/u32 pairs 1.138x,
- * u64/u64 pairs (2^27) 1.045x, argsort f32 1.157x.
+ * bench/results/radix-tiles-2026-11-28.md): u32 1.142x, f32 1.157x, u64 1.281x, f64 1.242x,
+ * u32/u32 pairs 1.176x, u64/u64 pairs (2^27) 1.041x, argsort f32 1.201x.
  *
  * Small inputs (n <= one tile) take tile_sort_kernel: one block ranks and permutes the tile in
  * shared memory for every digit position (skipping positions where the tile's keys agree) and
