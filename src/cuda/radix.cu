@@ -1106,6 +1106,8 @@ template <typename K, bool FLOAT, int VB> struct Multi {
         y.bytes = y.off_triv + MAX_PASSES * sizeof(int);
         return y;
     }
+    /* The Hopper shape runs on ctx (the several-GPU passes have no compact form). */
+    static int ok(gpusort_ctx *ctx) { return !use_compact<K, FLOAT, VB>(ctx); }
     static char *aux_of(gpusort_ctx *ctx, const Lay &y)
     {
         return (char *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_AUX, y.bytes);
@@ -1255,37 +1257,25 @@ template <typename K, bool FLOAT, int VB> struct Multi {
     }
 };
 
-/* Multi<K, FLOAT, VB>::f(args...) for the key and value types of d. */
-#define GPUSORT_RADIX_MULTI_DISPATCH(d, f, ...)                                                    \
-    do {                                                                                           \
-        const int vb_ = (d)->value_type == GPUSORT_TYPE_U32 ? 4                                    \
-                        : (d)->value_type == GPUSORT_TYPE_U64 ? 8 : 0;                             \
-        switch ((d)->key_type) {                                                                   \
-        case GPUSORT_TYPE_U32:                                                                     \
-        case GPUSORT_TYPE_I32:                                                                     \
-            return vb_ == 4 ? Multi<uint32_t, false, 4>::f(__VA_ARGS__)                            \
-                 : vb_ == 8 ? Multi<uint32_t, false, 8>::f(__VA_ARGS__)                            \
-                            : Multi<uint32_t, false, 0>::f(__VA_ARGS__);                           \
-        case GPUSORT_TYPE_F32:                                                                     \
-            return vb_ == 4 ? Multi<uint32_t, true, 4>::f(__VA_ARGS__)                             \
-                 : vb_ == 8 ? Multi<uint32_t, true, 8>::f(__VA_ARGS__)                             \
-                            : Multi<uint32_t, true, 0>::f(__VA_ARGS__);                            \
-        case GPUSORT_TYPE_U64:                                                                     \
-        case GPUSORT_TYPE_I64:                                                                     \
-            return vb_ == 4 ? Multi<uint64_t, false, 4>::f(__VA_ARGS__)                            \
-                 : vb_ == 8 ? Multi<uint64_t, false, 8>::f(__VA_ARGS__)                            \
-                            : Multi<uint64_t, false, 0>::f(__VA_ARGS__);                           \
-        case GPUSORT_TYPE_F64:                                                                     \
-            return vb_ == 4 ? Multi<uint64_t, true, 4>::f(__VA_ARGS__)                             \
-                 : vb_ == 8 ? Multi<uint64_t, true, 8>::f(__VA_ARGS__)                             \
-                            : Multi<uint64_t, true, 0>::f(__VA_ARGS__);                            \
-        default: break;                                                                            \
-        }                                                                                          \
-    } while (0)
-
-template <typename K, bool FLOAT, int VB> static int multi_ok_of(gpusort_ctx *ctx)
+/* f(Multi<K, FLOAT, VB>()) for the key and value types of d (multi.c checked them). */
+template <typename K, bool FLOAT, typename F> static auto multi_by_values(const gpusort__sort_args *d, F f)
 {
-    return !use_compact<K, FLOAT, VB>(ctx);
+    switch (d->value_type) {
+    case GPUSORT_TYPE_U32: return f(Multi<K, FLOAT, 4>());
+    case GPUSORT_TYPE_U64: return f(Multi<K, FLOAT, 8>());
+    default: return f(Multi<K, FLOAT, 0>());
+    }
+}
+
+template <typename F> static auto multi_by_types(const gpusort__sort_args *d, F f)
+{
+    switch (d->key_type) {
+    case GPUSORT_TYPE_F32: return multi_by_values<uint32_t, true>(d, f);
+    case GPUSORT_TYPE_U64:
+    case GPUSORT_TYPE_I64: return multi_by_values<uint64_t, false>(d, f);
+    case GPUSORT_TYPE_F64: return multi_by_values<uint64_t, true>(d, f);
+    default: return multi_by_values<uint32_t, false>(d, f); /* U32, I32 */
+    }
 }
 
 } // namespace
@@ -1323,41 +1313,19 @@ extern "C" size_t gpusort__cuda_radix_aux_bytes(gpusort_ctx *ctx, const gpusort_
 
 extern "C" int gpusort__cuda_radix_multi_ok(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
-    using namespace gpusort_cuda;
-    const int vb = d->value_type == GPUSORT_TYPE_U32 ? 4 : d->value_type == GPUSORT_TYPE_U64 ? 8 : 0;
-    switch (d->key_type) {
-    case GPUSORT_TYPE_U32:
-    case GPUSORT_TYPE_I32:
-        return vb == 4 ? multi_ok_of<uint32_t, false, 4>(ctx) : vb == 8 ? multi_ok_of<uint32_t, false, 8>(ctx)
-                                                                      : multi_ok_of<uint32_t, false, 0>(ctx);
-    case GPUSORT_TYPE_F32:
-        return vb == 4 ? multi_ok_of<uint32_t, true, 4>(ctx) : vb == 8 ? multi_ok_of<uint32_t, true, 8>(ctx)
-                                                                     : multi_ok_of<uint32_t, true, 0>(ctx);
-    case GPUSORT_TYPE_U64:
-    case GPUSORT_TYPE_I64:
-        return vb == 4 ? multi_ok_of<uint64_t, false, 4>(ctx) : vb == 8 ? multi_ok_of<uint64_t, false, 8>(ctx)
-                                                                      : multi_ok_of<uint64_t, false, 0>(ctx);
-    case GPUSORT_TYPE_F64:
-        return vb == 4 ? multi_ok_of<uint64_t, true, 4>(ctx) : vb == 8 ? multi_ok_of<uint64_t, true, 8>(ctx)
-                                                                     : multi_ok_of<uint64_t, true, 0>(ctx);
-    default: return 0;
-    }
+    return gpusort_cuda::multi_by_types(d, [&](auto m) { return decltype(m)::ok(ctx); });
 }
 
 extern "C" gpusort_status gpusort__cuda_radix_multi_hist(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
-    using namespace gpusort_cuda;
-    GPUSORT_RADIX_MULTI_DISPATCH(d, hist, ctx, d);
-    return GPUSORT_STATUS_INVALID_ARGUMENT;
+    return gpusort_cuda::multi_by_types(d, [&](auto m) { return decltype(m)::hist(ctx, d); });
 }
 
 extern "C" gpusort_status gpusort__cuda_radix_multi_hist_fetch(gpusort_ctx *ctx,
                                                               const gpusort__sort_args *d,
                                                               uint64_t *hist)
 {
-    using namespace gpusort_cuda;
-    GPUSORT_RADIX_MULTI_DISPATCH(d, hist_fetch, ctx, d, hist);
-    return GPUSORT_STATUS_INVALID_ARGUMENT;
+    return gpusort_cuda::multi_by_types(d, [&](auto m) { return decltype(m)::hist_fetch(ctx, d, hist); });
 }
 
 extern "C" gpusort_status gpusort__cuda_radix_multi_scatter(gpusort_ctx *ctx,
@@ -1365,15 +1333,12 @@ extern "C" gpusort_status gpusort__cuda_radix_multi_scatter(gpusort_ctx *ctx,
                                                            const uint64_t *bases,
                                                            const gpusort__cuda_multi_dst *dst)
 {
-    using namespace gpusort_cuda;
-    GPUSORT_RADIX_MULTI_DISPATCH(d, scatter, ctx, d, m, bases, dst);
-    return GPUSORT_STATUS_INVALID_ARGUMENT;
+    return gpusort_cuda::multi_by_types(
+        d, [&](auto mt) { return decltype(mt)::scatter(ctx, d, m, bases, dst); });
 }
 
 extern "C" gpusort_status gpusort__cuda_radix_multi_local(gpusort_ctx *ctx,
                                                          const gpusort__sort_args *d, int m)
 {
-    using namespace gpusort_cuda;
-    GPUSORT_RADIX_MULTI_DISPATCH(d, local, ctx, d, m);
-    return GPUSORT_STATUS_INVALID_ARGUMENT;
+    return gpusort_cuda::multi_by_types(d, [&](auto mt) { return decltype(mt)::local(ctx, d, m); });
 }
