@@ -1004,9 +1004,16 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
 template <typename K, bool FLOAT, int VB, bool WIDEN = false>
 gpusort_status radix_sort_shape(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
+    constexpr int small = Tune<K, FLOAT, VB, SMALL>::KPT;
     switch (shape_of<K, FLOAT, VB>(ctx, d->n)) {
     case COMPACT: return radix_sort<K, FLOAT, VB, COMPACT, WIDEN>(ctx, d);
-    case SMALL: return radix_sort<K, FLOAT, VB, SMALL, WIDEN>(ctx, d);
+    case SMALL: /* the kernels of a shape with the same tile where there is one (compile time) */
+        if constexpr (small == Tune<K, FLOAT, VB, HOPPER>::KPT)
+            return radix_sort<K, FLOAT, VB, HOPPER, WIDEN>(ctx, d);
+        else if constexpr (small == Tune<K, FLOAT, VB, COMPACT>::KPT)
+            return radix_sort<K, FLOAT, VB, COMPACT, WIDEN>(ctx, d);
+        else
+            return radix_sort<K, FLOAT, VB, SMALL, WIDEN>(ctx, d);
     default: return radix_sort<K, FLOAT, VB, HOPPER, WIDEN>(ctx, d);
     }
 }
