@@ -64,7 +64,7 @@
  * odd number of executed passes ends with one device copy (finish_kernel, which also handles
  * "no pass at all": copy, or indices for argsort). Aux memory (slot AUX): histograms and bin
  * bases (8 KiB per pass and portion), plus the look-back state, 1 KiB per tile of the largest
- * portion (n/TILE KiB up to 2^27 keys: 21 MiB for 32-bit keys).
+ * portion (n/TILE KiB up to 2^27 keys: 12 MiB for 32-bit keys in the Hopper shape).
  *
  * Narrow indices. An argsort with u64 indices and n <= UINT32_MAX keys above one tile of the
  * u32-value shape runs the u32-value kernels (WIDEN): 4 bytes less read and 4 less written per
