@@ -909,7 +909,7 @@ gpusort_status radix_run(radix_job *j, gpusort_type kt, int desc, gpusort_multi_
     if (!s && m < 0) { /* every radix key is equal: the pieces are the sorted sequence already */
         *declined = 0;
         t->exchange = "none";
-        t->split_s = t->total_s = wall_s() - t0;
+        t->split_s = wall_s() - t0; /* multi.c sets total_s */
         goto out;
     }
     if (s) goto out;
@@ -1018,7 +1018,6 @@ gpusort_status radix_run(radix_job *j, gpusort_type kt, int desc, gpusort_multi_
             t->local_sort_s = lo * 1e-3;
             t->merge_s = fx * 1e-3;
             t->exchange = "scatter";
-            t->total_s = wall_s() - t0;
         }
         goto out;
     }

@@ -109,9 +109,9 @@ constexpr int WARPS = THREADS / 32;
  * pairs were slower).
  * Three shapes (SHAPE):
  *   HOPPER   the above, for n > SMALL_N where they fit;
- *   SMALL    n <= SMALL_N: 20 32-bit keys, 12 64-bit keys, 20 / 16 with values (the shapes
- *            before the look-back window): with fewer keys than tiles x resident blocks the
- *            larger tiles leave SMs idle (2^20 u32/u32 pairs ran 8% slower with 24);
+ *   SMALL    n <= SMALL_N: 20 32-bit keys, 12 64-bit keys, 20 / 16 with values: with fewer
+ *            tiles than resident blocks the larger tiles leave SMs idle
+ *            (bench/results/radix-tiles-2026-11-28.md, the 2^20 rows);
  *   COMPACT  tuning.cu's radix_compact, or a device whose shared memory per block is below the
  *            Hopper shape's need: 64 KiB at most: 20 32-bit and 12 64-bit keys alone; pairs cut
  *            until both kernels fit (the tile kernel's TILE * (K + V) + 25 KiB is the larger):
