@@ -11,7 +11,8 @@
  *   (in place), pairs with keys_out = NULL (values only), argsort with u32 and with u64 indices,
  *   and u64 indices with the sorted keys (values_in = NULL: out of place and in place).
  *   Distributions: datagen's, and this file's "low8" (one key pattern, the low byte random: a
- *   radix sort with exactly one digit pass).
+ *   radix sort with exactly one digit pass) and "top2" (the top two bytes equal: the MSD-first
+ *   radix sort's fallback).
  *   Every sort is stable, so the result is unique: keys, values and indices must equal the
  *   reference's BIT FOR BIT (this covers order, permutation, stability, pair integrity, NaN
  *   placement, -0.0/+0.0 order and payload preservation in one comparison). Out-of-place calls
@@ -135,14 +136,23 @@ typedef struct where {
     const char *mem;    /* "host" or "device" */
 } where;
 
-/* One distribution of this test's own, after datagen's: "low8", one random key pattern whose
- * low byte alone is random, so that a radix sort of any type has exactly one digit position
- * that is not trivial (one executed pass: the odd count with in-place keys, and an argsort's
- * indices made and written by the same pass). */
+/* Distributions of this test's own, after datagen's:
+ *   "low8"  one random key pattern whose low byte alone is random, so that a radix sort of any
+ *           type has exactly one digit position that is not trivial (one executed pass: the
+ *           odd count with in-place keys, and an argsort's indices made and written by the
+ *           same pass);
+ *   "top2"  uniform keys whose second-highest byte repeats the highest: each of the two top
+ *           digit positions alone looks uniform, but the keys fall into only 256 of the 65536
+ *           (top, second) buckets, so the CUDA radix sort's MSD-first path overflows its
+ *           bucket sort from 2^21 keys and takes its fallback. */
 #define DIST_LOW8 ((datagen_dist)DATAGEN_DIST_COUNT)
-#define DIST_COUNT (DATAGEN_DIST_COUNT + 1)
+#define DIST_TOP2 ((datagen_dist)(DATAGEN_DIST_COUNT + 1))
+#define DIST_COUNT (DATAGEN_DIST_COUNT + 2)
 
-static const char *dist_name(datagen_dist d) { return d == DIST_LOW8 ? "low8" : datagen_dist_name(d); }
+static const char *dist_name(datagen_dist d)
+{
+    return d == DIST_LOW8 ? "low8" : d == DIST_TOP2 ? "top2" : datagen_dist_name(d);
+}
 
 static void fail(const where *w, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -704,7 +714,7 @@ static int case_selected(datagen_dist d, size_t n)
         return d == DATAGEN_UNIFORM || d == DATAGEN_SPECIAL;
     if (n >= ((size_t)1 << 20))
         return quick_dist(d) || d == DATAGEN_REVERSED || d == DATAGEN_ENTROPY3 ||
-               d == DATAGEN_ZIPF || d == DATAGEN_EQUAL;
+               d == DATAGEN_ZIPF || d == DATAGEN_EQUAL || d == DIST_TOP2;
     return 1;
 }
 
@@ -725,6 +735,16 @@ static void fill_low8(void *keys, gpusort_type type, size_t n, uint64_t seed)
     for (size_t i = 1; i < n; i++) memcpy(k + i * ks + 1, k + 1, ks - 1);
 }
 
+/* DIST_TOP2's keys: datagen's uniform keys with the second-highest byte (little-endian) set to
+ * the highest. */
+static void fill_top2(void *keys, gpusort_type type, size_t n, uint64_t seed)
+{
+    size_t ks = gpusort_type_size(type);
+    unsigned char *k = (unsigned char *)keys;
+    datagen_fill(keys, type, n, DATAGEN_UNIFORM, seed);
+    for (size_t i = 0; i < n; i++) k[i * ks + ks - 2] = k[i * ks + ks - 1];
+}
+
 static void run_case(gpusort_type type, datagen_dist dist, size_t n)
 {
     size_t ks = gpusort_type_size(type);
@@ -734,6 +754,7 @@ static void run_case(gpusort_type type, datagen_dist dist, size_t n)
     uint32_t *v32 = xmalloc(n * 4);
     uint64_t *v64 = xmalloc(n * 8);
     if (dist == DIST_LOW8) fill_low8(keys, type, n, seed);
+    else if (dist == DIST_TOP2) fill_top2(keys, type, n, seed);
     else datagen_fill(keys, type, n, dist, seed);
     datagen_fill_u32(v32, n, seed + 1);
     datagen_fill_u64(v64, n, seed + 2);

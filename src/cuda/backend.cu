@@ -161,6 +161,10 @@ static gpusort_status cuda_init(gpusort_ctx *ctx, int device)
         im->pdl = im->tune->pdl && im->props.major >= 9 && ptx >= 90;
         const char *fail = getenv("GPUSORT_TEST_FAIL_DEVICE_ALLOC");
         im->fail_alloc_at = fail ? atol(fail) : 0;
+        const char *hybrid = getenv("GPUSORT_TEST_RADIX_HYBRID");
+        im->radix_hybrid = hybrid && *hybrid ? atoi(hybrid) != 0 : -1;
+        const char *hist = getenv("GPUSORT_TEST_RADIX_HIST");
+        im->radix_hist = hist && *hist ? atoi(hist) != 0 : -1;
     }
     /* A BLOCKING stream: it is ordered after the caller's work on the legacy default stream
      * (cudaMemcpy from pageable memory returns before its DMA is done, cudaMemset is

@@ -52,8 +52,9 @@
  * (before = 2 + 5 = 7). Either way its d-keys go to base[d] + 7 .. + 10.
  *
  * Measured against CUB (same run, same data, H200, 2^28 keys, uniform;
- * bench/results/radix-tiles-2026-11-28.md): u32 1.142x, f32 1.157x, u64 1.281x, f64 1.242x,
- * u32/u32 pairs 1.176x, u64/u64 pairs (2^27) 1.041x, argsort f32 1.201x.
+ * bench/results/radix-msd-2026-11-29.md): u32 1.190x, f32 1.184x, u64 1.315x, f64 1.27x,
+ * u32/u32 pairs 1.223x, u64/u32 pairs 1.199x and u64/u64 pairs (2^27) 1.229x (MSD first),
+ * argsort f32 1.227x.
  *
  * Small inputs (n <= one tile) take tile_sort_kernel: one block ranks and permutes the tile in
  * shared memory for every digit position (skipping positions where the tile's keys agree) and
@@ -78,6 +79,25 @@
  *     E = 3:  indices -> out[u32] -> alt[u32] -> out[u64]
  * With no pass at all, finish_kernel writes the u64 indices. Other modes never take this path:
  * their kernels are compiled without it (the WIDEN template flag).
+ *
+ * MSD first (u64/i64 keys with values, from 2^27 keys; hybrid_applies says where it pays). The
+ * passes are bound by ranking as much as by memory (a pass of 32-bit keys moves 2 GiB in about
+ * the time of 4 GiB of 64-bit ones), so fewer passes pay where a pass moves many bytes per key.
+ * After the histograms, scan_kernel decides on the device, from the top two digits' histograms,
+ * whether the keys look uniform enough; if so:
+ *   A  the pass on the top digit, keys_in -> alternate buffer;
+ *   seg_hist_kernel / seg_scan_kernel: the size of every (top, second) sub-bucket, the offsets
+ *      of pass B and where each sub-bucket starts; a sub-bucket above the bucket sort's capacity
+ *      sets the fallback (hybrid_fallback_kernel): the LSD passes then sort pass B's output in
+ *      place, so the result is the same, 2 passes and 2 counting reads later;
+ *   B  the pass on the second digit within each top bucket (MODE_SEGMENTED), -> output;
+ *   bucket_sort_kernel: each of the 65536 sub-buckets sorted in shared memory on its remaining
+ *      digits, in place.
+ * 2 passes, 3 reads and one on-chip sort instead of 8 passes (Stehle & Jacobsen 2017, "A
+ * Memory Bandwidth-Efficient Hybrid Radix Sort on GPUs", with one on-chip level). Every launch
+ * of both ways is enqueued; the ones not taken exit at once (the LSD plan says `done`), so the
+ * call stays asynchronous. Launch numbers: A, B, then the LSD passes; pass B's bin bases are
+ * zero (its offsets carry the positions) in slot P of the bin-base table.
  */
 #include "cuda_internal.h"
 #include "block_radix_rank.cuh"
@@ -160,6 +180,16 @@ template <bool B> struct BoolC { static constexpr bool value = B; };
 template <int VB> struct ValueOf { typedef uint32_t T; };
 template <> struct ValueOf<8> { typedef uint64_t T; };
 
+/* The buffers scan_kernel plans with. */
+struct PlanInput {
+    const void *keys_in;
+    void *keys_out, *keys_alt;
+    const void *vals_in;             /* NULL for argsort */
+    void *vals_out, *vals_alt;       /* narrow indices: vals_out is the caller's u64 array */
+    int has_vals;
+    int widen;                       /* narrow indices (see the top of the file) */
+};
+
 /* What the passes do, decided on the device by scan_kernel (see the top of the file). */
 constexpr int MAX_PASSES = 8;
 struct Plan {
@@ -171,16 +201,8 @@ struct Plan {
     int executed;                    /* number of active passes */
     int copy_keys, copy_vals;        /* finish: alternate buffer -> output */
     int wide_pass;                   /* narrow indices: the last executed pass (stores u64); -1 */
-};
-
-/* The buffers scan_kernel plans with. */
-struct PlanInput {
-    const void *keys_in;
-    void *keys_out, *keys_alt;
-    const void *vals_in;             /* NULL for argsort */
-    void *vals_out, *vals_alt;       /* narrow indices: vals_out is the caller's u64 array */
-    int has_vals;
-    int widen;                       /* narrow indices (see the top of the file) */
+    int done;                        /* the MSD-first sort ran instead: finish does nothing */
+    PlanInput in;                    /* the buffers planned with (finish copies between them) */
 };
 
 struct SweepArgs {
@@ -209,6 +231,16 @@ struct MultiArgs {
     void *k[MULTI_MAX_DST], *v[MULTI_MAX_DST];
     const long long *seg_off;                   /* SEGMENTED: [256 buckets][256 digits] */
     int seg_shift;
+};
+
+/* The MSD-first sort's state in slot AUX ("MSD first" at the top of the file). */
+struct Hybrid {
+    Plan plan;                  /* passes A (digit P-1) and B (digit P-2), active when run */
+    int run;                    /* scan_kernel chose the MSD-first sort */
+    int local;                  /* the bucket sort runs: run, and no bucket above its capacity */
+    int overflow;               /* seg_scan_kernel: a bucket exceeds the capacity */
+    int seg_trivial;            /* seg_scan_kernel's flag (not used) */
+    int trivial[MAX_PASSES];    /* scan_kernel's trivial digit positions (for the fallback plan) */
 };
 
 /* Shared memory of onesweep_kernel: the tile's keys (and values) in sorted order, the per-warp
@@ -484,44 +516,61 @@ __global__ void __launch_bounds__(THREADS, (min_blocks<VB>())) onesweep_kernel(S
     else sweep(BoolC<false>());
 }
 
-/* Histograms of every digit position of all keys: a grid-stride loop (a few blocks per SM, so
- * few global atomics at the end), 16-byte loads with 4 in flight per thread (when keys is
- * 16-byte aligned; else plain loads), one shared atomic per key and digit position into one of
- * HIST_COPIES block histograms (warps alternate between copies: fewer collisions). */
+/* Histograms of every digit position of all keys: a grid-stride loop (few blocks per SM, so few
+ * global atomics at the end), 16-byte loads with 4 in flight per thread (when keys is 16-byte
+ * aligned; else plain loads), one shared atomic per key and digit position. The shared atomics
+ * are the kernel's cost, and their bank conflicts most of it, so the counters have a COLUMN per
+ * lane (COLS = 32, 4-byte keys) or per pair of lanes (COLS = 16, 8-byte keys): counter
+ * (p, d, c) at word (p * 256 + d) * COLS + c, lane l adding to column l % COLS, so the lanes of
+ * one atomic hit distinct banks whatever their digits (128 KiB: one block of 1024 threads per
+ * SM). COLS = 0: HIST_COPIES block histograms, warps alternating between them (devices whose
+ * blocks have less shared memory). The columns are summed at the end, each thread starting at
+ * its own lane's column (no bank conflicts). */
 constexpr int HIST_COPIES = 2;
-template <typename K, bool FLOAT>
-__global__ void __launch_bounds__(HIST_THREADS) hist_kernel(const K *keys, size_t n, K mask,
-                                                            unsigned long long *hist)
+constexpr int HIST_COLS_THREADS = 1024;
+template <typename K> constexpr int hist_cols() { return sizeof(K) == 4 ? 32 : 16; }
+template <typename K, int COLS> constexpr size_t hist_smem()
+{
+    return (size_t)sizeof(K) * RADIX_DIGITS * (COLS ? COLS : HIST_COPIES) * 4;
+}
+
+template <typename K, bool FLOAT, int COLS>
+__global__ void __launch_bounds__(COLS ? HIST_COLS_THREADS : HIST_THREADS)
+    hist_kernel(const K *keys, size_t n, K mask, unsigned long long *hist)
 {
     pdl_wait_and_release();
     constexpr int P = sizeof(K);
     constexpr int VEC = 16 / sizeof(K);
     constexpr int U = 4; /* vectors in flight per thread */
-    __shared__ uint32_t s_hist[HIST_COPIES * P * RADIX_DIGITS];
-    for (int i = threadIdx.x; i < HIST_COPIES * P * RADIX_DIGITS; i += HIST_THREADS) s_hist[i] = 0;
+    constexpr int T = COLS ? HIST_COLS_THREADS : HIST_THREADS;
+    constexpr int WORDS = P * RADIX_DIGITS * (COLS ? COLS : HIST_COPIES);
+    extern __shared__ uint32_t s_hist[];
+    for (int i = threadIdx.x; i < WORDS; i += T) s_hist[i] = 0;
     __syncthreads();
-    uint32_t *h = s_hist + ((threadIdx.x >> 5) % HIST_COPIES) * P * RADIX_DIGITS;
+    const int lane = threadIdx.x & 31;
+    uint32_t *h = COLS ? s_hist + lane % (COLS ? COLS : 1)
+                       : s_hist + ((threadIdx.x >> 5) % HIST_COPIES) * P * RADIX_DIGITS;
     auto count = [&](K k) {
         const K r = radix_key<FLOAT>(k, mask);
 #pragma unroll
         for (int p = 0; p < P; p++) {
             const uint32_t d = (uint32_t)(r >> (p * RADIX_BITS)) & (RADIX_DIGITS - 1);
-            atomicAdd(&h[p * RADIX_DIGITS + d], 1u);
+            atomicAdd(&h[(p * RADIX_DIGITS + d) * (COLS ? COLS : 1)], 1u);
         }
     };
     size_t scalar_from = 0;
     if (((uintptr_t)keys & 15) == 0) {
         const uint4 *v = (const uint4 *)keys;
         const size_t nvec = n / VEC;
-        const size_t step = (size_t)gridDim.x * U * HIST_THREADS;
-        for (size_t b = (size_t)blockIdx.x * U * HIST_THREADS + threadIdx.x; b < nvec; b += step) {
+        const size_t step = (size_t)gridDim.x * U * T;
+        for (size_t b = (size_t)blockIdx.x * U * T + threadIdx.x; b < nvec; b += step) {
             uint4 r[U];
 #pragma unroll
             for (int u = 0; u < U; u++)
-                if (b + (size_t)u * HIST_THREADS < nvec) r[u] = __ldg(v + b + (size_t)u * HIST_THREADS);
+                if (b + (size_t)u * T < nvec) r[u] = __ldg(v + b + (size_t)u * T);
 #pragma unroll
             for (int u = 0; u < U; u++) {
-                if (b + (size_t)u * HIST_THREADS >= nvec) break;
+                if (b + (size_t)u * T >= nvec) break;
                 const K *k = (const K *)&r[u];
 #pragma unroll
                 for (int c = 0; c < VEC; c++) count(k[c]);
@@ -529,14 +578,19 @@ __global__ void __launch_bounds__(HIST_THREADS) hist_kernel(const K *keys, size_
         }
         scalar_from = nvec * VEC;
     }
-    for (size_t i = scalar_from + (size_t)blockIdx.x * HIST_THREADS + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * HIST_THREADS)
+    for (size_t i = scalar_from + (size_t)blockIdx.x * T + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * T)
         count(keys[i]);
     __syncthreads();
-    for (int i = threadIdx.x; i < P * RADIX_DIGITS; i += HIST_THREADS) {
+    for (int i = threadIdx.x; i < P * RADIX_DIGITS; i += T) {
         uint32_t c = 0;
+        if (COLS) {
+#pragma unroll 8
+            for (int j = 0; j < COLS; j++) c += s_hist[i * COLS + (j + lane) % (COLS ? COLS : 1)];
+        } else {
 #pragma unroll
-        for (int q = 0; q < HIST_COPIES; q++) c += s_hist[q * P * RADIX_DIGITS + i];
+            for (int q = 0; q < HIST_COPIES; q++) c += s_hist[q * P * RADIX_DIGITS + i];
+        }
         if (c) atomicAdd(&hist[i], (unsigned long long)c);
     }
 }
@@ -571,6 +625,8 @@ __device__ void make_plan(const int *trivial, int passes, const PlanInput &in, P
         e++;
     }
     plan->executed = E;
+    plan->done = 0;
+    plan->in = in;
     plan->copy_keys = kin_place && odd;
     plan->copy_vals = vin_place && odd;
     plan->wide_pass = -1;
@@ -578,21 +634,40 @@ __device__ void make_plan(const int *trivial, int passes, const PlanInput &in, P
         if (!trivial[p]) { plan->wide_pass = p; break; }
 }
 
-/* One block of 256 threads: the bin bases of portion 0 of every pass, then the plan (thread 0). */
+/* One block of 256 threads: the bin bases of portion 0 of every pass, then the plan (thread 0).
+ * hy (the MSD-first layout, else NULL): also whether the MSD-first sort runs. It runs when the
+ * top two digit positions are not trivial and the product of their largest buckets over n -
+ * the largest (top, second) bucket if the two digits were independent - is at most 17/20 of
+ * cap, the bucket sort's capacity; then the LSD plan runs no pass (done), and hy->plan holds
+ * passes A (keys_in -> alt) and B (alt -> out). */
 __global__ void __launch_bounds__(RADIX_DIGITS) scan_kernel(const unsigned long long *hist,
                                                             int passes, size_t n,
                                                             uint64_t *bin_base, PlanInput in,
-                                                            Plan *plan)
+                                                            Plan *plan, Hybrid *hy, uint32_t cap)
 {
     pdl_wait_and_release();
     __shared__ unsigned long long s_scan[MAX_PASSES][RADIX_DIGITS / 32];
+    __shared__ unsigned long long s_max[2][RADIX_DIGITS / 32];
     __shared__ int s_trivial[MAX_PASSES];
     const int d = threadIdx.x, lane = d & 31, warp = d >> 5;
     if (d < MAX_PASSES) s_trivial[d] = 0;
     /* All passes at once: their loads in flight together, one barrier (latency of small sorts). */
-    unsigned long long total[MAX_PASSES], incl[MAX_PASSES];
+    unsigned long long total[MAX_PASSES], incl[MAX_PASSES], top[2] = {0, 0};
 #pragma unroll
-    for (int p = 0; p < MAX_PASSES; p++) total[p] = p < passes ? hist[p * RADIX_DIGITS + d] : 0;
+    for (int p = 0; p < MAX_PASSES; p++) {
+        total[p] = p < passes ? hist[p * RADIX_DIGITS + d] : 0;
+        if (p == passes - 1) top[0] = total[p];
+        if (p == passes - 2) top[1] = total[p];
+    }
+#pragma unroll
+    for (int j = 0; j < 2; j++) {
+#pragma unroll
+        for (int o = 16; o; o >>= 1) {
+            const unsigned long long y = __shfl_xor_sync(0xffffffffu, top[j], o);
+            top[j] = y > top[j] ? y : top[j];
+        }
+        if (lane == 0) s_max[j][warp] = top[j];
+    }
     __syncthreads();
 #pragma unroll
     for (int p = 0; p < MAX_PASSES; p++) {
@@ -609,7 +684,45 @@ __global__ void __launch_bounds__(RADIX_DIGITS) scan_kernel(const unsigned long 
         for (int w = 0; w < warp; w++) run += s_scan[p][w];
         bin_base[p * RADIX_DIGITS + d] = run; /* portion 0; the sweeps give the others */
     }
+    if (hy) bin_base[passes * RADIX_DIGITS + d] = 0; /* pass B's slot: its offsets say all */
     if (d != 0) return;
+    if (hy) {
+        unsigned long long m0 = 0, m1 = 0;
+        for (int w = 0; w < RADIX_DIGITS / 32; w++) {
+            m0 = s_max[0][w] > m0 ? s_max[0][w] : m0;
+            m1 = s_max[1][w] > m1 ? s_max[1][w] : m1;
+        }
+        const int run = !s_trivial[passes - 1] && !s_trivial[passes - 2] &&
+                        m0 <= 3 * n / RADIX_DIGITS + 64 && m1 <= 3 * n / RADIX_DIGITS + 64 &&
+                        (double)m0 * (double)m1 * 20.0 <= 17.0 * cap * (double)n;
+        for (int p = 0; p < MAX_PASSES; p++) hy->trivial[p] = s_trivial[p];
+        hy->run = hy->local = run;
+        hy->overflow = 0;
+        Plan &h = hy->plan;
+        for (int p = 0; p < MAX_PASSES; p++) h.active[p] = 0;
+        h.active[passes - 1] = h.active[passes - 2] = run;
+        h.ksrc[passes - 1] = in.keys_in;
+        h.kdst[passes - 1] = in.keys_alt;
+        h.ksrc[passes - 2] = in.keys_alt;
+        h.kdst[passes - 2] = in.keys_out;
+        h.vsrc[passes - 1] = in.vals_in;
+        h.vdst[passes - 1] = in.vals_alt;
+        h.vsrc[passes - 2] = in.vals_alt;
+        h.vdst[passes - 2] = in.vals_out;
+        h.executed = 2 * run;
+        h.copy_keys = h.copy_vals = 0;
+        h.wide_pass = -1;
+        h.done = 0;
+        h.in = in;
+        if (run) {
+            for (int p = 0; p < MAX_PASSES; p++) plan->active[p] = 0;
+            plan->executed = 0;
+            plan->wide_pass = -1;
+            plan->done = 1;
+            plan->in = in;
+            return;
+        }
+    }
     make_plan(s_trivial, passes, in, plan);
 }
 
@@ -617,10 +730,12 @@ __global__ void __launch_bounds__(RADIX_DIGITS) scan_kernel(const unsigned long 
  * the output is a copy of the input (and argsort's indices are 0..n-1, as u64 for narrow
  * indices: an argsort's values are never in place, so that is their only copy here). */
 template <typename K, int VB>
-__global__ void finish_kernel(const Plan *plan, PlanInput in, size_t n)
+__global__ void finish_kernel(const Plan *plan, size_t n)
 {
     pdl_wait_and_release();
     typedef typename ValueOf<VB>::T V;
+    if (plan->done) return;
+    const PlanInput in = plan->in;
     const int E = plan->executed;
     const bool keys_copy = E ? plan->copy_keys : in.keys_in != in.keys_out;
     const K *ks = E ? (const K *)in.keys_alt : (const K *)in.keys_in;
@@ -640,18 +755,20 @@ __global__ void finish_kernel(const Plan *plan, PlanInput in, size_t n)
     }
 }
 
-/* ---- Several GPUs: the counts of the segmented passes ----
+/* ---- Segmented passes: their counts (several GPUs; the MSD-first sort) ----
  *
- * seg_hist_kernel: cnt[p][t][d] = the keys of bucket t (digit m) whose digit p (< m) is d, for
- * keys grouped by bucket. Each block takes one contiguous range, so it sees few buckets: those
- * of its first and last key count in shared memory, any between them (buckets shorter than a
- * range) straight into cnt. */
+ * seg_hist_kernel: cnt[p - p0][t][d] = the keys of bucket t (digit m) whose digit p (p0 <= p <
+ * m) is d, for keys grouped by bucket. Each block takes one contiguous range, so it sees few
+ * buckets: those of its first and last key count in shared memory, any between them (buckets
+ * shorter than a range) straight into cnt. gate: NULL, or the kernel does nothing unless *gate. */
 template <typename K, bool FLOAT>
 __global__ void __launch_bounds__(HIST_THREADS) seg_hist_kernel(const K *keys, size_t n, K mask,
-                                                                int m, size_t range,
-                                                                uint32_t *cnt)
+                                                                int m, int p0, size_t range,
+                                                                uint32_t *cnt, const int *gate)
 {
+    pdl_wait_and_release();
     __shared__ uint32_t s_h[2][MAX_PASSES - 1][RADIX_DIGITS];
+    if (gate && !*gate) return;
     const size_t lo = (size_t)blockIdx.x * range;
     if (lo >= n) return;
     const size_t hi = n - lo < range ? n : lo + range;
@@ -668,27 +785,36 @@ __global__ void __launch_bounds__(HIST_THREADS) seg_hist_kernel(const K *keys, s
         const int slot = t == t_lo ? 0 : t == t_hi ? 1 : -1;
 #pragma unroll
         for (int p = 0; p < (int)sizeof(K) - 1; p++) {
+            if (p < p0) continue;
             if (p >= m) break;
             const uint32_t d = (uint32_t)(r >> (p * RADIX_BITS)) & (RADIX_DIGITS - 1);
-            if (slot >= 0) atomicAdd(&s_h[slot][p][d], 1u);
-            else atomicAdd(&cnt[((size_t)p * RADIX_DIGITS + t) * RADIX_DIGITS + d], 1u);
+            if (slot >= 0) atomicAdd(&s_h[slot][p - p0][d], 1u);
+            else atomicAdd(&cnt[((size_t)(p - p0) * RADIX_DIGITS + t) * RADIX_DIGITS + d], 1u);
         }
     }
     __syncthreads();
-    for (int i = threadIdx.x; i < 2 * m * RADIX_DIGITS; i += HIST_THREADS) {
-        const int slot = i / (m * RADIX_DIGITS), p = i / RADIX_DIGITS % m, d = i % RADIX_DIGITS;
+    const int np = m - p0;
+    for (int i = threadIdx.x; i < 2 * np * RADIX_DIGITS; i += HIST_THREADS) {
+        const int slot = i / (np * RADIX_DIGITS), p = i / RADIX_DIGITS % np, d = i % RADIX_DIGITS;
         const uint32_t c = s_h[slot][p][d];
         if (c) atomicAdd(&cnt[((size_t)p * RADIX_DIGITS + (slot ? t_hi : t_lo)) * RADIX_DIGITS + d], c);
     }
 }
 
-/* seg_scan_kernel, block p < m: seg_off[p][t][d] = start of bucket t + its keys of digit
- * (pass p) below d - the keys of digit d in buckets before t (what MODE_SEGMENTED adds to the
- * count of digit-d keys before a key); trivial[p] = 1 when one digit holds all n keys. */
+/* seg_scan_kernel, block p: seg_off[p][t][d] = start of bucket t + its keys of digit (pass p)
+ * below d - the keys of digit d in buckets before t (what MODE_SEGMENTED adds to the count of
+ * digit-d keys before a key); trivial[p] = 1 when one digit holds all n keys. The MSD-first
+ * sort also asks (else NULL / 0): start[t][d] = where the keys of bucket t and digit d begin
+ * (its sub-bucket), and *overflow = 1 when a sub-bucket holds more than cap keys. gate: as in
+ * seg_hist_kernel. */
 __global__ void __launch_bounds__(RADIX_DIGITS) seg_scan_kernel(const uint32_t *cnt, size_t n,
-                                                                long long *seg_off, int *trivial)
+                                                                long long *seg_off, int *trivial,
+                                                                long long *start, uint32_t cap,
+                                                                int *overflow, const int *gate)
 {
+    pdl_wait_and_release();
     __shared__ unsigned long long s_w[RADIX_DIGITS / 32];
+    if (gate && !*gate) return;
     const int i = threadIdx.x, lane = i & 31, warp = i >> 5;
     const uint32_t *c = cnt + (size_t)blockIdx.x * RADIX_DIGITS * RADIX_DIGITS;
     long long *o = seg_off + (size_t)blockIdx.x * RADIX_DIGITS * RADIX_DIGITS;
@@ -700,10 +826,15 @@ __global__ void __launch_bounds__(RADIX_DIGITS) seg_scan_kernel(const uint32_t *
     __syncthreads();
     long long run = (long long)(incl - size);
     for (int w = 0; w < warp; w++) run += (long long)s_w[w];
+    bool over = false;
     for (int d = 0; d < RADIX_DIGITS; d++) {
+        const uint32_t k = c[i * RADIX_DIGITS + d];
         o[i * RADIX_DIGITS + d] = run;
-        run += c[i * RADIX_DIGITS + d];
+        if (start) start[i * RADIX_DIGITS + d] = run;
+        over |= k > cap;
+        run += k;
     }
+    if (overflow && over) *overflow = 1;
     __syncthreads();
     /* Thread i as digit d: minus the digit's keys in the buckets before. */
     long long col = 0;
@@ -717,6 +848,7 @@ __global__ void __launch_bounds__(RADIX_DIGITS) seg_scan_kernel(const uint32_t *
 /* The plan of the segmented passes 0 .. m-1 (one thread). */
 __global__ void seg_plan_kernel(const int *trivial, int m, PlanInput in, Plan *plan)
 {
+    pdl_wait_and_release();
     make_plan(trivial, m, in, plan);
 }
 
@@ -794,12 +926,146 @@ __global__ void __launch_bounds__(THREADS) tile_sort_kernel(const K *kin, K *kou
     }
 }
 
+/* ---- MSD first (the top of the file): the bucket sort and the fallback ----
+ *
+ * bucket_sort_kernel: block b sorts sub-bucket b (its keys share the top two digits) in place,
+ * on its low `digits` digit positions, in shared memory: per position the early-counts ranking
+ * of the onesweep pass (per-warp counts, a scan over warps and digits, warp_rank_item), the keys
+ * (and values) permuted through shared memory; a position where the sub-bucket's keys agree is
+ * skipped. Warp-striped items as in the onesweep pass, so stable; warps past the sub-bucket's
+ * end do no work. BUCKET_THREADS * KPT keys at most (the capacity; seg_scan_kernel reports
+ * larger sub-buckets, and then the gate is 0). */
+constexpr int BUCKET_THREADS = 512;
+constexpr int BUCKET_WARPS = BUCKET_THREADS / 32;
+/* Keys per thread of the bucket sort: 8192-key sub-buckets of keys alone, 6144 with 32-bit and
+ * 4096 with 64-bit values (two blocks per SM in Hopper's shared memory). */
+template <int VB> constexpr int bucket_kpt() { return VB == 8 ? 8 : VB == 4 ? 12 : 16; }
+template <typename K, int VB> constexpr size_t bucket_smem()
+{
+    return (size_t)BUCKET_THREADS * bucket_kpt<VB>() * (sizeof(K) + VB) +
+           (size_t)BUCKET_WARPS * RADIX_DIGITS * 4 + RADIX_DIGITS * 4 + 64 * 4;
+}
+
+template <typename K, bool FLOAT, int VB>
+__global__ void __launch_bounds__(BUCKET_THREADS, 2) bucket_sort_kernel(K *keys, void *vals_,
+                                                                     const uint32_t *cnt,
+                                                                     const long long *start,
+                                                                     const int *gate, K mask,
+                                                                     int digits)
+{
+    pdl_wait_and_release();
+    typedef typename ValueOf<VB>::T V;
+    constexpr int KPT = bucket_kpt<VB>();
+    constexpr int CAP = BUCKET_THREADS * KPT;
+    extern __shared__ __align__(16) unsigned char smem[];
+    K *s_keys = (K *)smem;
+    V *s_vals = (V *)(smem + (size_t)CAP * sizeof(K));
+    uint32_t *s_count = (uint32_t *)(smem + (size_t)CAP * (sizeof(K) + VB));
+    uint32_t *s_misc = s_count + BUCKET_WARPS * RADIX_DIGITS + RADIX_DIGITS;
+    if (!*gate) return;
+    const int nb = (int)cnt[blockIdx.x];
+    if (nb <= 1) return;
+    const long long first = start[blockIdx.x];
+    keys += first;
+    V *vals = (V *)vals_ + (VB ? first : 0);
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int warp_first = warp * 32 * KPT;
+    uint32_t *warp_count = s_count + warp * RADIX_DIGITS;
+    K k[KPT];
+    V v[VB ? KPT : 1];
+    auto valid = [&](int i) { return warp_first + i * 32 + lane < nb; };
+    auto row = [&](int i) { return warp_first + i * 32 < nb; }; /* uniform over the warp */
+#pragma unroll
+    for (int i = 0; i < KPT; i++) {
+        const int idx = warp_first + i * 32 + lane;
+        if (valid(i)) {
+            k[i] = keys[idx];
+            if (VB) v[VB ? i : 0] = vals[idx];
+        }
+    }
+    if (tid < 8) s_misc[tid] = 0;
+    for (int p = 0; p < digits; p++) {
+        const int shift = p * RADIX_BITS;
+        /* 1. Per-warp digit counts. */
+        for (int i = lane; i < RADIX_DIGITS; i += 32) warp_count[i] = 0;
+        __syncwarp();
+#pragma unroll
+        for (int i = 0; i < KPT; i++)
+            if (valid(i)) atomicAdd(&warp_count[radix_digit<FLOAT>(k[i], mask, shift)], 1u);
+        __syncthreads();
+        /* 2. Thread d: exclusive prefixes over warps, then over digits. */
+        uint32_t total = 0, incl = 0;
+        if (tid < RADIX_DIGITS) {
+#pragma unroll
+            for (int w = 0; w < BUCKET_WARPS; w++) {
+                const uint32_t c = s_count[w * RADIX_DIGITS + tid];
+                s_count[w * RADIX_DIGITS + tid] = total;
+                total += c;
+            }
+            if (total == (uint32_t)nb) s_misc[p] = 1; /* every key has digit tid here */
+            incl = warp_inclusive_scan(total);
+            if (lane == 31) s_misc[8 + warp] = incl;
+        }
+        __syncthreads();
+        if (s_misc[p]) continue; /* uniform: the order stays */
+        if (tid < RADIX_DIGITS) {
+            uint32_t excl = incl - total;
+            for (int w = 0; w < warp; w++) excl += s_misc[8 + w];
+#pragma unroll
+            for (int w = 0; w < BUCKET_WARPS; w++) s_count[w * RADIX_DIGITS + tid] += excl;
+        }
+        __syncthreads();
+        /* 3. Ranks; keys and values to their place in shared memory, then back in order. */
+#pragma unroll
+        for (int i = 0; i < KPT; i++) {
+            if (!row(i)) continue;
+            const bool ok = valid(i);
+            const uint32_t d = ok ? radix_digit<FLOAT>(k[i], mask, shift) : 0;
+            const uint32_t r = warp_rank_item<false>(d, ok, warp_count);
+            if (ok) {
+                s_keys[r] = k[i];
+                if (VB) s_vals[r] = v[VB ? i : 0];
+            }
+        }
+        __syncthreads();
+#pragma unroll
+        for (int i = 0; i < KPT; i++) {
+            const int idx = warp_first + i * 32 + lane;
+            if (valid(i)) {
+                k[i] = s_keys[idx];
+                if (VB) v[VB ? i : 0] = s_vals[idx];
+            }
+        }
+        __syncthreads();
+    }
+#pragma unroll
+    for (int i = 0; i < KPT; i++) {
+        const int idx = warp_first + i * 32 + lane;
+        if (valid(i)) {
+            keys[idx] = k[i];
+            if (VB) vals[idx] = v[VB ? i : 0];
+        }
+    }
+}
+
+/* After the counts of pass B: a sub-bucket above the bucket sort's capacity turns the MSD-first
+ * sort into an LSD sort of B's output in place (every digit position; B's grouping is undone,
+ * the result is the same stable order), and the bucket sort off. */
+__global__ void hybrid_fallback_kernel(Hybrid *hy, int passes, PlanInput in_place, Plan *plan)
+{
+    pdl_wait_and_release();
+    if (!hy->run || !hy->overflow) return;
+    hy->local = 0;
+    make_plan(hy->trivial, passes, in_place, plan);
+}
+
 static size_t align_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
 
 /* Kernels above 48 KiB of dynamic shared memory must say so once per device: a bit per device
  * (the first 64) records that it was done, so the call costs nothing on later sorts. WHICH:
  * 0/1 sweep/tile kernel, + 2 x SHAPE, + 8 for the WIDEN sweep kernel; 16 / 17 the sweeps of
- * the several-GPU sort (MODE_SCATTER / MODE_SEGMENTED). */
+ * the several-GPU sort (MODE_SCATTER / MODE_SEGMENTED, the latter also the MSD-first pass B);
+ * 18 the bucket sort, 19 the histogram's column layout. */
 template <typename K, bool FLOAT, int VB, int WHICH> struct SmemOnce {
     static unsigned long long devices;
 };
@@ -819,6 +1085,37 @@ static gpusort_status allow_smem(gpusort_ctx *ctx, const void *kern, size_t smem
     return s;
 }
 
+/* hist_kernel over n keys on the stream: the column layout from 2^20 keys where a block may
+ * have its shared memory (1.02-1.10x faster sorts at 2^20 .. 2^30; at 2^18 its few large blocks
+ * were slower: bench/results/radix-msd-2026-11-29.md), else the copies (test knob
+ * GPUSORT_TEST_RADIX_HIST: 0 the copies, 1 the columns at every n); enough blocks to fill the
+ * device, fewer for small n. */
+template <typename K, bool FLOAT>
+static gpusort_status launch_hist(gpusort_ctx *ctx, cudaStream_t st, const K *keys, size_t n,
+                                  K mask, unsigned long long *hist)
+{
+    const int sms = gpusort__cuda_props(ctx)->multiProcessorCount;
+    constexpr int COLS = hist_cols<K>();
+    const int knob = gpusort__cuda_impl_of(ctx)->radix_hist;
+    if (knob != 0 && (knob == 1 || n >= ((size_t)1 << 20)) &&
+        hist_smem<K, COLS>() <= gpusort__cuda_smem_limit(ctx)) {
+        gpusort_status s = allow_smem(ctx, (const void *)hist_kernel<K, FLOAT, COLS>,
+                                      hist_smem<K, COLS>(), &SmemOnce<K, FLOAT, 0, 19>::devices);
+        if (s) return s;
+        const size_t per_block = (size_t)4 * HIST_COLS_THREADS * (16 / sizeof(K));
+        const size_t want = (n + per_block - 1) / per_block;
+        hist_kernel<K, FLOAT, COLS><<<(unsigned)(want < (size_t)sms ? want : sms), HIST_COLS_THREADS,
+                                      hist_smem<K, COLS>(), st>>>(keys, n, mask, hist);
+    } else {
+        const size_t per_block = (size_t)4 * HIST_THREADS * (16 / sizeof(K));
+        const size_t want = (n + per_block - 1) / per_block;
+        const size_t cap = (size_t)8 * sms;
+        hist_kernel<K, FLOAT, 0><<<(unsigned)(want < cap ? want : cap), HIST_THREADS,
+                                   hist_smem<K, 0>(), st>>>(keys, n, mask, hist);
+    }
+    return gpusort__cuda_check(ctx, cudaGetLastError(), "radix hist_kernel");
+}
+
 /* Dynamic shared memory of the tile kernel (n <= one tile). */
 template <typename K, int VB> constexpr size_t tile_smem(int kpt)
 {
@@ -829,11 +1126,14 @@ template <typename K, int VB> constexpr size_t tile_smem(int kpt)
 /* The look-back geometry of a sort of n keys with tiles of `tile` keys; aux_bytes is the size
  * of slot AUX (scratch.cu's bound asks the same function). */
 struct AuxLayout {
-    size_t portion, portions, max_tiles, launches;
-    size_t off_ticket, off_state, state_bytes, off_plan, off_base, aux_bytes;
+    size_t portion, portions, max_tiles, launches, slots;
+    size_t off_cnt, off_ticket, off_state, state_bytes, off_plan, off_base;
+    size_t off_hybrid, off_seg, off_start, aux_bytes;
 };
 
-static AuxLayout aux_layout(size_t n, size_t tile, int P)
+/* hybrid: the MSD-first sort's layout (its two passes' launches, pass B's bin-base slot P, its
+ * counts, offsets and sub-bucket starts), else only the LSD sort's. */
+static AuxLayout aux_layout(size_t n, size_t tile, int P, bool hybrid = false)
 {
     AuxLayout L;
     /* Portions: a multiple of PORTION_TILES tiles, below 2^27 keys. */
@@ -841,32 +1141,44 @@ static AuxLayout aux_layout(size_t n, size_t tile, int P)
     L.portion = PORTION_LIMIT / chunk * chunk;
     L.portions = (n + L.portion - 1) / L.portion;
     L.max_tiles = ((n < L.portion ? n : L.portion) + tile - 1) / tile;
-    /* Aux layout: hist u64 | tickets u32 | state | plan | bin_base u64 [portion][pass][256].
-     * The first three are zeroed by one memset per sort. */
-    L.launches = L.portions * P;
+    /* Aux layout: hist u64 | (hybrid) counts u32 [256][256] | tickets u32 | state | plan |
+     * bin_base u64 [portion][slot][256] | (hybrid) Hybrid | seg_off, start i64 [256][256].
+     * The part up to the state's end is zeroed by one memset per sort. */
+    L.launches = L.portions * (P + (hybrid ? 2 : 0));
+    L.slots = P + (hybrid ? 1 : 0);
     const size_t hist_bytes = P * RADIX_DIGITS * 8;
-    L.off_ticket = align_up(hist_bytes, 256);
+    const size_t seg_entries = (size_t)RADIX_DIGITS * RADIX_DIGITS;
+    L.off_cnt = align_up(hist_bytes, 256);
+    L.off_ticket = align_up(L.off_cnt + (hybrid ? seg_entries * 4 : 0), 256);
     L.off_state = align_up(L.off_ticket + L.launches * 4, 256);
     L.state_bytes = L.max_tiles * RADIX_DIGITS * 4;
     L.off_plan = align_up(L.off_state + L.state_bytes, 256);
     L.off_base = align_up(L.off_plan + sizeof(Plan), 256);
-    L.aux_bytes = L.off_base + L.portions * P * RADIX_DIGITS * 8;
+    L.aux_bytes = L.off_base + L.portions * L.slots * RADIX_DIGITS * 8;
+    L.off_hybrid = L.off_seg = L.off_start = 0;
+    if (hybrid) {
+        L.off_hybrid = align_up(L.aux_bytes, 256);
+        L.off_seg = align_up(L.off_hybrid + sizeof(Hybrid), 256);
+        L.off_start = L.off_seg + seg_entries * 8;
+        L.aux_bytes = L.off_start + seg_entries * 8;
+    }
     return L;
 }
 
 /* The sweeps of digit positions p0 .. p1-1 over every portion of n keys, launch numbers k0,
- * k0 + 1, ... (tickets, epochs and the state's zeroing as at the top of the file). pdl_first:
- * whether the first launch may overlap the stream's previous kernel. */
+ * k0 + 1, ... (tickets, epochs and the state's zeroing as at the top of the file), pass p's bin
+ * bases in slot slot0 + p - p0. pdl_first: whether the first launch may overlap the stream's
+ * previous kernel. */
 template <typename Kern>
 static gpusort_status launch_sweeps(gpusort_ctx *ctx, Kern kern, size_t smem, cudaStream_t st,
                                     int pdl, int pdl_first, const AuxLayout &L, char *aux,
                                     const Plan *plan, uint64_t mask, size_t n, size_t tile,
-                                    int p0, int p1, size_t k0, const MultiArgs &mu)
+                                    int p0, int p1, size_t k0, int slot0, const MultiArgs &mu)
 {
     uint32_t *ticket = (uint32_t *)(aux + L.off_ticket);
     uint32_t *state = (uint32_t *)(aux + L.off_state);
     uint64_t *bin_base = (uint64_t *)(aux + L.off_base);
-    const int P = (int)(L.launches / L.portions);
+    const size_t S = L.slots;
     SweepArgs a;
     a.plan = plan;
     a.mask = mask;
@@ -879,8 +1191,9 @@ static gpusort_status launch_sweeps(gpusort_ctx *ctx, Kern kern, size_t smem, cu
             a.epoch = (uint32_t)(k % EPOCHS) << EPOCH_SHIFT;
             a.portion_start = q * L.portion;
             a.portion_n = n - a.portion_start < L.portion ? n - a.portion_start : L.portion;
-            a.bin_base = bin_base + (q * P + p) * RADIX_DIGITS;
-            a.bin_base_next = q + 1 < L.portions ? bin_base + ((q + 1) * P + p) * RADIX_DIGITS
+            const size_t slot = (size_t)(slot0 + p - p0);
+            a.bin_base = bin_base + (q * S + slot) * RADIX_DIGITS;
+            a.bin_base_next = q + 1 < L.portions ? bin_base + ((q + 1) * S + slot) * RADIX_DIGITS
                                                  : NULL;
             const size_t tiles = (a.portion_n + tile - 1) / tile;
             const bool zero = k >= EPOCHS && k % EPOCHS == 0;
@@ -891,7 +1204,7 @@ static gpusort_status launch_sweeps(gpusort_ctx *ctx, Kern kern, size_t smem, cu
                 return s;
             const bool first = p == p0 && q == 0;
             MultiArgs mp = mu; /* SEGMENTED: this pass's table */
-            if (mu.seg_off) mp.seg_off = mu.seg_off + (size_t)p * RADIX_DIGITS * RADIX_DIGITS;
+            if (mu.seg_off) mp.seg_off = mu.seg_off + (size_t)(p - p0) * RADIX_DIGITS * RADIX_DIGITS;
             launch_pdl(kern, (unsigned)tiles, THREADS, smem, st, (first ? pdl_first : pdl) && !zero,
                        a, mp);
             if ((s = gpusort__cuda_check(ctx, cudaGetLastError(), "radix onesweep_kernel")))
@@ -922,6 +1235,94 @@ template <typename K, bool FLOAT, int VB> static int shape_of(gpusort_ctx *ctx, 
     return use_compact<K, FLOAT, VB>(ctx) ? COMPACT : n <= SMALL_N ? SMALL : HOPPER;
 }
 
+/* MSD first runs for 64-bit integer keys with values, from 2^27 keys with 64-bit values and
+ * 3 * 2^26 with 32-bit ones (measured: 1.16x / 1.14x faster than the LSD sort at 2^27 / 2^28,
+ * 0.83x / 0.87x at 2^26 / 2^27; bench/results/radix-msd-2026-11-29.md), while the expected
+ * sub-bucket of uniform keys, n / 2^16, is at most 3/4 of the bucket sort's capacity. Keys alone
+ * and 32-bit keys stay LSD: the bucket sort ranks a digit no faster than a pass does, so MSD
+ * first pays only where a pass moves many bytes per key. Doubles stay LSD too: their top digits
+ * are the exponent's, rarely uniform, and every NaN has one radix key, so random bits (1 NaN in
+ * 2048) overflow a sub-bucket and take the fallback (0.83x CUB, same file). Test knob
+ * GPUSORT_TEST_RADIX_HYBRID: 0 never, 1 from one tile on. */
+template <typename K, bool FLOAT, int VB> constexpr bool hybrid_kernels()
+{
+    return sizeof(K) == 8 && !FLOAT && VB != 0;
+}
+template <typename K, bool FLOAT, int VB> static bool hybrid_applies(gpusort_ctx *ctx, size_t n)
+{
+    if (!hybrid_kernels<K, FLOAT, VB>()) return false;
+    const int knob = gpusort__cuda_impl_of(ctx)->radix_hybrid;
+    const size_t cap = (size_t)BUCKET_THREADS * bucket_kpt<VB>();
+    if (knob == 0 || use_compact<K, FLOAT, VB>(ctx) ||
+        bucket_smem<K, VB>() > gpusort__cuda_smem_limit(ctx))
+        return false;
+    const size_t from = knob == 1 ? (size_t)THREADS * Tune<K, FLOAT, VB>::KPT + 1
+                        : VB == 8 ? (size_t)1 << 27 : (size_t)3 << 26;
+    return n >= from && n / 4 <= cap * (RADIX_DIGITS * RADIX_DIGITS / 4) / 4 * 3;
+}
+
+/* MSD first: the launches between scan_kernel and the LSD passes (the top of the file). All
+ * run on the device's choice: when scan_kernel does not choose this sort they exit at once, and
+ * the LSD passes run; when it does, the LSD passes exit at once unless a sub-bucket overflows. */
+template <typename K, bool FLOAT, int VB>
+static gpusort_status hybrid_sort(gpusort_ctx *ctx, const gpusort__sort_args *d, const AuxLayout &L,
+                                  char *aux, const PlanInput &in, K mask)
+{
+    constexpr int KPT = Tune<K, FLOAT, VB>::KPT;
+    constexpr int TILE = THREADS * KPT;
+    constexpr int P = sizeof(K);
+    constexpr uint32_t CAP = (uint32_t)BUCKET_THREADS * bucket_kpt<VB>();
+    cudaStream_t st = gpusort__cuda_stream(ctx);
+    const int pdl = gpusort__cuda_pdl(ctx);
+    const size_t n = d->n;
+    Hybrid *hy = (Hybrid *)(aux + L.off_hybrid);
+    uint32_t *cnt = (uint32_t *)(aux + L.off_cnt);
+    long long *seg = (long long *)(aux + L.off_seg);
+    long long *start = (long long *)(aux + L.off_start);
+    gpusort_status s;
+    MultiArgs mu;
+    memset(&mu, 0, sizeof mu);
+
+    /* A: the top digit, keys_in -> alt. */
+    const size_t smem = sweep_smem<K, FLOAT>(KPT, VB);
+    if ((s = launch_sweeps(ctx, onesweep_kernel<K, FLOAT, VB, KPT, false>, smem, st, pdl, pdl, L,
+                           aux, &hy->plan, mask, n, TILE, P - 1, P, 0, P - 1, mu)))
+        return s;
+    /* The (top, second) counts of A's output, their offsets and sub-bucket starts; the fallback. */
+    const size_t blocks = (size_t)8 * gpusort__cuda_props(ctx)->multiProcessorCount;
+    size_t range = (n + blocks - 1) / blocks;
+    range = range < 4096 ? 4096 : range;
+    launch_pdl(seg_hist_kernel<K, FLOAT>, (unsigned)((n + range - 1) / range), HIST_THREADS, 0, st,
+               pdl, (const K *)in.keys_alt, n, mask, P - 1, P - 2, range, cnt,
+               (const int *)&hy->run);
+    launch_pdl(seg_scan_kernel, 1, RADIX_DIGITS, 0, st, pdl, (const uint32_t *)cnt, n, seg,
+               &hy->seg_trivial, start, CAP, &hy->overflow, (const int *)&hy->run);
+    PlanInput out_in_place = in;
+    out_in_place.keys_in = in.keys_out;
+    out_in_place.vals_in = in.vals_out;
+    launch_pdl(hybrid_fallback_kernel, 1, 1, 0, st, pdl, hy, P, out_in_place,
+               (Plan *)(aux + L.off_plan));
+    if ((s = gpusort__cuda_check(ctx, cudaGetLastError(), "radix MSD-first counts"))) return s;
+    /* B: the second digit within each top bucket, alt -> out. */
+    auto seg_kern = onesweep_kernel<K, FLOAT, VB, KPT, false, MODE_SEGMENTED>;
+    if ((s = allow_smem(ctx, (const void *)seg_kern, smem, &SmemOnce<K, FLOAT, VB, 17>::devices)))
+        return s;
+    mu.seg_off = seg;
+    mu.seg_shift = (P - 1) * RADIX_BITS;
+    if ((s = launch_sweeps(ctx, seg_kern, smem, st, pdl, pdl, L, aux, &hy->plan, mask, n, TILE,
+                           P - 2, P - 1, L.portions, P, mu)))
+        return s;
+    /* The sub-buckets in place in out. */
+    const size_t bsmem = bucket_smem<K, VB>();
+    auto bkern = bucket_sort_kernel<K, FLOAT, VB>;
+    if ((s = allow_smem(ctx, (const void *)bkern, bsmem, &SmemOnce<K, FLOAT, VB, 18>::devices)))
+        return s;
+    launch_pdl(bkern, RADIX_DIGITS * RADIX_DIGITS, BUCKET_THREADS, bsmem, st, pdl, (K *)in.keys_out,
+               in.vals_out, (const uint32_t *)cnt, (const long long *)start,
+               (const int *)&hy->local, mask, P - 2);
+    return gpusort__cuda_check(ctx, cudaGetLastError(), "radix bucket_sort_kernel");
+}
+
 /* The host side for one (key width, float flag, value width, shape). WIDEN: an argsort with u64
  * indices sorted with VB = 4 (narrow indices, see the top of the file; only above one tile). */
 template <typename K, bool FLOAT, int VB, int SHAPE, bool WIDEN = false>
@@ -948,12 +1349,16 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
         return gpusort__cuda_check(ctx, cudaGetLastError(), "radix tile_sort_kernel");
     }
 
-    const AuxLayout L = aux_layout(n, TILE, P);
+    constexpr bool CAN_HYBRID = hybrid_kernels<K, FLOAT, VB>() && SHAPE == HOPPER && !WIDEN;
+    const bool hybrid = CAN_HYBRID && hybrid_applies<K, FLOAT, VB>(ctx, n);
+    const AuxLayout L = aux_layout(n, TILE, P, hybrid);
     char *aux = (char *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_AUX, L.aux_bytes);
     if (!aux) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
     unsigned long long *hist = (unsigned long long *)aux;
     Plan *plan = (Plan *)(aux + L.off_plan);
     uint64_t *bin_base = (uint64_t *)(aux + L.off_base);
+    Hybrid *hy = hybrid ? (Hybrid *)(aux + L.off_hybrid) : NULL;
+    constexpr uint32_t CAP = (uint32_t)BUCKET_THREADS * bucket_kpt<VB>();
 
     PlanInput in;
     in.keys_in = d->keys_in;
@@ -973,17 +1378,10 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
     if ((s = gpusort__cuda_check(ctx, cudaMemsetAsync(aux, 0, L.off_state + L.state_bytes, st),
                                  "cudaMemsetAsync")))
         return s;
-    {
-        /* Enough blocks to fill the device (8 of 256 threads per SM), fewer for small n. */
-        const size_t per_block = (size_t)4 * HIST_THREADS * (16 / sizeof(K));
-        const size_t want = (n + per_block - 1) / per_block;
-        const size_t cap = (size_t)8 * gpusort__cuda_props(ctx)->multiProcessorCount;
-        hist_kernel<K, FLOAT><<<(unsigned)(want < cap ? want : cap), HIST_THREADS, 0, st>>>(
-            (const K *)d->keys_in, n, mask, hist);
-    }
+    if ((s = launch_hist<K, FLOAT>(ctx, st, (const K *)d->keys_in, n, mask, hist))) return s;
     const int pdl = gpusort__cuda_pdl(ctx);
     launch_pdl(scan_kernel, 1, RADIX_DIGITS, 0, st, pdl, (const unsigned long long *)hist, P, n,
-               bin_base, in, plan);
+               bin_base, in, plan, hy, CAP);
     if ((s = gpusort__cuda_check(ctx, cudaGetLastError(), "radix histogram"))) return s;
 
     const size_t smem = sweep_smem<K, FLOAT>(KPT, VB);
@@ -993,11 +1391,20 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
         return s;
     MultiArgs mu;
     memset(&mu, 0, sizeof mu);
-    if ((s = launch_sweeps(ctx, kern, smem, st, pdl, pdl, L, aux, plan, mask, n, TILE, 0, P, 0, mu)))
+    size_t k0 = 0; /* launch number of the LSD passes */
+    if constexpr (CAN_HYBRID) {
+        if (hybrid) {
+            if ((s = hybrid_sort<K, FLOAT, VB>(ctx, d, L, aux, in, mask)))
+                return s;
+            k0 = 2 * L.portions;
+        }
+    }
+    if ((s = launch_sweeps(ctx, kern, smem, st, pdl, pdl, L, aux, plan, mask, n, TILE, 0, P, k0,
+                           0, mu)))
         return s;
     const size_t fblocks = (n + 4095) / 4096;
     launch_pdl(finish_kernel<K, VB>, (unsigned)(fblocks < 4096 ? fblocks : 4096), 256, 0, st, pdl,
-               (const Plan *)plan, in, n);
+               (const Plan *)plan, n);
     return gpusort__cuda_check(ctx, cudaGetLastError(), "radix finish_kernel");
 }
 
@@ -1005,6 +1412,8 @@ template <typename K, bool FLOAT, int VB, bool WIDEN = false>
 gpusort_status radix_sort_shape(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
     constexpr int small = Tune<K, FLOAT, VB, SMALL>::KPT;
+    if constexpr (!WIDEN)
+        if (hybrid_applies<K, FLOAT, VB>(ctx, d->n)) return radix_sort<K, FLOAT, VB, HOPPER>(ctx, d);
     switch (shape_of<K, FLOAT, VB>(ctx, d->n)) {
     case COMPACT: return radix_sort<K, FLOAT, VB, COMPACT, WIDEN>(ctx, d);
     case SMALL: /* the kernels of a shape with the same tile where there is one (compile time) */
@@ -1021,7 +1430,7 @@ gpusort_status radix_sort_shape(gpusort_ctx *ctx, const gpusort__sort_args *d)
 /* The tile of the shape that sorts K keys with VB-byte values on ctx. */
 template <typename K, bool FLOAT, int VB> static size_t tile_of(gpusort_ctx *ctx, size_t n)
 {
-    const int shape = shape_of<K, FLOAT, VB>(ctx, n);
+    const int shape = hybrid_applies<K, FLOAT, VB>(ctx, n) ? HOPPER : shape_of<K, FLOAT, VB>(ctx, n);
     return (size_t)THREADS * (shape == COMPACT ? Tune<K, FLOAT, VB, COMPACT>::KPT
                               : shape == SMALL ? Tune<K, FLOAT, VB, SMALL>::KPT
                                                : Tune<K, FLOAT, VB>::KPT);
@@ -1033,7 +1442,7 @@ template <typename K, bool FLOAT, int VB> static size_t tile_of(gpusort_ctx *ctx
 template <typename K, bool FLOAT> static bool narrow_indices(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
     return d->value_type == GPUSORT_TYPE_U64 && !d->values_in && d->n <= UINT32_MAX &&
-           d->n > tile_of<K, FLOAT, 4>(ctx, d->n);
+           d->n > tile_of<K, FLOAT, 4>(ctx, d->n) && !hybrid_applies<K, FLOAT, 8>(ctx, d->n);
 }
 
 template <typename K, bool FLOAT>
@@ -1053,7 +1462,7 @@ gpusort_status radix_sort_values(gpusort_ctx *ctx, const gpusort__sort_args *d)
 template <typename K, bool FLOAT, int VB> static size_t aux_bytes_of(gpusort_ctx *ctx, size_t n)
 {
     const size_t tile = tile_of<K, FLOAT, VB>(ctx, n);
-    return n <= tile ? 0 : aux_layout(n, tile, sizeof(K)).aux_bytes;
+    return n <= tile ? 0 : aux_layout(n, tile, sizeof(K), hybrid_applies<K, FLOAT, VB>(ctx, n)).aux_bytes;
 }
 
 /* Slot AUX of the sort of d. An argsort with u64 indices (values_in NULL, as in every scratch
@@ -1129,13 +1538,8 @@ template <typename K, bool FLOAT, int VB> struct Multi {
         gpusort_status s = gpusort__cuda_check(
             ctx, cudaMemsetAsync(aux, 0, y.L.off_state + y.L.state_bytes, st), "cudaMemsetAsync");
         if (s) return s;
-        const size_t per_block = (size_t)4 * HIST_THREADS * (16 / sizeof(K));
-        const size_t want = (d->n + per_block - 1) / per_block;
-        const size_t cap = (size_t)8 * gpusort__cuda_props(ctx)->multiProcessorCount;
-        hist_kernel<K, FLOAT><<<(unsigned)(want < cap ? want : cap), HIST_THREADS, 0, st>>>(
-            (const K *)d->keys_in, d->n, (K)radix_mask(d->key_type, d->order),
-            (unsigned long long *)aux);
-        return gpusort__cuda_check(ctx, cudaGetLastError(), "radix multi histogram");
+        return launch_hist<K, FLOAT>(ctx, st, (const K *)d->keys_in, d->n,
+                                     (K)radix_mask(d->key_type, d->order), (unsigned long long *)aux);
     }
 
     static gpusort_status hist_fetch(gpusort_ctx *ctx, const gpusort__sort_args *d, uint64_t *out)
@@ -1188,7 +1592,7 @@ template <typename K, bool FLOAT, int VB> struct Multi {
             return s;
         return launch_sweeps(ctx, kern, smem, st, gpusort__cuda_pdl(ctx), 0, y.L, aux,
                              (const Plan *)(aux + y.L.off_plan), radix_mask(d->key_type, d->order),
-                             d->n, TILE, m, m + 1, 0, mu);
+                             d->n, TILE, m, m + 1, 0, m, mu);
     }
 
     static gpusort_status local(gpusort_ctx *ctx, const gpusort__sort_args *d, int m)
@@ -1240,8 +1644,8 @@ template <typename K, bool FLOAT, int VB> struct Multi {
         size_t range = (n + blocks - 1) / blocks;
         range = range < 4096 ? 4096 : range;
         seg_hist_kernel<K, FLOAT><<<(unsigned)((n + range - 1) / range), HIST_THREADS, 0, st>>>(
-            (const K *)d->keys_in, n, mask, m, range, cnt);
-        seg_scan_kernel<<<m, RADIX_DIGITS, 0, st>>>(cnt, n, seg, triv);
+            (const K *)d->keys_in, n, mask, m, 0, range, cnt, (const int *)NULL);
+        seg_scan_kernel<<<m, RADIX_DIGITS, 0, st>>>(cnt, n, seg, triv, NULL, 0, NULL, NULL);
         seg_plan_kernel<<<1, 1, 0, st>>>(triv, m, in, plan);
         if ((s = gpusort__cuda_check(ctx, cudaGetLastError(), "radix multi segment counts")))
             return s;
@@ -1255,11 +1659,11 @@ template <typename K, bool FLOAT, int VB> struct Multi {
             return s;
         const int pdl = gpusort__cuda_pdl(ctx);
         if ((s = launch_sweeps(ctx, kern, smem, st, pdl, pdl, y.L, aux, plan, mask, n, TILE, 0, m,
-                               y.L.portions, mu)))
+                               y.L.portions, 0, mu)))
             return s;
         const size_t fblocks = (n + 4095) / 4096;
         launch_pdl(finish_kernel<K, VB>, (unsigned)(fblocks < 4096 ? fblocks : 4096), 256, 0, st,
-                   pdl, (const Plan *)plan, in, n);
+                   pdl, (const Plan *)plan, n);
         return gpusort__cuda_check(ctx, cudaGetLastError(), "radix finish_kernel");
     }
 };
