@@ -93,10 +93,10 @@
  *   B  the pass on the second digit within each top bucket (MODE_SEGMENTED), -> output;
  *   bucket_sort_kernel: each of the 65536 sub-buckets sorted in shared memory on its remaining
  *      digits, in place.
- * 2 passes, 3 reads and one on-chip sort instead of 8 passes (Stehle & Jacobsen 2017, "A
- * Memory Bandwidth-Efficient Hybrid Radix Sort on GPUs", with one on-chip level). Every launch
- * of both ways is enqueued; the ones not taken exit at once (the LSD plan says `done`), so the
- * call stays asynchronous. Launch numbers: A, B, then the LSD passes; pass B's bin bases are
+ * 2 passes, one more counting read and one on-chip sort instead of 8 passes (Stehle & Jacobsen
+ * 2017, "A Memory Bandwidth-Efficient Hybrid Radix Sort on GPUs", with one on-chip level).
+ * Every launch of both ways is enqueued; the ones not taken exit at once (the LSD plan says
+ * `done`), so the call stays asynchronous. Launch numbers: A, B, then the LSD passes; pass B's bin bases are
  * zero (its offsets carry the positions) in slot P of the bin-base table.
  */
 #include "cuda_internal.h"
