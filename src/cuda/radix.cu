@@ -1248,17 +1248,21 @@ template <typename K, bool FLOAT, int VB> constexpr bool hybrid_kernels()
 {
     return sizeof(K) == 8 && !FLOAT && VB != 0;
 }
+/* The least n that MSD first sorts on ctx (SIZE_MAX: never). */
+template <typename K, bool FLOAT, int VB> static size_t hybrid_from(gpusort_ctx *ctx)
+{
+    const int knob = gpusort__cuda_impl_of(ctx)->radix_hybrid;
+    if (!hybrid_kernels<K, FLOAT, VB>() || knob == 0 || use_compact<K, FLOAT, VB>(ctx) ||
+        bucket_smem<K, VB>() > gpusort__cuda_smem_limit(ctx))
+        return SIZE_MAX;
+    return knob == 1 ? (size_t)THREADS * Tune<K, FLOAT, VB>::KPT + 1
+           : VB == 8 ? (size_t)1 << 27 : (size_t)3 << 26;
+}
 template <typename K, bool FLOAT, int VB> static bool hybrid_applies(gpusort_ctx *ctx, size_t n)
 {
-    if (!hybrid_kernels<K, FLOAT, VB>()) return false;
-    const int knob = gpusort__cuda_impl_of(ctx)->radix_hybrid;
     const size_t cap = (size_t)BUCKET_THREADS * bucket_kpt<VB>();
-    if (knob == 0 || use_compact<K, FLOAT, VB>(ctx) ||
-        bucket_smem<K, VB>() > gpusort__cuda_smem_limit(ctx))
-        return false;
-    const size_t from = knob == 1 ? (size_t)THREADS * Tune<K, FLOAT, VB>::KPT + 1
-                        : VB == 8 ? (size_t)1 << 27 : (size_t)3 << 26;
-    return n >= from && n / 4 <= cap * (RADIX_DIGITS * RADIX_DIGITS / 4) / 4 * 3;
+    return n >= hybrid_from<K, FLOAT, VB>(ctx) &&
+           n / 4 <= cap * (RADIX_DIGITS * RADIX_DIGITS / 4) / 4 * 3;
 }
 
 /* MSD first: the launches between scan_kernel and the LSD passes (the top of the file). All
@@ -1464,8 +1468,11 @@ gpusort_status radix_sort_values(gpusort_ctx *ctx, const gpusort__sort_args *d)
  * tile). */
 template <typename K, bool FLOAT, int VB> static size_t aux_bytes_of(gpusort_ctx *ctx, size_t n)
 {
+    /* From hybrid_from on, the MSD-first layout: it bounds the sorts of up to n keys that take
+     * MSD first, though n itself may be above its range (a segmented sort's segments). */
     const size_t tile = tile_of<K, FLOAT, VB>(ctx, n);
-    return n <= tile ? 0 : aux_layout(n, tile, sizeof(K), hybrid_applies<K, FLOAT, VB>(ctx, n)).aux_bytes;
+    const bool hybrid = n >= hybrid_from<K, FLOAT, VB>(ctx);
+    return n <= tile ? 0 : aux_layout(n, tile, sizeof(K), hybrid).aux_bytes;
 }
 
 /* Slot AUX of the sort of d. An argsort with u64 indices (values_in NULL, as in every scratch
