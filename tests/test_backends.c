@@ -143,8 +143,9 @@ typedef struct where {
  *           same pass);
  *   "top2"  uniform keys whose second-highest byte repeats the highest: each of the two top
  *           digit positions alone looks uniform, but the keys fall into only 256 of the 65536
- *           (top, second) buckets, so the CUDA radix sort's MSD-first path overflows its
- *           bucket sort from 2^21 keys and takes its fallback. */
+ *           (top, second) buckets, so the CUDA radix sort's MSD-first path (u64/i64 keys
+ *           with values) overflows its bucket sort from 2^20 keys (u64 values) or 1.5 * 2^20
+ *           (u32 values) and takes its fallback. */
 #define DIST_LOW8 ((datagen_dist)DATAGEN_DIST_COUNT)
 #define DIST_TOP2 ((datagen_dist)(DATAGEN_DIST_COUNT + 1))
 #define DIST_COUNT (DATAGEN_DIST_COUNT + 2)
