@@ -96,8 +96,8 @@
  * 2 passes, one more counting read and one on-chip sort instead of 8 passes (Stehle & Jacobsen
  * 2017, "A Memory Bandwidth-Efficient Hybrid Radix Sort on GPUs", with one on-chip level).
  * Every launch of both ways is enqueued; the ones not taken exit at once (the LSD plan says
- * `done`), so the call stays asynchronous. Launch numbers: A, B, then the LSD passes; pass B's bin bases are
- * zero (its offsets carry the positions) in slot P of the bin-base table.
+ * `done`), so the call stays asynchronous. Launch numbers: A, B, then the LSD passes; pass B's
+ * bin bases are zero (its offsets carry the positions) in slot P of the bin-base table.
  */
 #include "cuda_internal.h"
 #include "block_radix_rank.cuh"
@@ -239,7 +239,7 @@ struct Hybrid {
     int run;                    /* scan_kernel chose the MSD-first sort */
     int local;                  /* the bucket sort runs: run, and no bucket above its capacity */
     int overflow;               /* seg_scan_kernel: a bucket exceeds the capacity */
-    int seg_trivial;            /* seg_scan_kernel's flag (not used) */
+    int seg_trivial;            /* where seg_scan_kernel writes its trivial flag (unread) */
     int trivial[MAX_PASSES];    /* scan_kernel's trivial digit positions (for the fallback plan) */
 };
 
@@ -940,6 +940,7 @@ constexpr int BUCKET_WARPS = BUCKET_THREADS / 32;
 /* Keys per thread of the bucket sort: 8192-key sub-buckets of keys alone, 6144 with 32-bit and
  * 4096 with 64-bit values (two blocks per SM in Hopper's shared memory). */
 template <int VB> constexpr int bucket_kpt() { return VB == 8 ? 8 : VB == 4 ? 12 : 16; }
+template <int VB> constexpr uint32_t bucket_cap() { return BUCKET_THREADS * bucket_kpt<VB>(); }
 template <typename K, int VB> constexpr size_t bucket_smem()
 {
     return (size_t)BUCKET_THREADS * bucket_kpt<VB>() * (sizeof(K) + VB) +
@@ -956,7 +957,7 @@ __global__ void __launch_bounds__(BUCKET_THREADS, 2) bucket_sort_kernel(K *keys,
     pdl_wait_and_release();
     typedef typename ValueOf<VB>::T V;
     constexpr int KPT = bucket_kpt<VB>();
-    constexpr int CAP = BUCKET_THREADS * KPT;
+    constexpr int CAP = (int)bucket_cap<VB>();
     extern __shared__ __align__(16) unsigned char smem[];
     K *s_keys = (K *)smem;
     V *s_vals = (V *)(smem + (size_t)CAP * sizeof(K));
@@ -1085,11 +1086,10 @@ static gpusort_status allow_smem(gpusort_ctx *ctx, const void *kern, size_t smem
     return s;
 }
 
-/* hist_kernel over n keys on the stream: the column layout from 2^20 keys where a block may
- * have its shared memory (1.02-1.10x faster sorts at 2^20 .. 2^30; at 2^18 its few large blocks
- * were slower: bench/results/radix-msd-2026-11-29.md), else the copies (test knob
- * GPUSORT_TEST_RADIX_HIST: 0 the copies, 1 the columns at every n); enough blocks to fill the
- * device, fewer for small n. */
+/* hist_kernel over n keys on the stream: the column layout from 2^20 keys (the sizes where it
+ * was measured faster: bench/results/radix-msd-2026-11-29.md) where a block may have its shared
+ * memory, else the copies (test knob GPUSORT_TEST_RADIX_HIST: 0 the copies, 1 the columns at
+ * every n); enough blocks to fill the device, fewer for small n. */
 template <typename K, bool FLOAT>
 static gpusort_status launch_hist(gpusort_ctx *ctx, cudaStream_t st, const K *keys, size_t n,
                                   K mask, unsigned long long *hist)
@@ -1236,14 +1236,13 @@ template <typename K, bool FLOAT, int VB> static int shape_of(gpusort_ctx *ctx, 
 }
 
 /* MSD first runs for 64-bit integer keys with values, from 2^27 keys with 64-bit values and
- * 3 * 2^26 with 32-bit ones (measured: 1.16x / 1.14x faster than the LSD sort at 2^27 / 2^28,
- * 0.83x / 0.87x at 2^26 / 2^27; bench/results/radix-msd-2026-11-29.md), while the expected
- * sub-bucket of uniform keys, n / 2^16, is at most 3/4 of the bucket sort's capacity. Keys alone
- * and 32-bit keys stay LSD: the bucket sort ranks a digit no faster than a pass does, so MSD
- * first pays only where a pass moves many bytes per key. Doubles stay LSD too: their top digits
- * are the exponent's, rarely uniform, and every NaN has one radix key, so random bits (1 NaN in
- * 2048) overflow a sub-bucket and take the fallback (0.83x CUB, same file). Test knob
- * GPUSORT_TEST_RADIX_HYBRID: 0 never, 1 from one tile on. */
+ * 3 * 2^26 with 32-bit ones, while the expected sub-bucket of uniform keys, n / 2^16, is at
+ * most 3/4 of the bucket sort's capacity. Keys alone and 32-bit keys stay LSD: the bucket sort
+ * ranks a digit no faster than a pass does, so MSD first pays only where a pass moves many
+ * bytes per key. Doubles stay LSD too: their top digits are the exponent's, rarely uniform, and
+ * every NaN has one radix key, so random bits overflow a sub-bucket and take the fallback. The
+ * measurements: bench/results/radix-msd-2026-11-29.md. Test knob GPUSORT_TEST_RADIX_HYBRID: 0
+ * never, 1 from one tile on. */
 template <typename K, bool FLOAT, int VB> constexpr bool hybrid_kernels()
 {
     return sizeof(K) == 8 && !FLOAT && VB != 0;
@@ -1260,9 +1259,8 @@ template <typename K, bool FLOAT, int VB> static size_t hybrid_from(gpusort_ctx 
 }
 template <typename K, bool FLOAT, int VB> static bool hybrid_applies(gpusort_ctx *ctx, size_t n)
 {
-    const size_t cap = (size_t)BUCKET_THREADS * bucket_kpt<VB>();
     return n >= hybrid_from<K, FLOAT, VB>(ctx) &&
-           n / 4 <= cap * (RADIX_DIGITS * RADIX_DIGITS / 4) / 4 * 3;
+           n / 4 <= (size_t)bucket_cap<VB>() * (RADIX_DIGITS * RADIX_DIGITS / 4) / 4 * 3;
 }
 
 /* MSD first: the launches between scan_kernel and the LSD passes (the top of the file). All
@@ -1275,7 +1273,6 @@ static gpusort_status hybrid_sort(gpusort_ctx *ctx, const gpusort__sort_args *d,
     constexpr int KPT = Tune<K, FLOAT, VB>::KPT;
     constexpr int TILE = THREADS * KPT;
     constexpr int P = sizeof(K);
-    constexpr uint32_t CAP = (uint32_t)BUCKET_THREADS * bucket_kpt<VB>();
     cudaStream_t st = gpusort__cuda_stream(ctx);
     const int pdl = gpusort__cuda_pdl(ctx);
     const size_t n = d->n;
@@ -1300,7 +1297,7 @@ static gpusort_status hybrid_sort(gpusort_ctx *ctx, const gpusort__sort_args *d,
                pdl, (const K *)in.keys_alt, n, mask, P - 1, P - 2, range, cnt,
                (const int *)&hy->run);
     launch_pdl(seg_scan_kernel, 1, RADIX_DIGITS, 0, st, pdl, (const uint32_t *)cnt, n, seg,
-               &hy->seg_trivial, start, CAP, &hy->overflow, (const int *)&hy->run);
+               &hy->seg_trivial, start, bucket_cap<VB>(), &hy->overflow, (const int *)&hy->run);
     PlanInput out_in_place = in;
     out_in_place.keys_in = in.keys_out;
     out_in_place.vals_in = in.vals_out;
@@ -1362,7 +1359,6 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
     Plan *plan = (Plan *)(aux + L.off_plan);
     uint64_t *bin_base = (uint64_t *)(aux + L.off_base);
     Hybrid *hy = hybrid ? (Hybrid *)(aux + L.off_hybrid) : NULL;
-    constexpr uint32_t CAP = (uint32_t)BUCKET_THREADS * bucket_kpt<VB>();
 
     PlanInput in;
     in.keys_in = d->keys_in;
@@ -1385,7 +1381,7 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
     if ((s = launch_hist<K, FLOAT>(ctx, st, (const K *)d->keys_in, n, mask, hist))) return s;
     const int pdl = gpusort__cuda_pdl(ctx);
     launch_pdl(scan_kernel, 1, RADIX_DIGITS, 0, st, pdl, (const unsigned long long *)hist, P, n,
-               bin_base, in, plan, hy, CAP);
+               bin_base, in, plan, hy, bucket_cap<VB>());
     if ((s = gpusort__cuda_check(ctx, cudaGetLastError(), "radix histogram"))) return s;
 
     const size_t smem = sweep_smem<K, FLOAT>(KPT, VB);
@@ -1443,9 +1439,9 @@ template <typename K, bool FLOAT, int VB> static size_t tile_of(gpusort_ctx *ctx
 /* Narrow indices (see the top of the file): an argsort with u64 indices whose indices fit u32
  * and that is longer than one tile of the u32-value shape (that shape's tile is never smaller
  * than the u64 one's, so every shorter sort keeps the single-tile kernel or the u64 shape).
- * It takes precedence over MSD first, which would sort u64 indices: the LSD passes then move
- * 12 bytes per 64-bit key, and u64 keys with u32 values sort about as fast LSD at 2^27 (9.85
- * ms) as with u64 values MSD first (10.10 ms; bench/results/radix-msd-2026-11-29.md). */
+ * It takes precedence over MSD first, which would sort u64 indices: with u32 indices the LSD
+ * passes move 12 bytes per 64-bit key, about as fast as MSD first with 16 at 2^27
+ * (bench/results/radix-msd-2026-11-29.md, the pairs rows). */
 template <typename K, bool FLOAT> static bool narrow_indices(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
     return d->value_type == GPUSORT_TYPE_U64 && !d->values_in && d->n <= UINT32_MAX &&
