@@ -92,12 +92,17 @@ add_test(NAME test_backends_cuda_radix_msd_fallback
          COMMAND test_backends --backend cuda --algorithm radix --sizes 4194305 --filter /top2)
 set_tests_properties(test_backends_cuda_radix_msd test_backends_cuda_radix_msd_fallback PROPERTIES
                      ENVIRONMENT "GPUSORT_TEST_RADIX_HYBRID=1" TIMEOUT 900 LABELS "core;cuda")
+# At 1 the knob sorts sub-buckets of small sorts by warps; at 2 always by blocks.
+add_test(NAME test_backends_cuda_radix_msd_blocks
+         COMMAND test_backends --backend cuda --algorithm radix --quick --filter 64/)
+set_tests_properties(test_backends_cuda_radix_msd_blocks PROPERTIES
+                     ENVIRONMENT "GPUSORT_TEST_RADIX_HYBRID=2" TIMEOUT 900 LABELS "core;cuda")
 add_test(NAME test_backends_cuda_radix_hist_copies
          COMMAND test_backends --backend cuda --algorithm radix --quick)
 set_tests_properties(test_backends_cuda_radix_hist_copies PROPERTIES
                      ENVIRONMENT "GPUSORT_TEST_RADIX_HIST=0" TIMEOUT 900 LABELS "core;cuda")
 gpusort_skippable(test_backends_cuda_radix_msd test_backends_cuda_radix_msd_fallback
-                  test_backends_cuda_radix_hist_copies)
+                  test_backends_cuda_radix_msd_blocks test_backends_cuda_radix_hist_copies)
 # The same option on the CPU (so CI runs it): a few sizes, and a malformed list must exit 2.
 add_test(NAME test_backends_cpu_sizes
          COMMAND test_backends --backend cpu --algorithm radix --sizes 2305,7681,9217 --filter u32/)

@@ -162,7 +162,7 @@ static gpusort_status cuda_init(gpusort_ctx *ctx, int device)
         const char *fail = getenv("GPUSORT_TEST_FAIL_DEVICE_ALLOC");
         im->fail_alloc_at = fail ? atol(fail) : 0;
         const char *hybrid = getenv("GPUSORT_TEST_RADIX_HYBRID");
-        im->radix_hybrid = hybrid && *hybrid ? atoi(hybrid) != 0 : -1;
+        im->radix_hybrid = hybrid && *hybrid ? atoi(hybrid) : -1;
         const char *hist = getenv("GPUSORT_TEST_RADIX_HIST");
         im->radix_hist = hist && *hist ? atoi(hist) != 0 : -1;
     }

@@ -270,7 +270,8 @@ typedef struct gpusort__cuda_impl {
     size_t ws_size[GPUSORT_CUDA_SCRATCH_COUNT];
     long alloc_count;              /* cudaMalloc calls so far (the test knob counts them) */
     long fail_alloc_at;            /* GPUSORT_TEST_FAIL_DEVICE_ALLOC, 0 = off */
-    int radix_hybrid;              /* GPUSORT_TEST_RADIX_HYBRID: -1 by size, 0 never, 1 always */
+    int radix_hybrid;              /* GPUSORT_TEST_RADIX_HYBRID: -1 by size, 0 never, 1 always
+                                      (small sub-buckets by warps), 2 always (by blocks) */
     int radix_hist;                /* GPUSORT_TEST_RADIX_HIST: -1 by size, 0 copies, 1 columns */
 } gpusort__cuda_impl;
 

@@ -238,8 +238,7 @@ struct Hybrid {
     Plan plan;                  /* passes A (digit P-1) and B (digit P-2), active when run */
     int run;                    /* scan_kernel chose the MSD-first sort */
     int local;                  /* the bucket sort runs: run, and no bucket above its capacity */
-    int overflow;               /* seg_scan_kernel: a bucket exceeds the capacity */
-    int seg_trivial;            /* where seg_scan_kernel writes its trivial flag (unread) */
+    int overflow;               /* sub_rows_kernel: a sub-bucket exceeds the capacity */
     int trivial[MAX_PASSES];    /* scan_kernel's trivial digit positions (for the fallback plan) */
 };
 
@@ -803,18 +802,11 @@ __global__ void __launch_bounds__(HIST_THREADS) seg_hist_kernel(const K *keys, s
 
 /* seg_scan_kernel, block p: seg_off[p][t][d] = start of bucket t + its keys of digit (pass p)
  * below d - the keys of digit d in buckets before t (what MODE_SEGMENTED adds to the count of
- * digit-d keys before a key); trivial[p] = 1 when one digit holds all n keys. The MSD-first
- * sort also asks (else NULL / 0): start[t][d] = where the keys of bucket t and digit d begin
- * (its sub-bucket), and *overflow = 1 when a sub-bucket holds more than cap keys. gate: as in
- * seg_hist_kernel. */
+ * digit-d keys before a key); trivial[p] = 1 when one digit holds all n keys. */
 __global__ void __launch_bounds__(RADIX_DIGITS) seg_scan_kernel(const uint32_t *cnt, size_t n,
-                                                                long long *seg_off, int *trivial,
-                                                                long long *start, uint32_t cap,
-                                                                int *overflow, const int *gate)
+                                                                long long *seg_off, int *trivial)
 {
-    pdl_wait_and_release();
     __shared__ unsigned long long s_w[RADIX_DIGITS / 32];
-    if (gate && !*gate) return;
     const int i = threadIdx.x, lane = i & 31, warp = i >> 5;
     const uint32_t *c = cnt + (size_t)blockIdx.x * RADIX_DIGITS * RADIX_DIGITS;
     long long *o = seg_off + (size_t)blockIdx.x * RADIX_DIGITS * RADIX_DIGITS;
@@ -826,15 +818,10 @@ __global__ void __launch_bounds__(RADIX_DIGITS) seg_scan_kernel(const uint32_t *
     __syncthreads();
     long long run = (long long)(incl - size);
     for (int w = 0; w < warp; w++) run += (long long)s_w[w];
-    bool over = false;
     for (int d = 0; d < RADIX_DIGITS; d++) {
-        const uint32_t k = c[i * RADIX_DIGITS + d];
         o[i * RADIX_DIGITS + d] = run;
-        if (start) start[i * RADIX_DIGITS + d] = run;
-        over |= k > cap;
-        run += k;
+        run += c[i * RADIX_DIGITS + d];
     }
-    if (overflow && over) *overflow = 1;
     __syncthreads();
     /* Thread i as digit d: minus the digit's keys in the buckets before. */
     long long col = 0;
@@ -850,6 +837,49 @@ __global__ void seg_plan_kernel(const int *trivial, int m, PlanInput in, Plan *p
 {
     pdl_wait_and_release();
     make_plan(trivial, m, in, plan);
+}
+
+/* MSD first's sub-bucket table, cnt[t][d] = the keys of top bucket t and second digit d, in two
+ * launches of 256 blocks (seg_scan_kernel's one block walks 256 entries a thread: 295 us in ncu
+ * at 2^28). sub_rows_kernel, block t, thread d: start[t][d] = where sub-bucket (t, d) begins
+ * (top_base[t], pass A's bin base, + the sub-buckets of t below d); *overflow = 1 when one
+ * holds more than cap keys. sub_cols_kernel, block d, thread t: seg_off[t][d] = start[t][d] -
+ * the digit-d keys of the top buckets before t (seg_scan_kernel's table for pass B). A top
+ * bucket holds fewer than 2^32 keys (MSD first runs below 2^29). */
+__global__ void __launch_bounds__(RADIX_DIGITS) sub_rows_kernel(const uint32_t *cnt,
+                                                                const uint64_t *top_base,
+                                                                long long *start, uint32_t cap,
+                                                                int *overflow, const int *gate)
+{
+    pdl_wait_and_release();
+    __shared__ uint32_t s_w[RADIX_DIGITS / 32];
+    if (!*gate) return;
+    const int t = blockIdx.x, d = threadIdx.x, lane = d & 31, warp = d >> 5;
+    const uint32_t c = cnt[t * RADIX_DIGITS + d];
+    const uint32_t incl = warp_inclusive_scan(c);
+    if (lane == 31) s_w[warp] = incl;
+    __syncthreads();
+    uint32_t excl = incl - c;
+    for (int w = 0; w < warp; w++) excl += s_w[w];
+    start[t * RADIX_DIGITS + d] = (long long)top_base[t] + excl;
+    if (c > cap) *overflow = 1;
+}
+
+__global__ void __launch_bounds__(RADIX_DIGITS) sub_cols_kernel(const uint32_t *cnt,
+                                                                const long long *start,
+                                                                long long *seg_off, const int *gate)
+{
+    pdl_wait_and_release();
+    __shared__ uint32_t s_w[RADIX_DIGITS / 32];
+    if (!*gate) return;
+    const int d = blockIdx.x, t = threadIdx.x, lane = t & 31, warp = t >> 5;
+    const uint32_t c = cnt[t * RADIX_DIGITS + d];
+    const uint32_t incl = warp_inclusive_scan(c);
+    if (lane == 31) s_w[warp] = incl;
+    __syncthreads();
+    uint32_t excl = incl - c;
+    for (int w = 0; w < warp; w++) excl += s_w[w];
+    seg_off[t * RADIX_DIGITS + d] = start[t * RADIX_DIGITS + d] - (long long)excl;
 }
 
 /* Single-block sort of n <= THREADS*KPT keys entirely in shared memory. */
@@ -1049,6 +1079,108 @@ __global__ void __launch_bounds__(BUCKET_THREADS, 2) bucket_sort_kernel(K *keys,
     }
 }
 
+/* bucket_warp_kernel: the same sort with one WARP per sub-bucket, for small sub-buckets (up to
+ * WARP_CAP keys: the expected sub-bucket below 2^24.6 keys in all). A block sort of a few
+ * hundred keys is latency-bound on its barriers (65536 blocks took ~4 ms at 2^22 keys: bench/
+ * results/radix-msd-2026-11-29.md); a warp needs only __syncwarp, and 24 warps share an SM.
+ * Per digit position: counts in the warp's 256 counters, their exclusive scan (8 per lane, then
+ * across lanes), warp_rank_item against the scanned counters, the permutation through shared
+ * memory. Items lane-striped (item i of lane l is key 32i + l), so stable. */
+constexpr int WARP_KPT = 16;
+constexpr int WARP_CAP = 32 * WARP_KPT;
+constexpr int WARP_BLOCK = 256;
+template <typename K, int VB> constexpr size_t warp_bucket_bytes()
+{
+    return (size_t)WARP_CAP * (sizeof(K) + VB) + RADIX_DIGITS * 4;
+}
+
+template <typename K, bool FLOAT, int VB>
+__global__ void __launch_bounds__(WARP_BLOCK) bucket_warp_kernel(K *keys, void *vals_,
+                                                                 const uint32_t *cnt,
+                                                                 const long long *start,
+                                                                 const int *gate, K mask,
+                                                                 int digits)
+{
+    pdl_wait_and_release();
+    typedef typename ValueOf<VB>::T V;
+    extern __shared__ __align__(16) unsigned char smem[];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    unsigned char *mine = smem + (size_t)warp * warp_bucket_bytes<K, VB>();
+    K *s_keys = (K *)mine;
+    V *s_vals = (V *)(mine + (size_t)WARP_CAP * sizeof(K));
+    uint32_t *count = (uint32_t *)(mine + (size_t)WARP_CAP * (sizeof(K) + VB));
+    if (!*gate) return;
+    const int b = blockIdx.x * (WARP_BLOCK / 32) + warp;
+    const int nb = (int)cnt[b];
+    if (nb <= 1) return; /* uniform over the warp */
+    const long long first = start[b];
+    keys += first;
+    V *vals = (V *)vals_ + (VB ? first : 0);
+    K k[WARP_KPT];
+    V v[VB ? WARP_KPT : 1];
+    auto valid = [&](int i) { return i * 32 + lane < nb; };
+#pragma unroll
+    for (int i = 0; i < WARP_KPT; i++)
+        if (valid(i)) {
+            k[i] = keys[i * 32 + lane];
+            if (VB) v[VB ? i : 0] = vals[i * 32 + lane];
+        }
+    for (int p = 0; p < digits; p++) {
+        const int shift = p * RADIX_BITS;
+        for (int j = lane; j < RADIX_DIGITS; j += 32) count[j] = 0;
+        __syncwarp();
+#pragma unroll
+        for (int i = 0; i < WARP_KPT; i++)
+            if (valid(i)) atomicAdd(&count[radix_digit<FLOAT>(k[i], mask, shift)], 1u);
+        __syncwarp();
+        /* Lane l scans counters 8l .. 8l+7, then the lanes' totals. */
+        uint32_t c[RADIX_DIGITS / 32], total = 0;
+        bool all = false;
+#pragma unroll
+        for (int j = 0; j < RADIX_DIGITS / 32; j++) {
+            c[j] = count[lane * (RADIX_DIGITS / 32) + j];
+            all |= c[j] == (uint32_t)nb;
+            total += c[j];
+        }
+        if (__any_sync(0xffffffffu, all)) { /* every key has one digit here: the order stays */
+            __syncwarp();
+            continue;
+        }
+        uint32_t run = warp_inclusive_scan(total) - total;
+#pragma unroll
+        for (int j = 0; j < RADIX_DIGITS / 32; j++) {
+            count[lane * (RADIX_DIGITS / 32) + j] = run;
+            run += c[j];
+        }
+        __syncwarp();
+#pragma unroll
+        for (int i = 0; i < WARP_KPT; i++) {
+            if (i * 32 >= nb) break; /* uniform over the warp */
+            const bool ok = valid(i);
+            const uint32_t d = ok ? radix_digit<FLOAT>(k[i], mask, shift) : 0;
+            const uint32_t r = warp_rank_item<false>(d, ok, count);
+            if (ok) {
+                s_keys[r] = k[i];
+                if (VB) s_vals[r] = v[VB ? i : 0];
+            }
+        }
+        __syncwarp();
+#pragma unroll
+        for (int i = 0; i < WARP_KPT; i++)
+            if (valid(i)) {
+                k[i] = s_keys[i * 32 + lane];
+                if (VB) v[VB ? i : 0] = s_vals[i * 32 + lane];
+            }
+        __syncwarp();
+    }
+#pragma unroll
+    for (int i = 0; i < WARP_KPT; i++)
+        if (valid(i)) {
+            keys[i * 32 + lane] = k[i];
+            if (VB) vals[i * 32 + lane] = v[VB ? i : 0];
+        }
+}
+
 /* After the counts of pass B: a sub-bucket above the bucket sort's capacity turns the MSD-first
  * sort into an LSD sort of B's output in place (every digit position; B's grouping is undone,
  * the result is the same stable order), and the bucket sort off. */
@@ -1066,7 +1198,7 @@ static size_t align_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
  * (the first 64) records that it was done, so the call costs nothing on later sorts. WHICH:
  * 0/1 sweep/tile kernel, + 2 x SHAPE, + 8 for the WIDEN sweep kernel; 16 / 17 the sweeps of
  * the several-GPU sort (MODE_SCATTER / MODE_SEGMENTED, the latter also the MSD-first pass B);
- * 18 the bucket sort, 19 the histogram's column layout. */
+ * 18 the bucket sort, 19 the histogram's column layout, 20 the warp bucket sort. */
 template <typename K, bool FLOAT, int VB, int WHICH> struct SmemOnce {
     static unsigned long long devices;
 };
@@ -1254,13 +1386,30 @@ template <typename K, bool FLOAT, int VB> static size_t hybrid_from(gpusort_ctx 
     if (!hybrid_kernels<K, FLOAT, VB>() || knob == 0 || use_compact<K, FLOAT, VB>(ctx) ||
         bucket_smem<K, VB>() > gpusort__cuda_smem_limit(ctx))
         return SIZE_MAX;
-    return knob == 1 ? (size_t)THREADS * Tune<K, FLOAT, VB>::KPT + 1
+    return knob >= 1 ? (size_t)THREADS * Tune<K, FLOAT, VB>::KPT + 1
            : VB == 8 ? (size_t)1 << 27 : (size_t)3 << 26;
 }
 template <typename K, bool FLOAT, int VB> static bool hybrid_applies(gpusort_ctx *ctx, size_t n)
 {
     return n >= hybrid_from<K, FLOAT, VB>(ctx) &&
            n / 4 <= (size_t)bucket_cap<VB>() * (RADIX_DIGITS * RADIX_DIGITS / 4) / 4 * 3;
+}
+
+/* Whether the warp kernel sorts the sub-buckets (their expected size at most 3/4 of WARP_CAP,
+ * n <= 2^24.58), else the block kernel. Not measured yet: only with the knob at 1 (at 2 the
+ * block kernel always, for its tests). */
+template <typename K, bool FLOAT, int VB> static bool hybrid_warp(gpusort_ctx *ctx, size_t n)
+{
+    return gpusort__cuda_impl_of(ctx)->radix_hybrid == 1 &&
+           n / (RADIX_DIGITS * RADIX_DIGITS) <= (size_t)WARP_CAP / 4 * 3 &&
+           (WARP_BLOCK / 32) * warp_bucket_bytes<K, VB>() <= gpusort__cuda_smem_limit(ctx);
+}
+
+/* The largest sub-bucket the chosen bucket kernel sorts. */
+template <typename K, bool FLOAT, int VB> static uint32_t hybrid_cap(gpusort_ctx *ctx, size_t n)
+{
+    return hybrid_warp<K, FLOAT, VB>(ctx, n) ? (uint32_t)WARP_CAP
+                                             : bucket_cap<VB>();
 }
 
 /* MSD first: the launches between scan_kernel and the LSD passes (the top of the file). All
@@ -1276,6 +1425,7 @@ static gpusort_status hybrid_sort(gpusort_ctx *ctx, const gpusort__sort_args *d,
     cudaStream_t st = gpusort__cuda_stream(ctx);
     const int pdl = gpusort__cuda_pdl(ctx);
     const size_t n = d->n;
+    const uint32_t cap = hybrid_cap<K, FLOAT, VB>(ctx, n);
     Hybrid *hy = (Hybrid *)(aux + L.off_hybrid);
     uint32_t *cnt = (uint32_t *)(aux + L.off_cnt);
     long long *seg = (long long *)(aux + L.off_seg);
@@ -1296,8 +1446,11 @@ static gpusort_status hybrid_sort(gpusort_ctx *ctx, const gpusort__sort_args *d,
     launch_pdl(seg_hist_kernel<K, FLOAT>, (unsigned)((n + range - 1) / range), HIST_THREADS, 0, st,
                pdl, (const K *)in.keys_alt, n, mask, P - 1, P - 2, range, cnt,
                (const int *)&hy->run);
-    launch_pdl(seg_scan_kernel, 1, RADIX_DIGITS, 0, st, pdl, (const uint32_t *)cnt, n, seg,
-               &hy->seg_trivial, start, bucket_cap<VB>(), &hy->overflow, (const int *)&hy->run);
+    const uint64_t *top_base = (const uint64_t *)(aux + L.off_base) + (size_t)(P - 1) * RADIX_DIGITS;
+    launch_pdl(sub_rows_kernel, RADIX_DIGITS, RADIX_DIGITS, 0, st, pdl, (const uint32_t *)cnt,
+               top_base, start, cap, &hy->overflow, (const int *)&hy->run);
+    launch_pdl(sub_cols_kernel, RADIX_DIGITS, RADIX_DIGITS, 0, st, pdl, (const uint32_t *)cnt,
+               (const long long *)start, seg, (const int *)&hy->run);
     PlanInput out_in_place = in;
     out_in_place.keys_in = in.keys_out;
     out_in_place.vals_in = in.vals_out;
@@ -1314,6 +1467,16 @@ static gpusort_status hybrid_sort(gpusort_ctx *ctx, const gpusort__sort_args *d,
                            P - 2, P - 1, L.portions, P, mu)))
         return s;
     /* The sub-buckets in place in out. */
+    if (hybrid_warp<K, FLOAT, VB>(ctx, n)) {
+        const size_t wsmem = (WARP_BLOCK / 32) * warp_bucket_bytes<K, VB>();
+        auto wkern = bucket_warp_kernel<K, FLOAT, VB>;
+        if ((s = allow_smem(ctx, (const void *)wkern, wsmem, &SmemOnce<K, FLOAT, VB, 20>::devices)))
+            return s;
+        launch_pdl(wkern, RADIX_DIGITS * RADIX_DIGITS / (WARP_BLOCK / 32), WARP_BLOCK, wsmem, st,
+                   pdl, (K *)in.keys_out, in.vals_out, (const uint32_t *)cnt,
+                   (const long long *)start, (const int *)&hy->local, mask, P - 2);
+        return gpusort__cuda_check(ctx, cudaGetLastError(), "radix bucket_warp_kernel");
+    }
     const size_t bsmem = bucket_smem<K, VB>();
     auto bkern = bucket_sort_kernel<K, FLOAT, VB>;
     if ((s = allow_smem(ctx, (const void *)bkern, bsmem, &SmemOnce<K, FLOAT, VB, 18>::devices)))
@@ -1381,7 +1544,7 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
     if ((s = launch_hist<K, FLOAT>(ctx, st, (const K *)d->keys_in, n, mask, hist))) return s;
     const int pdl = gpusort__cuda_pdl(ctx);
     launch_pdl(scan_kernel, 1, RADIX_DIGITS, 0, st, pdl, (const unsigned long long *)hist, P, n,
-               bin_base, in, plan, hy, bucket_cap<VB>());
+               bin_base, in, plan, hy, hybrid ? hybrid_cap<K, FLOAT, VB>(ctx, n) : 0u);
     if ((s = gpusort__cuda_check(ctx, cudaGetLastError(), "radix histogram"))) return s;
 
     const size_t smem = sweep_smem<K, FLOAT>(KPT, VB);
@@ -1651,7 +1814,7 @@ template <typename K, bool FLOAT, int VB> struct Multi {
         range = range < 4096 ? 4096 : range;
         seg_hist_kernel<K, FLOAT><<<(unsigned)((n + range - 1) / range), HIST_THREADS, 0, st>>>(
             (const K *)d->keys_in, n, mask, m, 0, range, cnt, (const int *)NULL);
-        seg_scan_kernel<<<m, RADIX_DIGITS, 0, st>>>(cnt, n, seg, triv, NULL, 0, NULL, NULL);
+        seg_scan_kernel<<<m, RADIX_DIGITS, 0, st>>>(cnt, n, seg, triv);
         seg_plan_kernel<<<1, 1, 0, st>>>(triv, m, in, plan);
         if ((s = gpusort__cuda_check(ctx, cudaGetLastError(), "radix multi segment counts")))
             return s;
