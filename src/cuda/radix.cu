@@ -80,19 +80,22 @@
  * With no pass at all, finish_kernel writes the u64 indices. Other modes never take this path:
  * their kernels are compiled without it (the WIDEN template flag).
  *
- * MSD first (u64/i64 keys with values, from 2^27 keys; hybrid_applies says where it pays). The
- * passes are bound by ranking as much as by memory (a pass of 32-bit keys moves 2 GiB in about
- * the time of 4 GiB of 64-bit ones), so fewer passes pay where a pass moves many bytes per key.
+ * MSD first (u64/i64 keys with values, 2^23 .. 2^24.58 and from 2^27 keys; hybrid_kind says
+ * where it pays). The passes are bound by ranking as much as by memory (a pass of 32-bit keys
+ * moves 2 GiB in about the time of 4 GiB of 64-bit ones), so fewer passes pay where a pass
+ * moves many bytes per key.
  * After the histograms, scan_kernel decides on the device, from the top two digits' histograms,
  * whether the keys look uniform enough; if so:
  *   A  the pass on the top digit, keys_in -> alternate buffer;
- *   seg_hist_kernel / seg_scan_kernel: the size of every (top, second) sub-bucket, the offsets
- *      of pass B and where each sub-bucket starts; a sub-bucket above the bucket sort's capacity
- *      sets the fallback (hybrid_fallback_kernel): the LSD passes then sort pass B's output in
- *      place, so the result is the same, 2 passes and 2 counting reads later;
+ *   seg_hist_kernel, sub_rows_kernel, sub_cols_kernel: the size of every (top, second)
+ *      sub-bucket, the offsets of pass B and where each sub-bucket starts; a sub-bucket above
+ *      the bucket kernel's capacity sets the fallback (hybrid_fallback_kernel): the LSD
+ *      passes then sort pass B's output in place, so the result is the same, 2 passes and 2
+ *      counting reads later;
  *   B  the pass on the second digit within each top bucket (MODE_SEGMENTED), -> output;
- *   bucket_sort_kernel: each of the 65536 sub-buckets sorted in shared memory on its remaining
- *      digits, in place.
+ *   bucket_sort_kernel (one block per sub-bucket) or bucket_warp_kernel (one warp, for small
+ *      sorts): each of the 65536 sub-buckets sorted in shared memory on its remaining digits,
+ *      in place.
  * 2 passes, one more counting read and one on-chip sort instead of 8 passes (Stehle & Jacobsen
  * 2017, "A Memory Bandwidth-Efficient Hybrid Radix Sort on GPUs", with one on-chip level).
  * Every launch of both ways is enqueued; the ones not taken exit at once (the LSD plan says
@@ -137,15 +140,23 @@ constexpr int WARPS = THREADS / 32;
  *            until both kernels fit (the tile kernel's TILE * (K + V) + 25 KiB is the larger):
  *            12 for 4+4 bytes, 8 for 4+8 and 8+4, 6 for 8+8. Derived, not measured. */
 enum { HOPPER = 0, SMALL = 1, COMPACT = 2 };
+/* A/B builds: -DGPUSORT_RADIX_F64_KPT=K sets the doubles' Hopper tile, -DGPUSORT_RADIX_KEYS_MINB=B
+ * the blocks per SM of the keys-only sweeps. */
+#ifndef GPUSORT_RADIX_F64_KPT
+#define GPUSORT_RADIX_F64_KPT 14
+#endif
 template <typename K, bool FLOAT, int VB, int SHAPE = HOPPER> struct Tune {
     static constexpr int KPT =
         SHAPE == COMPACT ? (VB == 0 ? (sizeof(K) == 4 ? 20 : 12)
                                     : sizeof(K) + VB == 8 ? 12 : sizeof(K) + VB == 12 ? 8 : 6)
         : SHAPE == SMALL ? (sizeof(K) == 4 ? 20 : VB ? 16 : 12)
-        : VB == 0 ? (sizeof(K) == 4 ? 28 : FLOAT ? 14 : 16)
+        : VB == 0 ? (sizeof(K) == 4 ? 28 : FLOAT ? GPUSORT_RADIX_F64_KPT : 16)
         : sizeof(K) == 4 ? (VB == 4 ? 24 : 20) : 16;
 };
-template <int VB> constexpr int min_blocks() { return VB ? 2 : 3; }
+#ifndef GPUSORT_RADIX_KEYS_MINB
+#define GPUSORT_RADIX_KEYS_MINB 3
+#endif
+template <int VB> constexpr int min_blocks() { return VB ? 2 : GPUSORT_RADIX_KEYS_MINB; }
 
 /* Predecessor words the look-back loads at once (onesweep_kernel): 4 for keys, 2 for pairs,
  * whose kernels have fewer registers to spare (bench/results/radix-lookback-2026-11-28.md).
@@ -595,7 +606,7 @@ __global__ void __launch_bounds__(COLS ? HIST_COLS_THREADS : HIST_THREADS)
 }
 
 /* The plan of the passes 0 .. passes-1 whose digit position is not trivial (thread 0 of
- * scan_kernel and seg_scan_kernel). */
+ * scan_kernel; seg_plan_kernel; hybrid_fallback_kernel). */
 __device__ void make_plan(const int *trivial, int passes, const PlanInput &in, Plan *plan)
 {
     /* Pass e of E executed ones writes dst(e); the last must be the output. In place with E odd,
@@ -963,7 +974,7 @@ __global__ void __launch_bounds__(THREADS) tile_sort_kernel(const K *kin, K *kou
  * of the onesweep pass (per-warp counts, a scan over warps and digits, warp_rank_item), the keys
  * (and values) permuted through shared memory; a position where the sub-bucket's keys agree is
  * skipped. Warp-striped items as in the onesweep pass, so stable; warps past the sub-bucket's
- * end do no work. BUCKET_THREADS * KPT keys at most (the capacity; seg_scan_kernel reports
+ * end do no work. BUCKET_THREADS * KPT keys at most (the capacity; sub_rows_kernel reports
  * larger sub-buckets, and then the gate is 0). */
 constexpr int BUCKET_THREADS = 512;
 constexpr int BUCKET_WARPS = BUCKET_THREADS / 32;
@@ -1367,49 +1378,59 @@ template <typename K, bool FLOAT, int VB> static int shape_of(gpusort_ctx *ctx, 
     return use_compact<K, FLOAT, VB>(ctx) ? COMPACT : n <= SMALL_N ? SMALL : HOPPER;
 }
 
-/* MSD first runs for 64-bit integer keys with values, from 2^27 keys with 64-bit values and
- * 3 * 2^26 with 32-bit ones, while the expected sub-bucket of uniform keys, n / 2^16, is at
- * most 3/4 of the bucket sort's capacity. Keys alone and 32-bit keys stay LSD: the bucket sort
- * ranks a digit no faster than a pass does, so MSD first pays only where a pass moves many
- * bytes per key. Doubles stay LSD too: their top digits are the exponent's, rarely uniform, and
- * every NaN has one radix key, so random bits overflow a sub-bucket and take the fallback. The
- * measurements: bench/results/radix-msd-2026-11-29.md. Test knob GPUSORT_TEST_RADIX_HYBRID: 0
- * never, 1 from one tile on. */
+/* MSD first runs for 64-bit integer keys with values where uniform keys make sub-buckets that one
+ * of its two bucket kernels sorts on chip (n / 2^16 keys expected, at most 3/4 of its capacity):
+ *   WARP   one warp per sub-bucket (bucket_warp_kernel), from 2^23 keys up to n / 2^16 <= 384
+ *          (2^24.58 keys);
+ *   BLOCK  one block per sub-bucket (bucket_sort_kernel), from 2^27 keys with 64-bit values and
+ *          3 * 2^26 with 32-bit ones, up to 3/4 of its capacity. Below those sizes its 65536
+ *          latency-bound blocks cost more than the passes saved.
+ * Between the two ranges (and below 2^23) the LSD passes are faster. Keys alone and 32-bit keys
+ * stay LSD: the bucket sort ranks a digit no faster than a pass does, so MSD first pays only
+ * where a pass moves many bytes per key. Doubles stay LSD too: their top digits are the
+ * exponent's, rarely uniform, and every NaN has one radix key, so random bits overflow a
+ * sub-bucket and take the fallback. The measurements: bench/results/radix-msd-2026-11-29.md.
+ * Test knob GPUSORT_TEST_RADIX_HYBRID: 0 never; 1 from one tile on, WARP where its range
+ * allows, else BLOCK; 2 BLOCK from one tile on. */
 template <typename K, bool FLOAT, int VB> constexpr bool hybrid_kernels()
 {
     return sizeof(K) == 8 && !FLOAT && VB != 0;
 }
-/* The least n that MSD first sorts on ctx (SIZE_MAX: never). */
-template <typename K, bool FLOAT, int VB> static size_t hybrid_from(gpusort_ctx *ctx)
+enum { HYBRID_NONE = 0, HYBRID_WARP = 1, HYBRID_BLOCK = 2 };
+constexpr size_t HYBRID_WARP_FROM = (size_t)1 << 23;
+template <typename K, bool FLOAT, int VB> static int hybrid_kind(gpusort_ctx *ctx, size_t n)
 {
     const int knob = gpusort__cuda_impl_of(ctx)->radix_hybrid;
     if (!hybrid_kernels<K, FLOAT, VB>() || knob == 0 || use_compact<K, FLOAT, VB>(ctx) ||
-        bucket_smem<K, VB>() > gpusort__cuda_smem_limit(ctx))
-        return SIZE_MAX;
-    return knob >= 1 ? (size_t)THREADS * Tune<K, FLOAT, VB>::KPT + 1
-           : VB == 8 ? (size_t)1 << 27 : (size_t)3 << 26;
+        n <= (size_t)THREADS * Tune<K, FLOAT, VB>::KPT)
+        return HYBRID_NONE;
+    const size_t per_bucket = n / (RADIX_DIGITS * RADIX_DIGITS);
+    const bool warp_fits = (WARP_BLOCK / 32) * warp_bucket_bytes<K, VB>() <= gpusort__cuda_smem_limit(ctx);
+    if (knob != 2 && warp_fits && per_bucket <= (size_t)WARP_CAP / 4 * 3 &&
+        (knob == 1 || n >= HYBRID_WARP_FROM))
+        return HYBRID_WARP;
+    const size_t block_from = knob >= 1 ? 0 : VB == 8 ? (size_t)1 << 27 : (size_t)3 << 26;
+    if (bucket_smem<K, VB>() <= gpusort__cuda_smem_limit(ctx) && n >= block_from &&
+        per_bucket <= (size_t)bucket_cap<VB>() / 4 * 3)
+        return HYBRID_BLOCK;
+    return HYBRID_NONE;
 }
 template <typename K, bool FLOAT, int VB> static bool hybrid_applies(gpusort_ctx *ctx, size_t n)
 {
-    return n >= hybrid_from<K, FLOAT, VB>(ctx) &&
-           n / 4 <= (size_t)bucket_cap<VB>() * (RADIX_DIGITS * RADIX_DIGITS / 4) / 4 * 3;
+    return hybrid_kind<K, FLOAT, VB>(ctx, n) != HYBRID_NONE;
 }
-
-/* Whether the warp kernel sorts the sub-buckets (their expected size at most 3/4 of WARP_CAP,
- * n <= 2^24.58), else the block kernel. Not measured yet: only with the knob at 1 (at 2 the
- * block kernel always, for its tests). */
-template <typename K, bool FLOAT, int VB> static bool hybrid_warp(gpusort_ctx *ctx, size_t n)
+/* The least n from which MSD first may run on ctx (SIZE_MAX: never); the scratch bound. */
+template <typename K, bool FLOAT, int VB> static size_t hybrid_from(gpusort_ctx *ctx)
 {
-    return gpusort__cuda_impl_of(ctx)->radix_hybrid == 1 &&
-           n / (RADIX_DIGITS * RADIX_DIGITS) <= (size_t)WARP_CAP / 4 * 3 &&
-           (WARP_BLOCK / 32) * warp_bucket_bytes<K, VB>() <= gpusort__cuda_smem_limit(ctx);
+    const int knob = gpusort__cuda_impl_of(ctx)->radix_hybrid;
+    if (!hybrid_kernels<K, FLOAT, VB>() || knob == 0 || use_compact<K, FLOAT, VB>(ctx))
+        return SIZE_MAX;
+    return knob >= 1 ? (size_t)THREADS * Tune<K, FLOAT, VB>::KPT + 1 : HYBRID_WARP_FROM;
 }
-
 /* The largest sub-bucket the chosen bucket kernel sorts. */
 template <typename K, bool FLOAT, int VB> static uint32_t hybrid_cap(gpusort_ctx *ctx, size_t n)
 {
-    return hybrid_warp<K, FLOAT, VB>(ctx, n) ? (uint32_t)WARP_CAP
-                                             : bucket_cap<VB>();
+    return hybrid_kind<K, FLOAT, VB>(ctx, n) == HYBRID_WARP ? (uint32_t)WARP_CAP : bucket_cap<VB>();
 }
 
 /* MSD first: the launches between scan_kernel and the LSD passes (the top of the file). All
@@ -1467,7 +1488,7 @@ static gpusort_status hybrid_sort(gpusort_ctx *ctx, const gpusort__sort_args *d,
                            P - 2, P - 1, L.portions, P, mu)))
         return s;
     /* The sub-buckets in place in out. */
-    if (hybrid_warp<K, FLOAT, VB>(ctx, n)) {
+    if (hybrid_kind<K, FLOAT, VB>(ctx, n) == HYBRID_WARP) {
         const size_t wsmem = (WARP_BLOCK / 32) * warp_bucket_bytes<K, VB>();
         auto wkern = bucket_warp_kernel<K, FLOAT, VB>;
         if ((s = allow_smem(ctx, (const void *)wkern, wsmem, &SmemOnce<K, FLOAT, VB, 20>::devices)))
