@@ -422,6 +422,9 @@ static void radix_variants(int and_k, size_t n, size_t n_pairs64, bool thrust)
     /* u64 indices of 32-bit keys (torch.sort's int64): sorted as u32 indices, widened by the
      * last pass (radix.cu, narrow indices); CUB sorts the u64 values */
     bench_sort<int32_t, uint64_t>(ARGSORT, and_k, n, false);
+    /* u64 indices of 64-bit integer keys (torch.sort of int64): narrow indices too, MSD first
+     * from 3 * 2^26 keys as for u64/u32 pairs */
+    bench_sort<int64_t, uint64_t>(ARGSORT, and_k, n, false);
 }
 
 static void suite_radix()

@@ -82,15 +82,21 @@ add_test(NAME test_backends_cuda_radix_tiles
                  2303,2304,2305,3071,3072,3073,4607,4608,4609,5375,5376,5377,6143,6144,6145,7679,7680,7681,9215,9216,9217,10751,10752,10753,15361,18433,21505,30721,36865,43009,100003,2097153,2107393)
 set_tests_properties(test_backends_cuda_radix_tiles PROPERTIES TIMEOUT 900 LABELS "core;cuda")
 gpusort_skippable(test_backends_cuda_radix_tiles)
-# The radix sort's MSD-first path (u64 and i64 keys with values; the knob runs it from one
-# tile on, not only from 2^27 keys; f64 stays LSD), its fallback when a (top, second) bucket
-# overflows the bucket sort (the top2 distribution at 2^22), and the histogram's copies layout
-# (the column layout is the default wherever shared memory allows).
+# The radix sort's MSD-first path (u64 and i64 keys with values, argsorts with u64 indices
+# too; the knob runs it from one tile on, not only from 2^27 keys; f64 stays LSD), at the sizes
+# just above one tile (6144 keys in the shapes of 64-bit keys with values) and a few tiles, its
+# fallback when a (top, second) bucket overflows the bucket sort (the top2 and top2low
+# distributions at 2^22: 8 and 7 LSD passes), and the histogram's copies layout (the column
+# layout is the default wherever shared memory allows).
 add_test(NAME test_backends_cuda_radix_msd
          COMMAND test_backends --backend cuda --algorithm radix --quick --filter 64/)
+add_test(NAME test_backends_cuda_radix_msd_tiles
+         COMMAND test_backends --backend cuda --algorithm radix --sizes 6145,6146,12289,100003
+                 --filter 64/)
 add_test(NAME test_backends_cuda_radix_msd_fallback
          COMMAND test_backends --backend cuda --algorithm radix --sizes 4194305 --filter /top2)
-set_tests_properties(test_backends_cuda_radix_msd test_backends_cuda_radix_msd_fallback PROPERTIES
+set_tests_properties(test_backends_cuda_radix_msd test_backends_cuda_radix_msd_tiles
+                     test_backends_cuda_radix_msd_fallback PROPERTIES
                      ENVIRONMENT "GPUSORT_TEST_RADIX_HYBRID=1" TIMEOUT 900 LABELS "core;cuda")
 # At 1 the knob sorts sub-buckets of small sorts by warps; at 2 always by blocks.
 add_test(NAME test_backends_cuda_radix_msd_blocks
@@ -101,8 +107,9 @@ add_test(NAME test_backends_cuda_radix_hist_copies
          COMMAND test_backends --backend cuda --algorithm radix --quick)
 set_tests_properties(test_backends_cuda_radix_hist_copies PROPERTIES
                      ENVIRONMENT "GPUSORT_TEST_RADIX_HIST=0" TIMEOUT 900 LABELS "core;cuda")
-gpusort_skippable(test_backends_cuda_radix_msd test_backends_cuda_radix_msd_fallback
-                  test_backends_cuda_radix_msd_blocks test_backends_cuda_radix_hist_copies)
+gpusort_skippable(test_backends_cuda_radix_msd test_backends_cuda_radix_msd_tiles
+                  test_backends_cuda_radix_msd_fallback test_backends_cuda_radix_msd_blocks
+                  test_backends_cuda_radix_hist_copies)
 # The same option on the CPU (so CI runs it): a few sizes, and a malformed list must exit 2.
 add_test(NAME test_backends_cpu_sizes
          COMMAND test_backends --backend cpu --algorithm radix --sizes 2305,7681,9217 --filter u32/)

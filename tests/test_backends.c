@@ -11,8 +11,9 @@
  *   (in place), pairs with keys_out = NULL (values only), argsort with u32 and with u64 indices,
  *   and u64 indices with the sorted keys (values_in = NULL: out of place and in place).
  *   Distributions: datagen's, and this file's "low8" (one key pattern, the low byte random: a
- *   radix sort with exactly one digit pass) and "top2" (the top two bytes equal: the MSD-first
- *   radix sort's fallback).
+ *   radix sort with exactly one digit pass), "top2" (the top two bytes equal: the MSD-first
+ *   radix sort's fallback) and "top2low" (top2 with the low byte equal too: the fallback with
+ *   an odd number of passes).
  *   Every sort is stable, so the result is unique: keys, values and indices must equal the
  *   reference's BIT FOR BIT (this covers order, permutation, stability, pair integrity, NaN
  *   placement, -0.0/+0.0 order and payload preservation in one comparison). Out-of-place calls
@@ -38,12 +39,12 @@
  * SIZES 0, 1, 2, 31..33, 255..257, 1000, 1023..1025, 4095..4097, 65535..65537, 2^20-1..2^20+1
  * and three random sizes (log-uniform up to 2^18), all capped by --max-n (default 2^20 + 1);
  * or exactly the list of --sizes (e.g. a kernel's tile boundaries: tests/core.cmake).
- * Every distribution runs at every size up to 2^16 + 1; 2^20 runs eight of them (uniform, few,
- * special, sorted, reversed, entropy3, zipf, equal) and 2^20 +- 1 two (uniform, special), to
- * keep CI within minutes. --full runs every distribution at every size and random sizes up to
- * --max-n (for fast backends). --quick (PoCL on a CI machine, sanitizer builds; also set by the
- * environment variable GPUSORT_TEST_QUICK=1) keeps 2^20 only, random sizes up to 2^16, and above
- * 4097 keys only the uniform, few, special and sorted distributions.
+ * Every distribution runs at every size up to 2^16 + 1; 2^20 runs ten of them (uniform, few,
+ * special, sorted, reversed, entropy3, zipf, equal, top2, top2low) and 2^20 +- 1 two (uniform,
+ * special), to keep CI within minutes. --full runs every distribution at every size and random
+ * sizes up to --max-n (for fast backends). --quick (PoCL on a CI machine, sanitizer builds;
+ * also set by the environment variable GPUSORT_TEST_QUICK=1) keeps 2^20 only, random sizes up
+ * to 2^16, and above 4097 keys only the uniform, few, special and sorted distributions.
  *
  * SEED: printed first ("seed: S"); every size and every input derives from it, and the inputs
  * of one case depend only on (seed, type, distribution, n), so `--seed S --filter u32/zipf`
@@ -145,14 +146,21 @@ typedef struct where {
  *           digit positions alone looks uniform, but the keys fall into only 256 of the 65536
  *           (top, second) buckets, so the CUDA radix sort's MSD-first path (u64/i64 keys
  *           with values) overflows its bucket sort from 2^20 keys (u64 values) or 1.5 * 2^20
- *           (u32 values) and takes its fallback. */
+ *           (u32 values) and takes its fallback;
+ *   "top2low" the top2 keys with the low byte of key 0 in every key: one trivial digit position
+ *           more, so that fallback's LSD passes run an odd number of passes (7 for 64-bit keys;
+ *           top2's run 8). */
 #define DIST_LOW8 ((datagen_dist)DATAGEN_DIST_COUNT)
 #define DIST_TOP2 ((datagen_dist)(DATAGEN_DIST_COUNT + 1))
-#define DIST_COUNT (DATAGEN_DIST_COUNT + 2)
+#define DIST_TOP2LOW ((datagen_dist)(DATAGEN_DIST_COUNT + 2))
+#define DIST_COUNT (DATAGEN_DIST_COUNT + 3)
 
 static const char *dist_name(datagen_dist d)
 {
-    return d == DIST_LOW8 ? "low8" : d == DIST_TOP2 ? "top2" : datagen_dist_name(d);
+    if (d == DIST_LOW8) return "low8";
+    if (d == DIST_TOP2) return "top2";
+    if (d == DIST_TOP2LOW) return "top2low";
+    return datagen_dist_name(d);
 }
 
 static void fail(const where *w, const char *fmt, ...)
@@ -703,9 +711,10 @@ static int quick_dist(datagen_dist d)
 }
 
 /* Whether the case (dist, n) runs. With --full: every distribution at every size. By default
- * (kept to a few minutes on 2 CI cores): every distribution up to 2^16 + 1; at 2^20 the eight
+ * (kept to a few minutes on 2 CI cores): every distribution up to 2^16 + 1; from 2^20 the ten
  * that take different code paths (random digits, few digits, special values, presorted both
- * ways, skewed bits, skewed counts, one value); at 2^20 - 1 and 2^20 + 1 uniform and special.
+ * ways, skewed bits, skewed counts, one value, the MSD-first fallback with an even and an odd
+ * number of passes); at 2^20 - 1 and 2^20 + 1 uniform and special.
  * --quick (PoCL, sanitizers) thins out everything above 4097 to four distributions. */
 static int case_selected(datagen_dist d, size_t n)
 {
@@ -715,7 +724,7 @@ static int case_selected(datagen_dist d, size_t n)
         return d == DATAGEN_UNIFORM || d == DATAGEN_SPECIAL;
     if (n >= ((size_t)1 << 20))
         return quick_dist(d) || d == DATAGEN_REVERSED || d == DATAGEN_ENTROPY3 ||
-               d == DATAGEN_ZIPF || d == DATAGEN_EQUAL || d == DIST_TOP2;
+               d == DATAGEN_ZIPF || d == DATAGEN_EQUAL || d == DIST_TOP2 || d == DIST_TOP2LOW;
     return 1;
 }
 
@@ -746,6 +755,15 @@ static void fill_top2(void *keys, gpusort_type type, size_t n, uint64_t seed)
     for (size_t i = 0; i < n; i++) k[i * ks + ks - 2] = k[i * ks + ks - 1];
 }
 
+/* DIST_TOP2LOW's keys: DIST_TOP2's with the low byte (little-endian) copied from key 0. */
+static void fill_top2low(void *keys, gpusort_type type, size_t n, uint64_t seed)
+{
+    size_t ks = gpusort_type_size(type);
+    unsigned char *k = (unsigned char *)keys;
+    fill_top2(keys, type, n, seed);
+    for (size_t i = 1; i < n; i++) k[i * ks] = k[0];
+}
+
 static void run_case(gpusort_type type, datagen_dist dist, size_t n)
 {
     size_t ks = gpusort_type_size(type);
@@ -756,6 +774,7 @@ static void run_case(gpusort_type type, datagen_dist dist, size_t n)
     uint64_t *v64 = xmalloc(n * 8);
     if (dist == DIST_LOW8) fill_low8(keys, type, n, seed);
     else if (dist == DIST_TOP2) fill_top2(keys, type, n, seed);
+    else if (dist == DIST_TOP2LOW) fill_top2low(keys, type, n, seed);
     else datagen_fill(keys, type, n, dist, seed);
     datagen_fill_u32(v32, n, seed + 1);
     datagen_fill_u64(v64, n, seed + 2);

@@ -5,7 +5,7 @@
  * order-preserving radix key, thread_radix_key.cuh), ascending or descending, keys only, pairs
  * with u32/u64 values, argsort (values generated as indices on the first pass). Stable.
  * An argsort with u64 indices of n < 2^32 keys (torch.sort's int64 indices) sorts u32 indices
- * and widens them in its last pass ("Narrow indices" below).
+ * and widens them where it writes them last ("Narrow indices" below).
  *
  * Algorithm (Adinets & Merrill 2022, "Onesweep: A Faster Least Significant Digit Radix Sort for
  * GPUs"; decoupled look-back from Merrill & Garland 2016, "Single-pass Parallel Prefix Scan with
@@ -78,12 +78,14 @@
  * so no pass reads what it overwrites:
  *     E = 3:  indices -> out[u32] -> alt[u32] -> out[u64]
  * With no pass at all, finish_kernel writes the u64 indices. Other modes never take this path:
- * their kernels are compiled without it (the WIDEN template flag).
+ * their kernels are compiled without it (the WIDEN template flag). Narrow indices of u64/i64
+ * keys also take MSD first where u32 values do (below): its values' buffers are then chosen so
+ * that the u64 stores never overwrite u32 indices still to be read.
  *
- * MSD first (u64/i64 keys with values, 2^23 .. 2^24.58 and from 2^27 keys; hybrid_kind says
- * where it pays). The passes are bound by ranking as much as by memory (a pass of 32-bit keys
- * moves 2 GiB in about the time of 4 GiB of 64-bit ones), so fewer passes pay where a pass
- * moves many bytes per key.
+ * MSD first (u64/i64 keys with values or narrow indices, 2^23 .. 2^24.58 and from 2^27 keys;
+ * hybrid_kind says where it pays). The passes are bound by ranking as much as by memory (a pass
+ * of 32-bit keys moves 2 GiB in about the time of 4 GiB of 64-bit ones), so fewer passes pay
+ * where a pass moves many bytes per key.
  * After the histograms, scan_kernel decides on the device, from the top two digits' histograms,
  * whether the keys look uniform enough; if so:
  *   A  the pass on the top digit, keys_in -> alternate buffer;
@@ -101,6 +103,22 @@
  * Every launch of both ways is enqueued; the ones not taken exit at once (the LSD plan says
  * `done`), so the call stays asynchronous. Launch numbers: A, B, then the LSD passes; pass B's
  * bin bases are zero (its offsets carry the positions) in slot P of the bin-base table.
+ * With narrow indices the keys move as above, the values differently. The bucket sort stores
+ * u64 indices into the whole output (8n bytes), so it reads its u32 indices from the alternate
+ * buffer (n*4 bytes): B writes there, and A writes the output's low half (its first n*4 bytes,
+ * as u32). The fallback's LSD passes follow make_plan's narrow plan (pass e of E writes the low
+ * half if E-1-e is even, else the alternate buffer; the last stores u64, reading the alternate
+ * buffer) from B's output; with E even their first pass writes the alternate buffer, so B's
+ * output must not be there: hybrid_fallback_kernel, which runs before B, sends it to the
+ * output's HIGH half (bytes 4n..8n), which only the last pass writes. E >= 2, as the top two
+ * digit positions are not trivial when MSD first runs (with E = 1 the one pass would read the
+ * high half and store u64 over it):
+ *                 keys                         values
+ *   A            in -> alt                    indices -> out[lo, u32]
+ *   B            alt -> out                   out[lo] -> alt[u32]     (fallback: -> out[hi, u32])
+ *   bucket sort  out, in place                alt[u32] -> out[u64]
+ *   fallback     out -> ... -> out            E = 2:  out[hi] -> alt -> out[u64]
+ *                (LSD plan in place)          E = 3:  out[hi] -> out[lo] -> alt -> out[u64]
  */
 #include "cuda_internal.h"
 #include "block_radix_rank.cuh"
@@ -649,7 +667,8 @@ __device__ void make_plan(const int *trivial, int passes, const PlanInput &in, P
  * top two digit positions are not trivial and the product of their largest buckets over n -
  * the largest (top, second) bucket if the two digits were independent - is at most 17/20 of
  * cap, the bucket sort's capacity; then the LSD plan runs no pass (done), and hy->plan holds
- * passes A (keys_in -> alt) and B (alt -> out). */
+ * passes A (keys_in -> alt) and B (alt -> out); narrow indices' values go the other way round
+ * (A -> out, B -> alt: "MSD first" at the top of the file). */
 __global__ void __launch_bounds__(RADIX_DIGITS) scan_kernel(const unsigned long long *hist,
                                                             int passes, size_t n,
                                                             uint64_t *bin_base, PlanInput in,
@@ -715,10 +734,12 @@ __global__ void __launch_bounds__(RADIX_DIGITS) scan_kernel(const unsigned long 
         h.kdst[passes - 1] = in.keys_alt;
         h.ksrc[passes - 2] = in.keys_alt;
         h.kdst[passes - 2] = in.keys_out;
+        void *va = in.widen ? in.vals_out : in.vals_alt; /* A's values, B's input */
+        void *vb = in.widen ? in.vals_alt : in.vals_out; /* B's values */
         h.vsrc[passes - 1] = in.vals_in;
-        h.vdst[passes - 1] = in.vals_alt;
-        h.vsrc[passes - 2] = in.vals_alt;
-        h.vdst[passes - 2] = in.vals_out;
+        h.vdst[passes - 1] = va;
+        h.vsrc[passes - 2] = va;
+        h.vdst[passes - 2] = vb;
         h.executed = 2 * run;
         h.copy_keys = h.copy_vals = 0;
         h.wide_pass = -1;
@@ -975,7 +996,9 @@ __global__ void __launch_bounds__(THREADS) tile_sort_kernel(const K *kin, K *kou
  * (and values) permuted through shared memory; a position where the sub-bucket's keys agree is
  * skipped. Warp-striped items as in the onesweep pass, so stable; warps past the sub-bucket's
  * end do no work. BUCKET_THREADS * KPT keys at most (the capacity; sub_rows_kernel reports
- * larger sub-buckets, and then the gate is 0). */
+ * larger sub-buckets, and then the gate is 0). WIDE (narrow indices): the u32 values are read
+ * from vals_ and stored as u64 into wide, the output, instead of back in place (a sub-bucket of
+ * one key too); no block reads what another writes, as vals_ is the alternate buffer. */
 constexpr int BUCKET_THREADS = 512;
 constexpr int BUCKET_WARPS = BUCKET_THREADS / 32;
 /* Keys per thread of the bucket sort: 8192-key sub-buckets of keys alone, 6144 with 32-bit and
@@ -988,12 +1011,13 @@ template <typename K, int VB> constexpr size_t bucket_smem()
            (size_t)BUCKET_WARPS * RADIX_DIGITS * 4 + RADIX_DIGITS * 4 + 64 * 4;
 }
 
-template <typename K, bool FLOAT, int VB>
+template <typename K, bool FLOAT, int VB, bool WIDE>
 __global__ void __launch_bounds__(BUCKET_THREADS, 2) bucket_sort_kernel(K *keys, void *vals_,
                                                                      const uint32_t *cnt,
                                                                      const long long *start,
                                                                      const int *gate, K mask,
-                                                                     int digits)
+                                                                     int digits,
+                                                                     unsigned long long *wide)
 {
     pdl_wait_and_release();
     typedef typename ValueOf<VB>::T V;
@@ -1006,10 +1030,11 @@ __global__ void __launch_bounds__(BUCKET_THREADS, 2) bucket_sort_kernel(K *keys,
     uint32_t *s_misc = s_count + BUCKET_WARPS * RADIX_DIGITS + RADIX_DIGITS;
     if (!*gate) return;
     const int nb = (int)cnt[blockIdx.x];
-    if (nb <= 1) return;
+    if (nb <= (WIDE ? 0 : 1)) return;
     const long long first = start[blockIdx.x];
     keys += first;
     V *vals = (V *)vals_ + (VB ? first : 0);
+    if (WIDE) wide += first;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int warp_first = warp * 32 * KPT;
     uint32_t *warp_count = s_count + warp * RADIX_DIGITS;
@@ -1085,7 +1110,8 @@ __global__ void __launch_bounds__(BUCKET_THREADS, 2) bucket_sort_kernel(K *keys,
         const int idx = warp_first + i * 32 + lane;
         if (valid(i)) {
             keys[idx] = k[i];
-            if (VB) vals[idx] = v[VB ? i : 0];
+            if (WIDE) wide[idx] = v[VB ? i : 0];
+            else if (VB) vals[idx] = v[VB ? i : 0];
         }
     }
 }
@@ -1096,7 +1122,8 @@ __global__ void __launch_bounds__(BUCKET_THREADS, 2) bucket_sort_kernel(K *keys,
  * results/radix-msd-2026-11-29.md); a warp needs only __syncwarp, and 24 warps share an SM.
  * Per digit position: counts in the warp's 256 counters, their exclusive scan (8 per lane, then
  * across lanes), warp_rank_item against the scanned counters, the permutation through shared
- * memory. Items lane-striped (item i of lane l is key 32i + l), so stable. */
+ * memory. Items lane-striped (item i of lane l is key 32i + l), so stable. WIDE: as in
+ * bucket_sort_kernel. */
 constexpr int WARP_KPT = 16;
 constexpr int WARP_CAP = 32 * WARP_KPT;
 constexpr int WARP_BLOCK = 256;
@@ -1105,12 +1132,13 @@ template <typename K, int VB> constexpr size_t warp_bucket_bytes()
     return (size_t)WARP_CAP * (sizeof(K) + VB) + RADIX_DIGITS * 4;
 }
 
-template <typename K, bool FLOAT, int VB>
+template <typename K, bool FLOAT, int VB, bool WIDE>
 __global__ void __launch_bounds__(WARP_BLOCK) bucket_warp_kernel(K *keys, void *vals_,
                                                                  const uint32_t *cnt,
                                                                  const long long *start,
                                                                  const int *gate, K mask,
-                                                                 int digits)
+                                                                 int digits,
+                                                                 unsigned long long *wide)
 {
     pdl_wait_and_release();
     typedef typename ValueOf<VB>::T V;
@@ -1123,10 +1151,11 @@ __global__ void __launch_bounds__(WARP_BLOCK) bucket_warp_kernel(K *keys, void *
     if (!*gate) return;
     const int b = blockIdx.x * (WARP_BLOCK / 32) + warp;
     const int nb = (int)cnt[b];
-    if (nb <= 1) return; /* uniform over the warp */
+    if (nb <= (WIDE ? 0 : 1)) return; /* uniform over the warp */
     const long long first = start[b];
     keys += first;
     V *vals = (V *)vals_ + (VB ? first : 0);
+    if (WIDE) wide += first;
     K k[WARP_KPT];
     V v[VB ? WARP_KPT : 1];
     auto valid = [&](int i) { return i * 32 + lane < nb; };
@@ -1188,18 +1217,22 @@ __global__ void __launch_bounds__(WARP_BLOCK) bucket_warp_kernel(K *keys, void *
     for (int i = 0; i < WARP_KPT; i++)
         if (valid(i)) {
             keys[i * 32 + lane] = k[i];
-            if (VB) vals[i * 32 + lane] = v[VB ? i : 0];
+            if (WIDE) wide[i * 32 + lane] = v[VB ? i : 0];
+            else if (VB) vals[i * 32 + lane] = v[VB ? i : 0];
         }
 }
 
-/* After the counts of pass B: a sub-bucket above the bucket sort's capacity turns the MSD-first
- * sort into an LSD sort of B's output in place (every digit position; B's grouping is undone,
- * the result is the same stable order), and the bucket sort off. */
+/* After the counts of pass B (and before B): a sub-bucket above the bucket sort's capacity
+ * turns the MSD-first sort into an LSD sort of B's output (every digit position; B's grouping
+ * is undone, the result is the same stable order), and the bucket sort off. B writes its values
+ * where that sort reads them, in_place.vals_in: the output (in place, as B's keys), or for
+ * narrow indices the output's high half (the top of the file). */
 __global__ void hybrid_fallback_kernel(Hybrid *hy, int passes, PlanInput in_place, Plan *plan)
 {
     pdl_wait_and_release();
     if (!hy->run || !hy->overflow) return;
     hy->local = 0;
+    hy->plan.vdst[passes - 2] = (void *)in_place.vals_in;
     make_plan(hy->trivial, passes, in_place, plan);
 }
 
@@ -1209,7 +1242,8 @@ static size_t align_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
  * (the first 64) records that it was done, so the call costs nothing on later sorts. WHICH:
  * 0/1 sweep/tile kernel, + 2 x SHAPE, + 8 for the WIDEN sweep kernel; 16 / 17 the sweeps of
  * the several-GPU sort (MODE_SCATTER / MODE_SEGMENTED, the latter also the MSD-first pass B);
- * 18 the bucket sort, 19 the histogram's column layout, 20 the warp bucket sort. */
+ * 18 / 21 the bucket sort (21: WIDE), 19 the histogram's column layout, 20 / 22 the warp bucket
+ * sort (22: WIDE). */
 template <typename K, bool FLOAT, int VB, int WHICH> struct SmemOnce {
     static unsigned long long devices;
 };
@@ -1435,8 +1469,10 @@ template <typename K, bool FLOAT, int VB> static uint32_t hybrid_cap(gpusort_ctx
 
 /* MSD first: the launches between scan_kernel and the LSD passes (the top of the file). All
  * run on the device's choice: when scan_kernel does not choose this sort they exit at once, and
- * the LSD passes run; when it does, the LSD passes exit at once unless a sub-bucket overflows. */
-template <typename K, bool FLOAT, int VB>
+ * the LSD passes run; when it does, the LSD passes exit at once unless a sub-bucket overflows.
+ * WIDEN: narrow indices (in.widen); passes A and B are the same kernels, the bucket sort stores
+ * u64 values. */
+template <typename K, bool FLOAT, int VB, bool WIDEN>
 static gpusort_status hybrid_sort(gpusort_ctx *ctx, const gpusort__sort_args *d, const AuxLayout &L,
                                   char *aux, const PlanInput &in, K mask)
 {
@@ -1455,10 +1491,15 @@ static gpusort_status hybrid_sort(gpusort_ctx *ctx, const gpusort__sort_args *d,
     MultiArgs mu;
     memset(&mu, 0, sizeof mu);
 
-    /* A: the top digit, keys_in -> alt. */
+    /* A: the top digit, keys_in -> alt. radix_sort readied the WIDEN kernel for its passes, not
+     * this one. */
     const size_t smem = sweep_smem<K, FLOAT>(KPT, VB);
-    if ((s = launch_sweeps(ctx, onesweep_kernel<K, FLOAT, VB, KPT, false>, smem, st, pdl, pdl, L,
-                           aux, &hy->plan, mask, n, TILE, P - 1, P, 0, P - 1, mu)))
+    auto a_kern = onesweep_kernel<K, FLOAT, VB, KPT, false>;
+    if (WIDEN && (s = allow_smem(ctx, (const void *)a_kern, smem,
+                                 &SmemOnce<K, FLOAT, VB, 2 * HOPPER>::devices)))
+        return s;
+    if ((s = launch_sweeps(ctx, a_kern, smem, st, pdl, pdl, L, aux, &hy->plan, mask, n, TILE,
+                           P - 1, P, 0, P - 1, mu)))
         return s;
     /* The (top, second) counts of A's output, their offsets and sub-bucket starts; the fallback. */
     const size_t blocks = (size_t)8 * gpusort__cuda_props(ctx)->multiProcessorCount;
@@ -1472,13 +1513,14 @@ static gpusort_status hybrid_sort(gpusort_ctx *ctx, const gpusort__sort_args *d,
                top_base, start, cap, &hy->overflow, (const int *)&hy->run);
     launch_pdl(sub_cols_kernel, RADIX_DIGITS, RADIX_DIGITS, 0, st, pdl, (const uint32_t *)cnt,
                (const long long *)start, seg, (const int *)&hy->run);
-    PlanInput out_in_place = in;
+    PlanInput out_in_place = in; /* the fallback's input: B's output */
     out_in_place.keys_in = in.keys_out;
-    out_in_place.vals_in = in.vals_out;
+    out_in_place.vals_in = WIDEN ? (void *)((uint32_t *)in.vals_out + n) : in.vals_out;
     launch_pdl(hybrid_fallback_kernel, 1, 1, 0, st, pdl, hy, P, out_in_place,
                (Plan *)(aux + L.off_plan));
     if ((s = gpusort__cuda_check(ctx, cudaGetLastError(), "radix MSD-first counts"))) return s;
-    /* B: the second digit within each top bucket, alt -> out. */
+    /* B: the second digit within each top bucket, alt -> out (narrow indices' values: the
+     * other way round, or to the output's high half for the fallback). */
     auto seg_kern = onesweep_kernel<K, FLOAT, VB, KPT, false, MODE_SEGMENTED>;
     if ((s = allow_smem(ctx, (const void *)seg_kern, smem, &SmemOnce<K, FLOAT, VB, 17>::devices)))
         return s;
@@ -1487,24 +1529,28 @@ static gpusort_status hybrid_sort(gpusort_ctx *ctx, const gpusort__sort_args *d,
     if ((s = launch_sweeps(ctx, seg_kern, smem, st, pdl, pdl, L, aux, &hy->plan, mask, n, TILE,
                            P - 2, P - 1, L.portions, P, mu)))
         return s;
-    /* The sub-buckets in place in out. */
+    /* The sub-buckets in place in out (narrow indices' values: alt[u32] -> out[u64]). */
     if (hybrid_kind<K, FLOAT, VB>(ctx, n) == HYBRID_WARP) {
         const size_t wsmem = (WARP_BLOCK / 32) * warp_bucket_bytes<K, VB>();
-        auto wkern = bucket_warp_kernel<K, FLOAT, VB>;
-        if ((s = allow_smem(ctx, (const void *)wkern, wsmem, &SmemOnce<K, FLOAT, VB, 20>::devices)))
+        auto wkern = bucket_warp_kernel<K, FLOAT, VB, WIDEN>;
+        if ((s = allow_smem(ctx, (const void *)wkern, wsmem,
+                            &SmemOnce<K, FLOAT, VB, 20 + 2 * WIDEN>::devices)))
             return s;
         launch_pdl(wkern, RADIX_DIGITS * RADIX_DIGITS / (WARP_BLOCK / 32), WARP_BLOCK, wsmem, st,
-                   pdl, (K *)in.keys_out, in.vals_out, (const uint32_t *)cnt,
-                   (const long long *)start, (const int *)&hy->local, mask, P - 2);
+                   pdl, (K *)in.keys_out, WIDEN ? in.vals_alt : in.vals_out, (const uint32_t *)cnt,
+                   (const long long *)start, (const int *)&hy->local, mask, P - 2,
+                   WIDEN ? (unsigned long long *)in.vals_out : (unsigned long long *)NULL);
         return gpusort__cuda_check(ctx, cudaGetLastError(), "radix bucket_warp_kernel");
     }
     const size_t bsmem = bucket_smem<K, VB>();
-    auto bkern = bucket_sort_kernel<K, FLOAT, VB>;
-    if ((s = allow_smem(ctx, (const void *)bkern, bsmem, &SmemOnce<K, FLOAT, VB, 18>::devices)))
+    auto bkern = bucket_sort_kernel<K, FLOAT, VB, WIDEN>;
+    if ((s = allow_smem(ctx, (const void *)bkern, bsmem,
+                        &SmemOnce<K, FLOAT, VB, 18 + 3 * WIDEN>::devices)))
         return s;
     launch_pdl(bkern, RADIX_DIGITS * RADIX_DIGITS, BUCKET_THREADS, bsmem, st, pdl, (K *)in.keys_out,
-               in.vals_out, (const uint32_t *)cnt, (const long long *)start,
-               (const int *)&hy->local, mask, P - 2);
+               WIDEN ? in.vals_alt : in.vals_out, (const uint32_t *)cnt, (const long long *)start,
+               (const int *)&hy->local, mask, P - 2,
+               WIDEN ? (unsigned long long *)in.vals_out : (unsigned long long *)NULL);
     return gpusort__cuda_check(ctx, cudaGetLastError(), "radix bucket_sort_kernel");
 }
 
@@ -1534,7 +1580,7 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
         return gpusort__cuda_check(ctx, cudaGetLastError(), "radix tile_sort_kernel");
     }
 
-    constexpr bool CAN_HYBRID = hybrid_kernels<K, FLOAT, VB>() && SHAPE == HOPPER && !WIDEN;
+    constexpr bool CAN_HYBRID = hybrid_kernels<K, FLOAT, VB>() && SHAPE == HOPPER;
     const bool hybrid = CAN_HYBRID && hybrid_applies<K, FLOAT, VB>(ctx, n);
     const AuxLayout L = aux_layout(n, TILE, P, hybrid);
     char *aux = (char *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_AUX, L.aux_bytes);
@@ -1578,7 +1624,7 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
     size_t k0 = 0; /* launch number of the LSD passes */
     if constexpr (CAN_HYBRID) {
         if (hybrid) {
-            if ((s = hybrid_sort<K, FLOAT, VB>(ctx, d, L, aux, in, mask)))
+            if ((s = hybrid_sort<K, FLOAT, VB, WIDEN>(ctx, d, L, aux, in, mask)))
                 return s;
             k0 = 2 * L.portions;
         }
@@ -1596,8 +1642,8 @@ template <typename K, bool FLOAT, int VB, bool WIDEN = false>
 gpusort_status radix_sort_shape(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
     constexpr int small = Tune<K, FLOAT, VB, SMALL>::KPT;
-    if constexpr (!WIDEN)
-        if (hybrid_applies<K, FLOAT, VB>(ctx, d->n)) return radix_sort<K, FLOAT, VB, HOPPER>(ctx, d);
+    if (hybrid_applies<K, FLOAT, VB>(ctx, d->n))
+        return radix_sort<K, FLOAT, VB, HOPPER, WIDEN>(ctx, d);
     switch (shape_of<K, FLOAT, VB>(ctx, d->n)) {
     case COMPACT: return radix_sort<K, FLOAT, VB, COMPACT, WIDEN>(ctx, d);
     case SMALL: /* the kernels of a shape with the same tile where there is one (compile time) */
@@ -1623,9 +1669,9 @@ template <typename K, bool FLOAT, int VB> static size_t tile_of(gpusort_ctx *ctx
 /* Narrow indices (see the top of the file): an argsort with u64 indices whose indices fit u32
  * and that is longer than one tile of the u32-value shape (that shape's tile is never smaller
  * than the u64 one's, so every shorter sort keeps the single-tile kernel or the u64 shape).
- * It takes precedence over MSD first, which would sort u64 indices: with u32 indices the LSD
- * passes move 12 bytes per 64-bit key, about as fast as MSD first with 16 at 2^27
- * (bench/results/radix-msd-2026-11-29.md, the pairs rows). */
+ * It then sorts as pairs with u32 values do: MSD first where that applies to u32 values
+ * (radix_sort_shape asks hybrid_applies with VB = 4), else the LSD passes, the last step storing
+ * the u64 indices either way. */
 template <typename K, bool FLOAT> static bool narrow_indices(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
     return d->value_type == GPUSORT_TYPE_U64 && !d->values_in && d->n <= UINT32_MAX &&
@@ -1658,8 +1704,10 @@ template <typename K, bool FLOAT, int VB> static size_t aux_bytes_of(gpusort_ctx
 /* Slot AUX of the sort of d. An argsort with u64 indices (values_in NULL, as in every scratch
  * query of a pair sort) may run either shape (narrow_indices): the larger of the two layouts
  * bounds it, and also every shorter radix sort of the same call (segmented.cu sorts its long
- * segments one by one, each deciding for itself); both layouts grow with n. In the Hopper
- * shapes the two tiles are equal, and so are the layouts. */
+ * segments one by one, each deciding for itself); both layouts grow with n. Each is the
+ * MSD-first layout from its own value width's hybrid_from on, the width narrow indices decide
+ * MSD first with (u32). In the Hopper shapes the two tiles are equal, and so are the layouts
+ * below both thresholds. */
 template <typename K, bool FLOAT> static size_t aux_bytes_of_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
     switch (d->value_type) {
