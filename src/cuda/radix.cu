@@ -140,8 +140,8 @@ constexpr int WARPS = THREADS / 32;
 /* Keys per thread (KPT) and resident blocks per SM (launch bounds) by key width, float keys
  * and value bytes:
  *   keys only        3 blocks per SM (56 registers: 36 warps hide the ranking's latency);
- *                    28 32-bit keys (76-96 bytes spill, still faster), 16 64-bit integer keys,
- *                    14 doubles (their digits take shared memory too);
+ *                    28 32-bit keys (76-96 bytes spill, still faster), 16 64-bit keys
+ *                    (doubles too, see keep_digit; 15, 20 and 24 with 2 blocks were slower);
  *   pairs, argsort   2 blocks per SM (keys, ranks and values live at once: 80 registers; 3
  *                    blocks ran 14% slower); 24 32-bit keys with 32-bit values, 20 with 64-bit
  *                    values (two such tiles fill the SM's shared memory), 16 64-bit keys.
@@ -158,23 +158,24 @@ constexpr int WARPS = THREADS / 32;
  *            until both kernels fit (the tile kernel's TILE * (K + V) + 25 KiB is the larger):
  *            12 for 4+4 bytes, 8 for 4+8 and 8+4, 6 for 8+8. Derived, not measured. */
 enum { HOPPER = 0, SMALL = 1, COMPACT = 2 };
-/* A/B builds: -DGPUSORT_RADIX_F64_KPT=K sets the doubles' Hopper tile, -DGPUSORT_RADIX_KEYS_MINB=B
- * the blocks per SM of the keys-only sweeps. */
-#ifndef GPUSORT_RADIX_F64_KPT
-#define GPUSORT_RADIX_F64_KPT 14
-#endif
 template <typename K, bool FLOAT, int VB, int SHAPE = HOPPER> struct Tune {
     static constexpr int KPT =
         SHAPE == COMPACT ? (VB == 0 ? (sizeof(K) == 4 ? 20 : 12)
                                     : sizeof(K) + VB == 8 ? 12 : sizeof(K) + VB == 12 ? 8 : 6)
         : SHAPE == SMALL ? (sizeof(K) == 4 ? 20 : VB ? 16 : 12)
-        : VB == 0 ? (sizeof(K) == 4 ? 28 : FLOAT ? GPUSORT_RADIX_F64_KPT : 16)
+        : VB == 0 ? (sizeof(K) == 4 ? 28 : 16)
         : sizeof(K) == 4 ? (VB == 4 ? 24 : 20) : 16;
 };
-#ifndef GPUSORT_RADIX_KEYS_MINB
-#define GPUSORT_RADIX_KEYS_MINB 3
-#endif
-template <int VB> constexpr int min_blocks() { return VB ? 2 : GPUSORT_RADIX_KEYS_MINB; }
+template <int VB> constexpr int min_blocks() { return VB ? 2 : 3; }
+/* Float sweeps keep each key's digit in shared memory (a byte at the key's rank) for the write
+ * loop, where computing it again from the key costs more. Doubles without values compute it
+ * again: those byte stores at random ranks added half again to the pass's shared-store bank
+ * conflicts, and without them 16 doubles per thread fit the registers as 16 u64 keys do
+ * (bench/results/radix-f64-2026-11-29.md). */
+template <typename K, bool FLOAT> constexpr bool keep_digit(int vb)
+{
+    return FLOAT && !(sizeof(K) == 8 && vb == 0);
+}
 
 /* Predecessor words the look-back loads at once (onesweep_kernel): 4 for keys, 2 for pairs,
  * whose kernels have fewer registers to spare (bench/results/radix-lookback-2026-11-28.md).
@@ -276,7 +277,7 @@ struct Hybrid {
 template <typename K, bool FLOAT>
 constexpr size_t sweep_smem(int kpt, int vb)
 {
-    return (size_t)THREADS * kpt * (sizeof(K) + (size_t)vb + (FLOAT ? 1 : 0)) +
+    return (size_t)THREADS * kpt * (sizeof(K) + (size_t)vb + (keep_digit<K, FLOAT>(vb) ? 1 : 0)) +
            (size_t)WARPS * RADIX_DIGITS * 4 + RADIX_DIGITS * 4 + RADIX_DIGITS * 8 + 64 * 4;
 }
 
@@ -323,7 +324,8 @@ __global__ void __launch_bounds__(THREADS, (min_blocks<VB>())) onesweep_kernel(S
     uint32_t *s_excl = s_count + WARPS * RADIX_DIGITS;
     long long *s_delta = (long long *)(s_excl + RADIX_DIGITS);
     uint32_t *s_misc = (uint32_t *)(s_delta + RADIX_DIGITS);
-    uint8_t *s_digit = (uint8_t *)(s_misc + 64); /* FLOAT: digit of sorted item j */
+    uint8_t *s_digit = (uint8_t *)(s_misc + 64); /* keep_digit: digit of sorted item j */
+    constexpr bool KEEP_DIGIT = keep_digit<K, FLOAT>(VB);
 
     const Plan *plan = a.plan;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
@@ -424,7 +426,7 @@ __global__ void __launch_bounds__(THREADS, (min_blocks<VB>())) onesweep_kernel(S
             const uint32_t r = warp_rank_item<FULL>(d, ok, warp_count);
             if (ok) {
                 s_keys[r] = keys[i];
-                if (FLOAT) s_digit[r] = (uint8_t)d;
+                if (KEEP_DIGIT) s_digit[r] = (uint8_t)d;
             }
             if (VB) rank[VB ? i : 0] = r;
         }
@@ -503,7 +505,7 @@ __global__ void __launch_bounds__(THREADS, (min_blocks<VB>())) onesweep_kernel(S
                 const int j = tid + i * THREADS;
                 if (FULL || j < nv) {
                     const K k = s_keys[j];
-                    const uint32_t d = FLOAT ? s_digit[j] : radix_digit<FLOAT>(k, mask, shift);
+                    const uint32_t d = KEEP_DIGIT ? s_digit[j] : radix_digit<FLOAT>(k, mask, shift);
                     long long o = s_delta[d] + j;
                     if (MODE == MODE_SEGMENTED && seg_tile >= RADIX_DIGITS) /* uniform branch */
                         o += __ldg(mu.seg_off + radix_digit<FLOAT>(k, mask, mu.seg_shift) * RADIX_DIGITS + d);

@@ -56,6 +56,26 @@ __device__ __forceinline__ uint32_t radix_digit(uint64_t bits, uint64_t mask, in
     return (half >> (shift & 31)) & (RADIX_DIGITS - 1);
 }
 
+/* Doubles: the same digit from the one 32-bit half it lies in, without forming the 64-bit radix
+ * key: the NaN and zero tests, the sign flip and the mask each on one half (gpusort__radix_f64:
+ * every NaN the largest key, -0 as +0, negatives complemented, positives with the sign bit set).
+ * The sort's passes compute a digit per key and pass; this is about 5 instructions shorter. */
+template <>
+__device__ __forceinline__ uint32_t radix_digit<true>(uint64_t bits, uint64_t mask, int shift)
+{
+    const uint32_t hi = (uint32_t)(bits >> 32), lo = (uint32_t)bits;
+    const bool upper = (shift & 32) != 0;
+    const uint32_t mag = hi & 0x7fffffffu;
+    const bool nan = (bits & 0x7fffffffffffffffull) > 0x7ff0000000000000ull;
+    const bool zero = (mag | lo) == 0;
+    const uint32_t neg = (uint32_t)((int32_t)hi >> 31); /* all ones for a negative sign */
+    uint32_t h = upper ? hi ^ (neg | 0x80000000u) : lo ^ neg;
+    if (zero) h = upper ? 0x80000000u : 0u;
+    if (nan) h = 0xffffffffu;
+    h ^= upper ? (uint32_t)(mask >> 32) : (uint32_t)mask;
+    return (h >> (shift & 31)) & (RADIX_DIGITS - 1);
+}
+
 /* The run-time mask of a key type and order (see above). */
 __host__ __device__ inline uint64_t radix_mask(gpusort_type type, gpusort_order order)
 {
