@@ -11,7 +11,9 @@ n = 1 << 24
 x = torch.randint(-2**31, 2**31 - 1, (n,), device="cuda", dtype=torch.int32)
 ko = torch.empty_like(x); io = torch.empty(n, dtype=torch.int64, device="cuda")
 kt = gpusort._check_dtype(np.int32); it = gpusort._U64; b = gpusort._BACKENDS["cuda"]
-st = torch.cuda.current_stream().cuda_stream
+# torch's default stream is 0, which _core reads as "the context's own stream" (synchronous
+# calls): pass the legacy stream's handle, as the package does.
+st = torch.cuda.current_stream().cuda_stream or gpusort._CUDA_STREAM_LEGACY
 Q = _core.FLAG_QUERY_SCRATCH
 nbytes = _core.sort_pairs(b, 0, st, 0, 0, kt, it, x.data_ptr(), 0, n, ko.data_ptr(), io.data_ptr(), 0, 0, Q)
 ws = torch.empty(nbytes, dtype=torch.uint8, device="cuda")
