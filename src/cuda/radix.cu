@@ -873,6 +873,19 @@ __global__ void seg_plan_kernel(const int *trivial, int m, PlanInput in, Plan *p
     make_plan(trivial, m, in, plan);
 }
 
+/* The exclusive prefix sum of c over the RADIX_DIGITS threads of a block (one barrier). */
+__device__ __forceinline__ uint32_t block_exclusive_scan(uint32_t c)
+{
+    __shared__ uint32_t s_w[RADIX_DIGITS / 32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const uint32_t incl = warp_inclusive_scan(c);
+    if (lane == 31) s_w[warp] = incl;
+    __syncthreads();
+    uint32_t excl = incl - c;
+    for (int w = 0; w < warp; w++) excl += s_w[w];
+    return excl;
+}
+
 /* MSD first's sub-bucket table, cnt[t][d] = the keys of top bucket t and second digit d, in two
  * launches of 256 blocks (seg_scan_kernel's one block walks 256 entries a thread: 295 us in ncu
  * at 2^28). sub_rows_kernel, block t, thread d: start[t][d] = where sub-bucket (t, d) begins
@@ -886,16 +899,10 @@ __global__ void __launch_bounds__(RADIX_DIGITS) sub_rows_kernel(const uint32_t *
                                                                 int *overflow, const int *gate)
 {
     pdl_wait_and_release();
-    __shared__ uint32_t s_w[RADIX_DIGITS / 32];
     if (!*gate) return;
-    const int t = blockIdx.x, d = threadIdx.x, lane = d & 31, warp = d >> 5;
+    const int t = blockIdx.x, d = threadIdx.x;
     const uint32_t c = cnt[t * RADIX_DIGITS + d];
-    const uint32_t incl = warp_inclusive_scan(c);
-    if (lane == 31) s_w[warp] = incl;
-    __syncthreads();
-    uint32_t excl = incl - c;
-    for (int w = 0; w < warp; w++) excl += s_w[w];
-    start[t * RADIX_DIGITS + d] = (long long)top_base[t] + excl;
+    start[t * RADIX_DIGITS + d] = (long long)top_base[t] + block_exclusive_scan(c);
     if (c > cap) *overflow = 1;
 }
 
@@ -904,16 +911,10 @@ __global__ void __launch_bounds__(RADIX_DIGITS) sub_cols_kernel(const uint32_t *
                                                                 long long *seg_off, const int *gate)
 {
     pdl_wait_and_release();
-    __shared__ uint32_t s_w[RADIX_DIGITS / 32];
     if (!*gate) return;
-    const int d = blockIdx.x, t = threadIdx.x, lane = t & 31, warp = t >> 5;
+    const int d = blockIdx.x, t = threadIdx.x;
     const uint32_t c = cnt[t * RADIX_DIGITS + d];
-    const uint32_t incl = warp_inclusive_scan(c);
-    if (lane == 31) s_w[warp] = incl;
-    __syncthreads();
-    uint32_t excl = incl - c;
-    for (int w = 0; w < warp; w++) excl += s_w[w];
-    seg_off[t * RADIX_DIGITS + d] = start[t * RADIX_DIGITS + d] - (long long)excl;
+    seg_off[t * RADIX_DIGITS + d] = start[t * RADIX_DIGITS + d] - (long long)block_exclusive_scan(c);
 }
 
 /* Single-block sort of n <= THREADS*KPT keys entirely in shared memory. */
