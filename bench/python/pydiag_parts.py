@@ -10,7 +10,7 @@ from gpusort import _core
 n = 1 << 24
 x = torch.randint(-2**31, 2**31 - 1, (n,), device="cuda", dtype=torch.int32)
 ko = torch.empty_like(x); io = torch.empty(n, dtype=torch.int64, device="cuda")
-kt = gpusort._check_dtype(np.int32); it = gpusort._U64; b = gpusort._BACKENDS["cuda"]
+kt = gpusort._check_dtype(np.dtype(np.int32)); it = gpusort._U64; b = gpusort._BACKENDS["cuda"]
 # torch's default stream is 0, which _core reads as "the context's own stream" (synchronous
 # calls): pass the legacy stream's handle, as the package does.
 st = torch.cuda.current_stream().cuda_stream or gpusort._CUDA_STREAM_LEGACY
