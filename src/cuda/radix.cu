@@ -52,9 +52,9 @@
  * (before = 2 + 5 = 7). Either way its d-keys go to base[d] + 7 .. + 10.
  *
  * Measured against CUB (same run, same data, H200, 2^28 keys, uniform;
- * bench/results/radix-msd-2026-11-29.md): u32 1.190x, f32 1.184x, u64 1.315x, f64 1.27x,
- * u32/u32 pairs 1.223x, u64/u32 pairs 1.199x and u64/u64 pairs (2^27) 1.229x (MSD first),
- * argsort f32 1.227x.
+ * bench/results/radix-msd-2026-11-29.md, f64 radix-2026-11-29b.md): u32 1.190x, f32 1.184x,
+ * u64 1.315x, f64 1.285x, u32/u32 pairs 1.223x, u64/u32 pairs 1.199x and u64/u64 pairs (2^27)
+ * 1.229x (MSD first), argsort f32 1.227x.
  *
  * Small inputs (n <= one tile) take tile_sort_kernel: one block ranks and permutes the tile in
  * shared memory for every digit position (skipping positions where the tile's keys agree) and
@@ -141,7 +141,7 @@ constexpr int WARPS = THREADS / 32;
  * and value bytes:
  *   keys only        3 blocks per SM (56 registers: 36 warps hide the ranking's latency);
  *                    28 32-bit keys (76-96 bytes spill, still faster), 16 64-bit keys
- *                    (doubles too, see keep_digit; 15, 20 and 24 with 2 blocks were slower);
+ *                    (doubles too: see keep_digit);
  *   pairs, argsort   2 blocks per SM (keys, ranks and values live at once: 80 registers; 3
  *                    blocks ran 14% slower); 24 32-bit keys with 32-bit values, 20 with 64-bit
  *                    values (two such tiles fill the SM's shared memory), 16 64-bit keys.
@@ -171,7 +171,7 @@ template <int VB> constexpr int min_blocks() { return VB ? 2 : 3; }
  * loop, where computing it again from the key costs more. Doubles without values compute it
  * again: those byte stores at random ranks added half again to the pass's shared-store bank
  * conflicts, and without them 16 doubles per thread fit the registers as 16 u64 keys do
- * (bench/results/radix-f64-2026-11-29.md). */
+ * (bench/results/radix-2026-11-29b.md). */
 template <typename K, bool FLOAT> constexpr bool keep_digit(int vb)
 {
     return FLOAT && !(sizeof(K) == 8 && vb == 0);
@@ -887,8 +887,8 @@ __device__ __forceinline__ uint32_t block_exclusive_scan(uint32_t c)
 }
 
 /* MSD first's sub-bucket table, cnt[t][d] = the keys of top bucket t and second digit d, in two
- * launches of 256 blocks (seg_scan_kernel's one block walks 256 entries a thread: 295 us in ncu
- * at 2^28). sub_rows_kernel, block t, thread d: start[t][d] = where sub-bucket (t, d) begins
+ * launches of 256 blocks (one block, as seg_scan_kernel, would walk 256 entries a thread:
+ * bench/results/radix-msd-2026-11-29.md). sub_rows_kernel, block t, thread d: start[t][d] = where sub-bucket (t, d) begins
  * (top_base[t], pass A's bin base, + the sub-buckets of t below d); *overflow = 1 when one
  * holds more than cap keys. sub_cols_kernel, block d, thread t: seg_off[t][d] = start[t][d] -
  * the digit-d keys of the top buckets before t (seg_scan_kernel's table for pass B). A top
@@ -1426,7 +1426,8 @@ template <typename K, bool FLOAT, int VB> static int shape_of(gpusort_ctx *ctx, 
  * stay LSD: the bucket sort ranks a digit no faster than a pass does, so MSD first pays only
  * where a pass moves many bytes per key. Doubles stay LSD too: their top digits are the
  * exponent's, rarely uniform, and every NaN has one radix key, so random bits overflow a
- * sub-bucket and take the fallback. The measurements: bench/results/radix-msd-2026-11-29.md.
+ * sub-bucket and take the fallback. The measurements: bench/results/radix-msd-2026-11-29.md
+ * (BLOCK), radix-2026-11-29b.md (WARP).
  * Test knob GPUSORT_TEST_RADIX_HYBRID: 0 never; 1 from one tile on, WARP where its range
  * allows, else BLOCK; 2 BLOCK from one tile on. */
 template <typename K, bool FLOAT, int VB> constexpr bool hybrid_kernels()
