@@ -7,13 +7,16 @@
  *   unsigned   identity
  *   signed     flip the sign bit:             INT_MIN -> 0, -1 -> 0x7f..f, 0 -> 0x80..0
  *   float      NaN (any sign/payload)        -> all ones (greatest: NaN last ascending)
- *              -0.0                          -> treated as +0.0 (equal keys)
- *              negative x                    -> ~bits (larger magnitude -> smaller key)
+ *              negative x                    -> -bits, two's complement (larger magnitude ->
+ *                                               smaller key; -0.0 -> the sign bit alone, the
+ *                                               key of +0.0: equal keys)
  *              positive x                    -> bits | sign bit
+ *              (Negation rather than the complement: -0.0 needs no test of its own, which the
+ *              per-digit form of a double's key in the CUDA radix sort relies on.)
  *   descending: the complement of the ascending radix key. An ascending STABLE sort of the
  *              complemented keys is exactly the stable descending sort (ties keep input order).
  *
- * Worked example (f32): -inf 0xff800000 -> 0x007fffff; -1.0 0xbf800000 -> 0x407fffff;
+ * Worked example (f32): -inf 0xff800000 -> 0x00800000; -1.0 0xbf800000 -> 0x40800000;
  * -0.0 0x80000000 -> 0x80000000; +0.0 -> 0x80000000; 1.0 0x3f800000 -> 0xbf800000;
  * +inf 0x7f800000 -> 0xff800000; NaN 0x7fc00000 or 0xffc00000 -> 0xffffffff.
  *
@@ -39,15 +42,13 @@
 GPUSORT_HD uint32_t gpusort__radix_f32(uint32_t bits)
 {
     if ((bits & 0x7fffffffu) > 0x7f800000u) return 0xffffffffu;  /* NaN */
-    if (bits == 0x80000000u) bits = 0;                            /* -0.0 == +0.0 */
-    return (bits & 0x80000000u) ? ~bits : (bits | 0x80000000u);
+    return (bits & 0x80000000u) ? 0u - bits : (bits | 0x80000000u);
 }
 
 GPUSORT_HD uint64_t gpusort__radix_f64(uint64_t bits)
 {
     if ((bits & 0x7fffffffffffffffull) > 0x7ff0000000000000ull) return ~0ull;  /* NaN */
-    if (bits == 0x8000000000000000ull) bits = 0;
-    return (bits & 0x8000000000000000ull) ? ~bits : (bits | 0x8000000000000000ull);
+    return (bits & 0x8000000000000000ull) ? 0ull - bits : (bits | 0x8000000000000000ull);
 }
 
 GPUSORT_HD uint32_t gpusort__radix_i32(uint32_t bits) { return bits ^ 0x80000000u; }

@@ -9,9 +9,10 @@
  * type and order at run time (gpusort__cpu_xor_mask): the sign flip of signed types and the
  * complement for descending order. For floats:
  *   bits = NaN ? 0x7f..f : bits      every NaN (any sign or payload) becomes the greatest key
- *   bits = -0.0 ? 0 : bits           -0.0 == +0.0
- *   rk = bits ^ ((sign ? ~0 : 0) >> 1) ^ sign_bit    positive: bits | sign; negative: ~bits
- * which equals gpusort__radix_f32/_f64 of keys.h (the tests check the order independently).
+ *   m = sign ? ~0 : 0
+ *   rk = ((bits ^ m) - m) ^ (sign_bit & ~m)      positive: bits | sign; negative: -bits
+ * which equals gpusort__radix_f32/_f64 of keys.h (-0.0 becomes the sign bit alone, +0.0's key;
+ * the tests check the order independently).
  */
 #ifndef GPUSORT_CPU_RKEY_H
 #define GPUSORT_CPU_RKEY_H
@@ -24,8 +25,8 @@ static inline uint32_t gpusort__cpu_rk32(uint32_t b, uint32_t xm, int is_float)
 {
     if (is_float) {
         b = (b & 0x7fffffffu) > 0x7f800000u ? 0x7fffffffu : b;
-        b = b == 0x80000000u ? 0u : b;
-        b ^= ((uint32_t)((int32_t)b >> 31) >> 1) ^ 0x80000000u;
+        const uint32_t m = (uint32_t)((int32_t)b >> 31);
+        b = ((b ^ m) - m) ^ (0x80000000u & ~m);
     }
     return b ^ xm;
 }
@@ -34,8 +35,8 @@ static inline uint64_t gpusort__cpu_rk64(uint64_t b, uint64_t xm, int is_float)
 {
     if (is_float) {
         b = (b & 0x7fffffffffffffffull) > 0x7ff0000000000000ull ? 0x7fffffffffffffffull : b;
-        b = b == 0x8000000000000000ull ? 0u : b;
-        b ^= ((uint64_t)((int64_t)b >> 63) >> 1) ^ 0x8000000000000000ull;
+        const uint64_t m = (uint64_t)((int64_t)b >> 63);
+        b = ((b ^ m) - m) ^ (0x8000000000000000ull & ~m);
     }
     return b ^ xm;
 }

@@ -99,7 +99,7 @@ template <bool FLOAT, typename K> __device__ __forceinline__ K bits_of(K rk, K m
     K r = rk ^ mask;
     if (FLOAT) {
         const K top = (K)1 << (sizeof(K) * 8 - 1);
-        r = (r & top) ? r ^ top : ~r;
+        r = (r & top) ? r ^ top : (K)0 - r;
     }
     return r;
 }

@@ -56,7 +56,7 @@ __device__ __forceinline__ uint32_t from_rk(uint32_t rk, int type, int desc)
 {
     uint32_t r = desc ? ~rk : rk;
     if (type == 1 /* I32 */) return r ^ 0x80000000u;
-    if (type == 2 /* F32 */) return (r & 0x80000000u) ? r ^ 0x80000000u : ~r;
+    if (type == 2 /* F32 */) return (r & 0x80000000u) ? r ^ 0x80000000u : 0u - r;
     return r;
 }
 __device__ __forceinline__ uint64_t from_rk(uint64_t rk, int type, int desc)
@@ -64,7 +64,7 @@ __device__ __forceinline__ uint64_t from_rk(uint64_t rk, int type, int desc)
     const uint64_t top = 0x8000000000000000ull;
     uint64_t r = desc ? ~rk : rk;
     if (type == 4 /* I64 */) return r ^ top;
-    if (type == 5 /* F64 */) return (r & top) ? r ^ top : ~r;
+    if (type == 5 /* F64 */) return (r & top) ? r ^ top : 0ull - r;
     return r;
 }
 

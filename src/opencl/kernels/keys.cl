@@ -7,8 +7,8 @@
  *
  *   unsigned   identity
  *   signed     flip the sign bit
- *   float      any NaN -> all ones (last ascending); -0.0 -> +0.0 (equal keys);
- *              negative -> ~bits; positive -> bits | sign bit
+ *   float      any NaN -> all ones (last ascending); negative -> -bits (two's complement:
+ *              -0.0 -> the sign bit, the key of +0.0); positive -> bits | sign bit
  *   descending the complement of the ascending radix key (a stable ascending sort of the
  *              complements is the stable descending sort)
  *
@@ -32,10 +32,7 @@ uint gs_radix32(uint bits, int type, int desc)
         r = bits ^ 0x80000000u;
     } else if (type == GS_TYPE_F32) {
         if ((bits & 0x7fffffffu) > 0x7f800000u) r = 0xffffffffu;            /* NaN */
-        else {
-            if (bits == 0x80000000u) bits = 0u;                             /* -0.0 == +0.0 */
-            r = (bits & 0x80000000u) ? ~bits : (bits | 0x80000000u);
-        }
+        else r = (bits & 0x80000000u) ? 0u - bits : (bits | 0x80000000u);
     }
     return desc ? ~r : r;
 }
@@ -47,10 +44,7 @@ ulong gs_radix64(ulong bits, int type, int desc)
         r = bits ^ 0x8000000000000000ul;
     } else if (type == GS_TYPE_F64) {
         if ((bits & 0x7ffffffffffffffful) > 0x7ff0000000000000ul) r = ~0ul;  /* NaN */
-        else {
-            if (bits == 0x8000000000000000ul) bits = 0ul;
-            r = (bits & 0x8000000000000000ul) ? ~bits : (bits | 0x8000000000000000ul);
-        }
+        else r = (bits & 0x8000000000000000ul) ? 0ul - bits : (bits | 0x8000000000000000ul);
     }
     return desc ? ~r : r;
 }
