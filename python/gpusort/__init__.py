@@ -67,6 +67,17 @@ _SUM, _MIN, _MAX = 0, 1, 2
 # The legacy default stream (cudaStreamLegacy): what torch's and CuPy's stream 0 means. Passing
 # 0 would put the library on its own stream, unordered with the caller's work.
 _CUDA_STREAM_LEGACY = 1
+# The torch fast path (_sort_fast) keeps one scratch tensor per (device, stream) between calls
+# when it is at most _KEEP_SCRATCH bytes, and remembers each call shape's scratch size: making
+# the buffer and asking its size are host time before the first launch, which the GPU spends
+# idle inside the caller's timing (bench/results/python-2026-11-29b.md). A call takes the
+# buffer out of the dict while it runs, so another thread on the same stream makes its own.
+# Reuse is stream-ordered: the next call on that stream runs after this one. torch's streams
+# come from its pools and are never destroyed, so a handle is never another stream's later.
+# trim() gives the buffers back.
+_KEEP_SCRATCH = 256 << 20
+_TORCH_SCRATCH = {}
+_SCRATCH_SIZE = {}
 
 
 def backends():
@@ -77,8 +88,10 @@ def backends():
 
 
 def trim(free_contexts=False):
-    """Give back the scratch memory the calling thread's contexts keep between calls; with
+    """Give back the scratch memory kept between calls: the calling thread's contexts' and the
+    torch workspaces the package keeps (up to 256 MiB per device and stream); with
     free_contexts=True free the contexts too (the next call makes new ones)."""
+    _TORCH_SCRATCH.clear()
     _core.trim(free_contexts)
 
 
@@ -511,10 +524,27 @@ def _sort_fast(x, axis, descending, return_indices, index_dtype, keys_wanted, ou
     else:
         call, args = _core.sort_pairs, (ktype, itype, ptr(x), 0, n, ptr(keys), ptr(idx), order, 0)
     # _run's protocol, flags 0: the scratch size, a buffer of it from the framework's pool (back
-    # to the pool, stream-ordered, when this returns), the call.
-    nbytes = call(_CUDA, dev, stream, 0, 0, *args, _QUERY)
-    buf = scratch(nbytes) if nbytes else None
-    call(_CUDA, dev, stream, ptr(buf) if nbytes else 0, nbytes, *args, 0)
+    # to the pool, stream-ordered, when this returns), the call. torch: the size remembered and
+    # the buffer kept (_KEEP_SCRATCH above).
+    if fw is torch:
+        shape = (call, ktype, itype, n, order, dev)
+        nbytes = _SCRATCH_SIZE.get(shape)
+        if nbytes is None:
+            nbytes = call(_CUDA, dev, stream, 0, 0, *args, _QUERY)
+            if len(_SCRATCH_SIZE) >= 4096:
+                _SCRATCH_SIZE.clear()
+            _SCRATCH_SIZE[shape] = nbytes
+        keep = 0 < nbytes <= _KEEP_SCRATCH
+        buf = _TORCH_SCRATCH.pop((dev, stream), None) if keep else None
+        if nbytes and (buf is None or buf.shape[0] < nbytes):
+            buf = scratch(nbytes)
+        call(_CUDA, dev, stream, ptr(buf) if nbytes else 0, nbytes, *args, 0)
+        if keep:
+            _TORCH_SCRATCH[(dev, stream)] = buf
+    else:
+        nbytes = call(_CUDA, dev, stream, 0, 0, *args, _QUERY)
+        buf = scratch(nbytes) if nbytes else None
+        call(_CUDA, dev, stream, ptr(buf) if nbytes else 0, nbytes, *args, 0)
     if idx is None:
         return keys
     return idx if keys is None else (keys, idx)

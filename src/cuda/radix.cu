@@ -167,14 +167,16 @@ template <typename K, bool FLOAT, int VB, int SHAPE = HOPPER> struct Tune {
         : sizeof(K) == 4 ? (VB == 4 ? 24 : 20) : 16;
 };
 template <int VB> constexpr int min_blocks() { return VB ? 2 : 3; }
-/* Float sweeps keep each key's digit in shared memory (a byte at the key's rank) for the write
- * loop, where computing it again from the key costs more. Doubles without values compute it
- * again: those byte stores at random ranks added half again to the pass's shared-store bank
- * conflicts, and without them 16 doubles per thread fit the registers as 16 u64 keys do
- * (bench/results/radix-2026-11-29b.md). */
+/* Float sweeps with KEEP_DIGIT keep each key's digit in shared memory (a byte at the key's rank)
+ * for the write loop instead of computing it again from the key. Computed again where that
+ * measured faster (bench/results/radix-2026-11-29b.md for doubles, radix-2026-11-29c.md for
+ * floats): doubles alone (16 of them then fit the registers, and the byte stores at random ranks
+ * cost shared-store bank conflicts) and floats with 4-byte values or indices (1.2% faster at
+ * 2^28). Kept for floats alone (computing again spills at 28 keys a thread), floats with 8-byte
+ * values (it spills more there) and doubles with values. */
 template <typename K, bool FLOAT> constexpr bool keep_digit(int vb)
 {
-    return FLOAT && !(sizeof(K) == 8 && vb == 0);
+    return FLOAT && (sizeof(K) == 8 ? vb != 0 : vb != 4);
 }
 
 /* Predecessor words the look-back loads at once (onesweep_kernel): 4 for keys, 2 for pairs,

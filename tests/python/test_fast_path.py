@@ -101,6 +101,45 @@ def test_fast_path_other_device():
     assert torch.equal(k, torch.sort(x, stable=True, descending=True)[1])
 
 
+@pytest.mark.device
+@pytest.mark.skipif("torch" not in DEVICE, reason="no CUDA device with torch")
+def test_kept_workspace():
+    """The torch fast path keeps one workspace per (device, stream) up to _KEEP_SCRATCH bytes:
+    calls of growing and shrinking sizes reuse or replace it with correct results, a side
+    stream gets its own, a workspace above the limit is not kept, and trim() gives them back."""
+    import torch
+    gpusort.trim()
+    assert not gpusort._TORCH_SCRATCH
+    rng = rng_for("kept")
+    for n in [5000, 300000, 7000, (1 << 20) + 5, 12]:
+        x = make("int32", n, rng)
+        v, i = gpusort.sort(to_fw(x, "torch"), return_indices=True)
+        same_bits(to_np(v), np.sort(x, kind="stable"))
+        same_bits(to_np(i), np.argsort(x, kind="stable"))
+    kept = dict(gpusort._TORCH_SCRATCH)
+    assert len(kept) == 1 and all(b.shape[0] > 0 for b in kept.values())
+    side = torch.cuda.Stream()
+    x = make("float32", 200000, rng)
+    with torch.cuda.stream(side):
+        xt = to_fw(x, "torch")
+        k = gpusort.argsort(xt)
+    side.synchronize()
+    same_bits(to_np(k), np.argsort(x, kind="stable"))
+    assert len(gpusort._TORCH_SCRATCH) == 2
+    # Above the limit: the workspace is made for the call and not kept.
+    limit = gpusort._KEEP_SCRATCH
+    try:
+        gpusort._KEEP_SCRATCH = 1024
+        gpusort.trim()
+        x = make("int64", 100000, rng)
+        same_bits(to_np(gpusort.sort(to_fw(x, "torch"))), np.sort(x, kind="stable"))
+        assert not gpusort._TORCH_SCRATCH
+    finally:
+        gpusort._KEEP_SCRATCH = limit
+    gpusort.trim()
+    assert not gpusort._TORCH_SCRATCH
+
+
 def test_host_arrays_take_the_general_path():
     x = make("float32", 1000, rng_for("host-general"))
     assert gpusort._sort_fast(x, -1, False, True, np.int64, True, None, None) is None
