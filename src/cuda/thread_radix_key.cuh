@@ -60,8 +60,8 @@ __device__ __forceinline__ uint32_t radix_digit(uint64_t bits, uint64_t mask, in
  * (gpusort__radix_f64: every NaN all ones; negatives -bits, so -0.0 meets +0.0 with no test of
  * its own; positives with the sign bit set). The low half is (lo ^ neg) - neg; the high half the
  * sign flipped, plus the negation's carry (negatives with lo == 0). The passes compute a digit
- * per key twice (rank and write), so these steps are a pass's cost: against the complement
- * with a -0.0 test, f64 keys at 2^28 sort 1.8% faster (bench/results/radix-2026-11-29c.md). */
+ * per key up to twice (rank and write), so these steps are a pass's cost
+ * (bench/results/radix-2026-11-29c.md). */
 template <int HALF>
 __device__ __forceinline__ uint32_t f64_half(uint64_t bits)
 {
