@@ -73,7 +73,8 @@ _CUDA_STREAM_LEGACY = 1
 # idle inside the caller's timing (bench/results/python-2026-11-29b.md). A call takes the
 # buffer out of the dict while it runs, so another thread on the same stream makes its own.
 # Reuse is stream-ordered: the next call on that stream runs after this one. torch's streams
-# come from its pools and are never destroyed, so a handle is never another stream's later.
+# come from its pools and are never destroyed, so a handle is never another stream's later
+# (a torch.cuda.ExternalStream is not torch's: call trim() before destroying one that sorted).
 # trim() gives the buffers back.
 _KEEP_SCRATCH = 256 << 20
 _TORCH_SCRATCH = {}
