@@ -90,8 +90,9 @@ def backends():
 
 def trim(free_contexts=False):
     """Give back the scratch memory kept between calls: the calling thread's contexts' and the
-    torch workspaces the package keeps (up to 256 MiB per device and stream); with
-    free_contexts=True free the contexts too (the next call makes new ones)."""
+    torch workspaces the package keeps (up to 256 MiB per device and stream; call it before
+    destroying a torch.cuda.ExternalStream that sorted); with free_contexts=True free the
+    contexts too (the next call makes new ones)."""
     _TORCH_SCRATCH.clear()
     _core.trim(free_contexts)
 
