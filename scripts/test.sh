@@ -91,11 +91,6 @@ run_suite release build -DCMAKE_BUILD_TYPE=Release -DGPUSORT_CUDA_ARCHS="${GPUSO
 [ -n "${GPUSORT_TEST_NO_PYTHON:-}" ] || run_python_suite
 if [ -z "${GPUSORT_TEST_NO_ASAN:-}" ]; then
   # The sanitizer build leaves CUDA out: nvcc objects gain nothing from ASan, and no GPU runs here.
-  # The test programs that read GPUSORT_TEST_QUICK=1 run their --quick sets here (test_backends:
-  # every size to 65537 and 2^20, four distributions above 4097 keys; test_topk: every other
-  # size; test_hoststream); the release suite runs them whole. Under ASan their OpenCL runs
-  # (PoCL compiling and running the kernels in-process) took 20-96 s each, a quarter of CI.
-  GPUSORT_TEST_QUICK=${GPUSORT_TEST_QUICK:-1} \
   ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
     run_suite asan+ubsan build-asan -DCMAKE_BUILD_TYPE=Debug -DGPUSORT_SANITIZE=ON -DGPUSORT_CUDA=OFF -DGPUSORT_BUILD_BENCH=OFF
 fi
