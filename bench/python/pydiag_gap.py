@@ -5,7 +5,7 @@ call alone with buffers made beforehand, the C call after each of the fast path'
 the host time with the GPU idle and with it busy, and the GPU time between two CUDA events around
 the call with the GPU idle before it and with it busy (the difference is the idle time the host
 causes: the "gap"). Usage: python3 bench/python/pydiag_gap.py [LOG2N] [--no-keep] (--no-keep:
-the package makes a new scratch tensor per call, as before the kept workspace)."""
+the package makes a new scratch tensor per call instead of keeping one)."""
 import statistics, sys, time
 import numpy as np, torch, gpusort
 from gpusort import _core

@@ -528,25 +528,21 @@ def _sort_fast(x, axis, descending, return_indices, index_dtype, keys_wanted, ou
     # _run's protocol, flags 0: the scratch size, a buffer of it from the framework's pool (back
     # to the pool, stream-ordered, when this returns), the call. torch: the size remembered and
     # the buffer kept (_KEEP_SCRATCH above).
-    if fw is torch:
-        shape = (call, ktype, itype, n, order, dev)
-        nbytes = _SCRATCH_SIZE.get(shape)
-        if nbytes is None:
-            nbytes = call(_CUDA, dev, stream, 0, 0, *args, _QUERY)
+    shape = (call, ktype, itype, n, order, dev)
+    nbytes = _SCRATCH_SIZE.get(shape) if fw is torch else None
+    if nbytes is None:
+        nbytes = call(_CUDA, dev, stream, 0, 0, *args, _QUERY)
+        if fw is torch:
             if len(_SCRATCH_SIZE) >= 4096:
                 _SCRATCH_SIZE.clear()
             _SCRATCH_SIZE[shape] = nbytes
-        keep = 0 < nbytes <= _KEEP_SCRATCH
-        buf = _TORCH_SCRATCH.pop((dev, stream), None) if keep else None
-        if nbytes and (buf is None or buf.shape[0] < nbytes):
-            buf = scratch(nbytes)
-        call(_CUDA, dev, stream, ptr(buf) if nbytes else 0, nbytes, *args, 0)
-        if keep:
-            _TORCH_SCRATCH[(dev, stream)] = buf
-    else:
-        nbytes = call(_CUDA, dev, stream, 0, 0, *args, _QUERY)
-        buf = scratch(nbytes) if nbytes else None
-        call(_CUDA, dev, stream, ptr(buf) if nbytes else 0, nbytes, *args, 0)
+    keep = fw is torch and 0 < nbytes <= _KEEP_SCRATCH
+    buf = _TORCH_SCRATCH.pop((dev, stream), None) if keep else None
+    if nbytes and (buf is None or buf.shape[0] < nbytes):
+        buf = scratch(nbytes)
+    call(_CUDA, dev, stream, ptr(buf) if nbytes else 0, nbytes, *args, 0)
+    if keep:
+        _TORCH_SCRATCH[(dev, stream)] = buf
     if idx is None:
         return keys
     return idx if keys is None else (keys, idx)

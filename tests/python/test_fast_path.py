@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 import gpusort
-from test_gpusort import DEVICE, DTYPES, make, rng_for, same_bits, to_fw, to_np
+from test_gpusort import (DEVICE, DTYPES, make, rng_for, same_as_torch_sort, same_bits, to_fw,
+                         to_np)
 
 # (return_indices, keys_wanted) of sort, sort with indices, argsort.
 MODES = [(False, True), (True, True), (True, False)]
@@ -96,9 +97,7 @@ def test_fast_path_other_device():
         v, i = gpusort.sort(x, return_indices=True)
         k = gpusort.argsort(x, descending=True)
     assert v.device == x.device and i.device == x.device and k.device == x.device
-    ev, ei = torch.sort(x, stable=True)
-    assert torch.equal(v, ev) and torch.equal(i, ei)
-    assert torch.equal(k, torch.sort(x, stable=True, descending=True)[1])
+    same_as_torch_sort(x, v, i, k)
 
 
 @pytest.mark.device

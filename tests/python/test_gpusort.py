@@ -99,6 +99,15 @@ def ref_sort(x, axis, descending):
     return np.take_along_axis(x, ref_argsort(x, axis, descending), axis)
 
 
+def same_as_torch_sort(x, v, i, k):
+    """v, i = gpusort.sort(x, return_indices=True) and k = gpusort.argsort(x, descending=True)
+    of a torch tensor x equal torch.sort's stable results."""
+    import torch
+    ev, ei = torch.sort(x, stable=True)
+    assert torch.equal(v, ev) and torch.equal(i, ei)
+    assert torch.equal(k, torch.sort(x, stable=True, descending=True)[1])
+
+
 def same_bits(a, b):
     a, b = np.asarray(a), np.asarray(b)
     assert a.shape == b.shape, (a.shape, b.shape)
@@ -431,9 +440,7 @@ def test_torch_side_stream():
         k = gpusort.argsort(x, descending=True)
     torch.cuda.current_stream().wait_stream(s)
     torch.cuda.synchronize()
-    ev, ei = torch.sort(x, stable=True)
-    assert torch.equal(v, ev) and torch.equal(i, ei)
-    assert torch.equal(k, torch.sort(x, stable=True, descending=True)[1])
+    same_as_torch_sort(x, v, i, k)
 
 
 @pytest.mark.device
