@@ -790,6 +790,16 @@ __global__ void finish_kernel(const Plan *plan, size_t n)
     }
 }
 
+/* finish_kernel's grid: one wave of 256-thread blocks at most (8 per SM; its loop strides).
+ * Most sorts leave it nothing to do, and its blocks then only read the plan: 4096 of them cost
+ * 3-4 us more than one wave (bench/results/radix-2026-11-29d.md). */
+static unsigned finish_blocks(gpusort_ctx *ctx, size_t n)
+{
+    const size_t want = (n + 4095) / 4096;
+    const size_t cap = (size_t)8 * gpusort__cuda_props(ctx)->multiProcessorCount;
+    return (unsigned)(want < cap ? want : cap);
+}
+
 /* ---- Segmented passes: their counts (several GPUs; the MSD-first sort) ----
  *
  * seg_hist_kernel: cnt[p - p0][t][d] = the keys of bucket t (digit m) whose digit p (p0 <= p <
@@ -1638,8 +1648,7 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
     if ((s = launch_sweeps(ctx, kern, smem, st, pdl, pdl, L, aux, plan, mask, n, TILE, 0, P, k0,
                            0, mu)))
         return s;
-    const size_t fblocks = (n + 4095) / 4096;
-    launch_pdl(finish_kernel<K, VB>, (unsigned)(fblocks < 4096 ? fblocks : 4096), 256, 0, st, pdl,
+    launch_pdl(finish_kernel<K, VB>, finish_blocks(ctx, n), 256, 0, st, pdl,
                (const Plan *)plan, n);
     return gpusort__cuda_check(ctx, cudaGetLastError(), "radix finish_kernel");
 }
@@ -1905,8 +1914,7 @@ template <typename K, bool FLOAT, int VB> struct Multi {
         if ((s = launch_sweeps(ctx, kern, smem, st, pdl, pdl, y.L, aux, plan, mask, n, TILE, 0, m,
                                y.L.portions, 0, mu)))
             return s;
-        const size_t fblocks = (n + 4095) / 4096;
-        launch_pdl(finish_kernel<K, VB>, (unsigned)(fblocks < 4096 ? fblocks : 4096), 256, 0, st,
+        launch_pdl(finish_kernel<K, VB>, finish_blocks(ctx, n), 256, 0, st,
                    pdl, (const Plan *)plan, n);
         return gpusort__cuda_check(ctx, cudaGetLastError(), "radix finish_kernel");
     }
