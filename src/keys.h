@@ -11,8 +11,8 @@
  *                                               smaller key; -0.0 -> the sign bit alone, the
  *                                               key of +0.0: equal keys)
  *              positive x                    -> bits | sign bit
- *              (Negation rather than the complement: -0.0 needs no test of its own, which the
- *              per-digit form of a double's key in the CUDA radix sort relies on.)
+ *              (Negating, -0.0 needs no test of its own: the per-digit form of a double's
+ *              key in the CUDA radix sort, thread_radix_key.cuh, relies on that.)
  *   descending: the complement of the ascending radix key. An ascending STABLE sort of the
  *              complemented keys is exactly the stable descending sort (ties keep input order).
  *

@@ -168,12 +168,12 @@ template <typename K, bool FLOAT, int VB, int SHAPE = HOPPER> struct Tune {
 };
 template <int VB> constexpr int min_blocks() { return VB ? 2 : 3; }
 /* Float sweeps with KEEP_DIGIT keep each key's digit in shared memory (a byte at the key's rank)
- * for the write loop instead of computing it again from the key. Computed again where that
- * measured faster (bench/results/radix-2026-11-29b.md for doubles, radix-2026-11-29c.md for
- * floats): doubles alone (16 of them then fit the registers, and the byte stores at random ranks
- * cost shared-store bank conflicts) and floats with 4-byte values or indices (1.2% faster at
- * 2^28). Kept for floats alone (computing again spills at 28 keys a thread), floats with 8-byte
- * values (it spills more there) and doubles with values. */
+ * for the write loop instead of computing it again from the key. Computed again where that is
+ * faster (bench/results/radix-2026-11-29b.md for doubles, radix-2026-11-29c.md for floats):
+ * doubles alone (16 of them then fit the registers, and the byte stores at random ranks cost
+ * shared-store bank conflicts) and floats with 4-byte values or indices. Kept for floats alone
+ * (computing again spills at 28 keys a thread), floats with 8-byte values (it spills more there)
+ * and doubles with values. */
 template <typename K, bool FLOAT> constexpr bool keep_digit(int vb)
 {
     return FLOAT && (sizeof(K) == 8 ? vb != 0 : vb != 4);
@@ -790,9 +790,10 @@ __global__ void finish_kernel(const Plan *plan, size_t n)
     }
 }
 
-/* finish_kernel's grid: one wave of 256-thread blocks at most (8 per SM; its loop strides).
- * Most sorts leave it nothing to do, and its blocks then only read the plan: 4096 of them cost
- * 3-4 us more than one wave (bench/results/radix-2026-11-29d.md). */
+/* finish_kernel's grid: one wave of 256-thread blocks at most (8 per SM; its loop strides, and
+ * no more blocks than that are resident at once anyway). Most sorts leave it nothing to do, and
+ * its blocks then only read the plan, so extra waves are pure launch cost
+ * (bench/results/radix-2026-11-29d.md). */
 static unsigned finish_blocks(gpusort_ctx *ctx, size_t n)
 {
     const size_t want = (n + 4095) / 4096;
