@@ -4,6 +4,7 @@
  *
  *   bench_cuda [--suite radix|reduce|host|seeds|all] [--quick] [--csv FILE] [--json FILE]
  *              [--runs N] [--max-log2 K] [--seed S] [--only OP:TYPE:LOG2N] [--sweep SIZES]
+ *              [--floats bits|unit|signed]
  *
  * --sweep SIZES (e.g. 2^16..2^28, 16..28:2,30): instead of the headline and size rows, the radix
  * suite times every headline variant on uniform keys at each size and the reduce suite every
@@ -72,6 +73,7 @@ static bool g_quick = false;
 static int g_max_log2 = 30;
 static uint64_t g_seed = 0x9e3779b97f4a7c15ull;
 static std::vector<int> g_sweep; /* --sweep: log2 of the sizes of the radix and reduce suites */
+static int g_floats = 0;         /* --floats: radix suite float keys 0 bits, 1 unit, 2 signed */
 static int g_failures = 0;
 static bench_clock g_clock;   /* CUDA events on g_stream: every GPU timing */
 
@@ -98,16 +100,27 @@ __device__ __host__ inline uint64_t mix64(uint64_t x)
     return x;
 }
 
-/* and_k = 1: uniform bits; 3: entropy 0.544; 5: entropy 0.201. */
+/* and_k = 1: uniform bits; 3: entropy 0.544; 5: entropy 0.201. floats (float T, --floats):
+ * 0 the bits as they come (1 in 256 a NaN); 1 uniform in [0, 1) from the top 24 / 53 bits, as
+ * torch.rand makes them; 2 the same with a random sign (no NaN, no infinity). */
 template <typename T>
-__global__ void gen_kernel(T *out, size_t n, uint64_t seed, int and_k)
+__global__ void gen_kernel(T *out, size_t n, uint64_t seed, int and_k, int floats)
 {
+    const bool is_float = (T)0.5 != (T)0;
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x) {
         uint64_t x = ~0ull;
         for (int k = 0; k < and_k; k++) x &= mix64(seed + i * 0x632be59bd9b4e019ull + k * 0x9e3779b97f4a7c15ull);
-        if (sizeof(T) == 4) { uint32_t y = (uint32_t)x; memcpy(&out[i], &y, 4); }
-        else memcpy(&out[i], &x, 8);
+        if (is_float && floats) {
+            const T sign = floats == 2 && (x & 1) ? (T)-1 : (T)1;
+            out[i] = sizeof(T) == 4 ? sign * (T)((float)(x >> 40) * 0x1.0p-24f)
+                                    : sign * (T)((double)(x >> 11) * 0x1.0p-53);
+        } else if (sizeof(T) == 4) {
+            uint32_t y = (uint32_t)x;
+            memcpy(&out[i], &y, 4);
+        } else {
+            memcpy(&out[i], &x, 8);
+        }
     }
 }
 
@@ -275,7 +288,7 @@ static void bench_sort(Mode mode, int and_k, size_t n, bool with_thrust)
     std::vector<T *> kin(R);
     for (size_t r = 0; r < R; r++) {
         CK(cudaMalloc(&kin[r], kb));
-        gen_kernel<T><<<grid_for(n), 256>>>(kin[r], n, g_seed + r * 0x1000 + and_k, and_k);
+        gen_kernel<T><<<grid_for(n), 256>>>(kin[r], n, g_seed + r * 0x1000 + and_k, and_k, g_floats);
     }
     T *kout = NULL;
     V *vin = NULL, *vout = NULL;
@@ -381,6 +394,7 @@ static void bench_sort(Mode mode, int and_k, size_t n, bool with_thrust)
                                                    : (sizeof(V) == 4 ? "argsort/u32" : "argsort/u64");
     row.type = gpusort_type_name(kt);
     row.dist = dist_name(and_k);
+    if (g_floats && (T)0.5 != (T)0) row.dist = g_floats == 1 ? "unit" : "signed unit";
     row.n = n;
     row.ours_ms = t_ours;
     row.cub_ms = t_cub;
@@ -422,6 +436,7 @@ static void radix_variants(int and_k, size_t n, size_t n_pairs64, bool thrust)
     /* u64 indices of 32-bit keys (torch.sort's int64): sorted as u32 indices, widened by the
      * last pass (radix.cu, narrow indices); CUB sorts the u64 values */
     bench_sort<int32_t, uint64_t>(ARGSORT, and_k, n, false);
+    bench_sort<float, uint64_t>(ARGSORT, and_k, n, false);
     /* u64 indices of 64-bit integer keys (torch.sort of int64): narrow indices too, MSD first
      * from 3 * 2^26 keys as for u64/u32 pairs */
     bench_sort<int64_t, uint64_t>(ARGSORT, and_k, n, false);
@@ -888,6 +903,7 @@ static void usage(void)
 {
     printf("usage: bench_cuda [--suite radix|reduce|host|seeds|all] [--quick] [--csv FILE]\n"
            "                  [--json FILE] [--runs N] [--max-log2 K] [--seed S]\n"
+           "                  [--floats bits|unit|signed]\n"
            "                  [--only keys|pairs32|pairs64|argsort:TYPE:LOG2N] [--sweep SIZES]\n"
            "Times gpusort's CUDA radix sort, reduce and host-data path against CUB and Thrust\n"
            "on the same data (median of N runs after a warm-up; CUDA events).\n"
@@ -895,7 +911,9 @@ static void usage(void)
            "--sweep SIZES: the radix suite times every headline variant (uniform keys) and the\n"
            "  reduce suite every type at each size, one CSV row per (variant, n), for a\n"
            "  throughput-vs-n plot; SIZES is a comma-separated list of powers of two K or 2^K\n"
-           "  and ranges A..B[:STEP] of them, e.g. 2^16..2^28 or 16..28:2,30.\n");
+           "  and ranges A..B[:STEP] of them, e.g. 2^16..2^28 or 16..28:2,30.\n"
+           "--floats: the radix suite's float keys: random bits (default; 1 in 256 is a NaN),\n"
+           "  uniform in [0, 1) (as torch.rand) or in (-1, 1) (signed).\n");
 }
 
 /* --sweep: "16..28:2,30", "2^16..2^28" -> the log2 sizes, in order. False on a malformed list
@@ -954,6 +972,15 @@ int main(int argc, char **argv)
         else if (a == "--sweep" && i + 1 < argc) {
             if (!parse_sweep(argv[++i], g_sweep)) {
                 fprintf(stderr, "bench_cuda: bad --sweep %s\n", argv[i]);
+                usage();
+                return 2;
+            }
+        }
+        else if (a == "--floats" && i + 1 < argc) {
+            const std::string f = argv[++i];
+            g_floats = f == "bits" ? 0 : f == "unit" ? 1 : f == "signed" ? 2 : -1;
+            if (g_floats < 0) {
+                fprintf(stderr, "bench_cuda: bad --floats %s (bits, unit or signed)\n", f.c_str());
                 usage();
                 return 2;
             }

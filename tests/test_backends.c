@@ -149,17 +149,27 @@ typedef struct where {
  *           (u32 values) and takes its fallback;
  *   "top2low" the top2 keys with the low byte of key 0 in every key: one trivial digit position
  *           more, so that fallback's LSD passes run an odd number of passes (7 for 64-bit keys;
- *           top2's run 8). */
+ *           top2's run 8);
+ *   "unitzero" datagen's unit keys (floats in [0, 1)) with a quarter of them zeros of either
+ *           sign: no NaN and no negative number, so the CUDA radix sort's passes take the float
+ *           digit's cheapest form, which must still keep -0.0 equal to +0.0;
+ *   "signed" the unit keys with random signs, a quarter of them zeros of either sign and one in
+ *           64 -inf (floats): no NaN and nothing at the top of the order, the form without the
+ *           NaN test. Both for float keys only. */
 #define DIST_LOW8 ((datagen_dist)DATAGEN_DIST_COUNT)
 #define DIST_TOP2 ((datagen_dist)(DATAGEN_DIST_COUNT + 1))
 #define DIST_TOP2LOW ((datagen_dist)(DATAGEN_DIST_COUNT + 2))
-#define DIST_COUNT (DATAGEN_DIST_COUNT + 3)
+#define DIST_UNITZERO ((datagen_dist)(DATAGEN_DIST_COUNT + 3))
+#define DIST_SIGNED ((datagen_dist)(DATAGEN_DIST_COUNT + 4))
+#define DIST_COUNT (DATAGEN_DIST_COUNT + 5)
 
 static const char *dist_name(datagen_dist d)
 {
     if (d == DIST_LOW8) return "low8";
     if (d == DIST_TOP2) return "top2";
     if (d == DIST_TOP2LOW) return "top2low";
+    if (d == DIST_UNITZERO) return "unitzero";
+    if (d == DIST_SIGNED) return "signed";
     return datagen_dist_name(d);
 }
 
@@ -724,7 +734,8 @@ static int case_selected(datagen_dist d, size_t n)
         return d == DATAGEN_UNIFORM || d == DATAGEN_SPECIAL;
     if (n >= ((size_t)1 << 20))
         return quick_dist(d) || d == DATAGEN_REVERSED || d == DATAGEN_ENTROPY3 ||
-               d == DATAGEN_ZIPF || d == DATAGEN_EQUAL || d == DIST_TOP2 || d == DIST_TOP2LOW;
+               d == DATAGEN_ZIPF || d == DATAGEN_EQUAL || d == DIST_TOP2 || d == DIST_TOP2LOW ||
+               d == DIST_UNITZERO || d == DIST_SIGNED;
     return 1;
 }
 
@@ -764,6 +775,29 @@ static void fill_top2low(void *keys, gpusort_type type, size_t n, uint64_t seed)
     for (size_t i = 1; i < n; i++) k[i * ks] = k[0];
 }
 
+/* DIST_UNITZERO's and DIST_SIGNED's keys (floats): datagen's unit keys; a quarter of them
+ * become zeros with a random sign, and with SIGNED the others take a random sign and one in 64
+ * is -inf. */
+static void fill_unit_signs(void *keys, gpusort_type type, size_t n, uint64_t seed, int sign)
+{
+    size_t ks = gpusort_type_size(type);
+    unsigned char *k = (unsigned char *)keys;
+    const uint64_t top = (uint64_t)1 << (8 * ks - 1);
+    const uint64_t neg_inf = ks == 4 ? 0xff800000u : 0xfff0000000000000ull;
+    datagen_fill(keys, type, n, DATAGEN_UNIT, seed);
+    datagen_rng r;
+    datagen_rng_seed(&r, seed ^ 0x5157u);
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t x = datagen_rng_next(&r);
+        uint64_t v = 0;
+        memcpy(&v, k + i * ks, ks); /* little-endian */
+        if ((x & 3) == 0) v = (x & 4) ? top : 0;
+        else if (sign && ((x >> 3) & 63) == 0) v = neg_inf;
+        else if (sign && (x & 4)) v |= top;
+        memcpy(k + i * ks, &v, ks);
+    }
+}
+
 static void run_case(gpusort_type type, datagen_dist dist, size_t n)
 {
     size_t ks = gpusort_type_size(type);
@@ -775,6 +809,8 @@ static void run_case(gpusort_type type, datagen_dist dist, size_t n)
     if (dist == DIST_LOW8) fill_low8(keys, type, n, seed);
     else if (dist == DIST_TOP2) fill_top2(keys, type, n, seed);
     else if (dist == DIST_TOP2LOW) fill_top2low(keys, type, n, seed);
+    else if (dist == DIST_UNITZERO || dist == DIST_SIGNED)
+        fill_unit_signs(keys, type, n, seed, dist == DIST_SIGNED);
     else datagen_fill(keys, type, n, dist, seed);
     datagen_fill_u32(v32, n, seed + 1);
     datagen_fill_u64(v64, n, seed + 2);
@@ -1097,6 +1133,9 @@ int main(int argc, char **argv)
             snprintf(name, sizeof name, "%s/%s", gpusort_type_name(type),
                      dist_name((datagen_dist)d));
             if (opt.filter && !strstr(name, opt.filter)) continue;
+            if ((d == DIST_UNITZERO || d == DIST_SIGNED) && type != GPUSORT_TYPE_F32 &&
+                type != GPUSORT_TYPE_F64)
+                continue; /* float distributions */
             ran = 1;
             for (size_t i = 0; i < nsizes; i++) {
                 if (!case_selected((datagen_dist)d, sizes[i])) continue;

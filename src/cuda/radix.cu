@@ -18,7 +18,9 @@
  *      saves 2n(K+V) bytes of traffic. The same kernel writes the PLAN: which passes run and
  *      which buffers each reads and writes. So the host never waits for the histograms: every
  *      launch is enqueued at once, a skipped pass's blocks exit at once, and the call stays
- *      asynchronous on the caller's stream.
+ *      asynchronous on the caller's stream. For float keys it also picks the digit's form from
+ *      the top digit's histogram: without NaN, and without negative numbers, the passes compute
+ *      the digit by fewer steps (thread_radix_key.cuh, FORM_*).
  *   3. onesweep_kernel, once per (non-trivial) digit position: each block takes the next tile
  *      (an atomic ticket, so tiles start in order and the look-back cannot deadlock), loads
  *      THREADS*KPT keys (and computes their digits once), counts the digits per warp and
@@ -208,6 +210,7 @@ constexpr uint32_t EPOCHS = 8;
 constexpr uint32_t COUNT_MASK = (1u << EPOCH_SHIFT) - 1;
 
 template <bool B> struct BoolC { static constexpr bool value = B; };
+template <int I> struct IntC { static constexpr int value = I; };
 
 template <int VB> struct ValueOf { typedef uint32_t T; };
 template <> struct ValueOf<8> { typedef uint64_t T; };
@@ -234,6 +237,7 @@ struct Plan {
     int copy_keys, copy_vals;        /* finish: alternate buffer -> output */
     int wide_pass;                   /* narrow indices: the last executed pass (stores u64); -1 */
     int done;                        /* the MSD-first sort ran instead: finish does nothing */
+    int float_form;                  /* float keys: the digit's form (FORM_*, thread_radix_key.cuh) */
     PlanInput in;                    /* the buffers planned with (finish copies between them) */
 };
 
@@ -339,6 +343,7 @@ __global__ void __launch_bounds__(THREADS, (min_blocks<VB>())) onesweep_kernel(S
      * counter row meanwhile. */
     if (tid == 0) s_misc[40] = atomicAdd(a.ticket, 1u);
     const int active = plan->active[a.pass];
+    const int form = plan->float_form;
     const K *ksrc = (const K *)plan->ksrc[a.pass];
     const unsigned long long base = tid < RADIX_DIGITS ? a.bin_base[tid] : 0;
 #pragma unroll
@@ -349,9 +354,14 @@ __global__ void __launch_bounds__(THREADS, (min_blocks<VB>())) onesweep_kernel(S
     const size_t tile_first = a.portion_start + (size_t)tile * TILE;
     const size_t left = a.portion_n - (size_t)tile * TILE;
     const int tile_n = left < (size_t)TILE ? (int)left : TILE;
-    /* Full tiles (all but the last of a portion) compile without bounds checks. */
-    auto sweep = [&](auto full) {
+    /* Full tiles (all but the last of a portion) compile without bounds checks, and take the
+     * float digit in the form the plan chose (FORM: the last tile, any float, as every form
+     * gives the same digits where it is chosen). */
+    auto sweep = [&](auto full, auto form_c) {
         constexpr bool FULL = decltype(full)::value;
+        constexpr int FORM = decltype(form_c)::value;
+        /* The integer-cost form recomputes the digit at the write, as integers do. */
+        constexpr bool KEEP = KEEP_DIGIT && FORM != FORM_NO_NEG;
         const int nv = FULL ? TILE : tile_n;
 
         /* Load (warp-striped: warp w holds keys [w*32*KPT, (w+1)*32*KPT), lane l of item i key
@@ -372,7 +382,7 @@ __global__ void __launch_bounds__(THREADS, (min_blocks<VB>())) onesweep_kernel(S
         uint32_t dpk[(KPT + 3) / 4];
     #pragma unroll
         for (int i = 0; i < KPT; i++) {
-            const uint32_t d = radix_digit<FLOAT>(keys[i], mask, shift);
+            const uint32_t d = radix_digit_form<FLOAT, FORM>(keys[i], mask, shift);
             dpk[i / 4] = (i % 4) ? dpk[i / 4] | d << (8 * (i % 4)) : d;
         }
         auto digit_of = [&](int i) -> uint32_t { return (dpk[i / 4] >> (8 * (i % 4))) & 0xffu; };
@@ -428,7 +438,7 @@ __global__ void __launch_bounds__(THREADS, (min_blocks<VB>())) onesweep_kernel(S
             const uint32_t r = warp_rank_item<FULL>(d, ok, warp_count);
             if (ok) {
                 s_keys[r] = keys[i];
-                if (KEEP_DIGIT) s_digit[r] = (uint8_t)d;
+                if (KEEP) s_digit[r] = (uint8_t)d;
             }
             if (VB) rank[VB ? i : 0] = r;
         }
@@ -507,7 +517,7 @@ __global__ void __launch_bounds__(THREADS, (min_blocks<VB>())) onesweep_kernel(S
                 const int j = tid + i * THREADS;
                 if (FULL || j < nv) {
                     const K k = s_keys[j];
-                    const uint32_t d = KEEP_DIGIT ? s_digit[j] : radix_digit<FLOAT>(k, mask, shift);
+                    const uint32_t d = KEEP ? s_digit[j] : radix_digit_form<FLOAT, FORM>(k, mask, shift);
                     long long o = s_delta[d] + j;
                     if (MODE == MODE_SEGMENTED && seg_tile >= RADIX_DIGITS) /* uniform branch */
                         o += __ldg(mu.seg_off + radix_digit<FLOAT>(k, mask, mu.seg_shift) * RADIX_DIGITS + d);
@@ -544,8 +554,18 @@ __global__ void __launch_bounds__(THREADS, (min_blocks<VB>())) onesweep_kernel(S
             write(BoolC<false>());
         }
     };
-    if (tile_n == TILE) sweep(BoolC<true>());
-    else sweep(BoolC<false>());
+    if (tile_n != TILE) {
+        sweep(BoolC<false>(), IntC<FORM_ANY>());
+    } else if constexpr (FLOAT && MODE == MODE_PLAIN) {
+        /* The form without the NaN test: doubles and floats alone (floats with values spill
+         * with its body: bench/results/radix-2026-11-29e.md). */
+        constexpr bool NO_NAN_FORM = sizeof(K) == 8 || VB == 0;
+        if (form == FORM_NO_NEG) sweep(BoolC<true>(), IntC<FORM_NO_NEG>()); /* uniform */
+        else if (NO_NAN_FORM && form == FORM_NO_NAN) sweep(BoolC<true>(), IntC<FORM_NO_NAN>());
+        else sweep(BoolC<true>(), IntC<FORM_ANY>());
+    } else {
+        sweep(BoolC<true>(), IntC<FORM_ANY>());
+    }
 }
 
 /* Histograms of every digit position of all keys: a grid-stride loop (few blocks per SM, so few
@@ -658,6 +678,7 @@ __device__ void make_plan(const int *trivial, int passes, const PlanInput &in, P
     }
     plan->executed = E;
     plan->done = 0;
+    plan->float_form = FORM_ANY;
     plan->in = in;
     plan->copy_keys = kin_place && odd;
     plan->copy_vals = vin_place && odd;
@@ -672,11 +693,15 @@ __device__ void make_plan(const int *trivial, int passes, const PlanInput &in, P
  * the largest (top, second) bucket if the two digits were independent - is at most 17/20 of
  * cap, the bucket sort's capacity; then the LSD plan runs no pass (done), and hy->plan holds
  * passes A (keys_in -> alt) and B (alt -> out); narrow indices' values go the other way round
- * (A -> out, B -> alt: "MSD first" at the top of the file). */
+ * (A -> out, B -> alt: "MSD first" at the top of the file).
+ * float_top (float keys; -1 for integers): the top byte of the order's mask. The top digit's
+ * histogram then chooses the digit's form (thread_radix_key.cuh): its bucket 255 of the
+ * ascending radix order empty: no NaN; buckets 0..127 empty too: no negative number. */
 __global__ void __launch_bounds__(RADIX_DIGITS) scan_kernel(const unsigned long long *hist,
                                                             int passes, size_t n,
                                                             uint64_t *bin_base, PlanInput in,
-                                                            Plan *plan, Hybrid *hy, uint32_t cap)
+                                                            Plan *plan, Hybrid *hy, uint32_t cap,
+                                                            int float_top)
 {
     pdl_wait_and_release();
     __shared__ unsigned long long s_scan[MAX_PASSES][RADIX_DIGITS / 32];
@@ -692,6 +717,7 @@ __global__ void __launch_bounds__(RADIX_DIGITS) scan_kernel(const unsigned long 
         if (p == passes - 1) top[0] = total[p];
         if (p == passes - 2) top[1] = total[p];
     }
+    const unsigned long long top_count = top[0]; /* this thread's count of the top digit */
 #pragma unroll
     for (int j = 0; j < 2; j++) {
 #pragma unroll
@@ -701,7 +727,9 @@ __global__ void __launch_bounds__(RADIX_DIGITS) scan_kernel(const unsigned long 
         }
         if (lane == 0) s_max[j][warp] = top[j];
     }
-    __syncthreads();
+    const int asc = d ^ float_top; /* this thread's top digit in the ascending order */
+    const int nan_seen = __syncthreads_or(float_top >= 0 && top_count && asc == RADIX_DIGITS - 1);
+    const int neg_seen = __syncthreads_or(float_top >= 0 && top_count && asc < RADIX_DIGITS / 2);
 #pragma unroll
     for (int p = 0; p < MAX_PASSES; p++) {
         if (p >= passes) break;
@@ -748,17 +776,20 @@ __global__ void __launch_bounds__(RADIX_DIGITS) scan_kernel(const unsigned long 
         h.copy_keys = h.copy_vals = 0;
         h.wide_pass = -1;
         h.done = 0;
+        h.float_form = FORM_ANY;
         h.in = in;
         if (run) {
             for (int p = 0; p < MAX_PASSES; p++) plan->active[p] = 0;
             plan->executed = 0;
             plan->wide_pass = -1;
             plan->done = 1;
+            plan->float_form = FORM_ANY;
             plan->in = in;
             return;
         }
     }
     make_plan(s_trivial, passes, in, plan);
+    if (float_top >= 0) plan->float_form = nan_seen ? FORM_ANY : neg_seen ? FORM_NO_NAN : FORM_NO_NEG;
 }
 
 /* After the passes: an odd in-place sequence ends in the alternate buffer; with no pass at all
@@ -1628,7 +1659,9 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
     if ((s = launch_hist<K, FLOAT>(ctx, st, (const K *)d->keys_in, n, mask, hist))) return s;
     const int pdl = gpusort__cuda_pdl(ctx);
     launch_pdl(scan_kernel, 1, RADIX_DIGITS, 0, st, pdl, (const unsigned long long *)hist, P, n,
-               bin_base, in, plan, hy, hybrid ? hybrid_cap<K, FLOAT, VB>(ctx, n) : 0u);
+               bin_base, in, plan, hy, hybrid ? hybrid_cap<K, FLOAT, VB>(ctx, n) : 0u,
+               FLOAT && gpusort__cuda_impl_of(ctx)->radix_float_form
+                   ? (int)((uint64_t)mask >> (8 * (P - 1))) & 0xff : -1);
     if ((s = gpusort__cuda_check(ctx, cudaGetLastError(), "radix histogram"))) return s;
 
     const size_t smem = sweep_smem<K, FLOAT>(KPT, VB);

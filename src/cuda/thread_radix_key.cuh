@@ -9,7 +9,8 @@
  * So the only type-dependent code is the FLOAT template flag; the rest is a run-time mask.
  *
  * Exports: radix_key<FLOAT>(bits, mask), radix_digit<FLOAT>(bits, mask, shift),
- *          radix_mask(type, order) (host and device).
+ *          radix_digit_form<FLOAT, FORM>(bits, mask, shift), radix_mask(type, order) (host
+ *          and device).
  */
 #ifndef GPUSORT_CUDA_THREAD_RADIX_KEY_CUH
 #define GPUSORT_CUDA_THREAD_RADIX_KEY_CUH
@@ -75,6 +76,38 @@ __device__ __forceinline__ uint32_t radix_digit<true>(uint64_t bits, uint64_t ma
 {
     const uint32_t h = (shift & 32) ? f64_half<1>(bits) ^ (uint32_t)(mask >> 32)
                                     : f64_half<0>(bits) ^ (uint32_t)mask;
+    return (h >> (shift & 31)) & (RADIX_DIGITS - 1);
+}
+
+/* Cheaper forms of the float digit, for keys the histograms showed to need less (scan_kernel
+ * chooses, from the top digit's histogram, and the passes take the form as a template flag):
+ *   FORM_ANY     any float: radix_digit<true> above;
+ *   FORM_NO_NAN  no key in the top bucket of the radix order (there lie NaN, +inf and floats
+ *                from 2^127 / 2^1023 up): the NaN test goes; negatives still take -bits, as
+ *                (bits ^ (s | sign)) - s with s the sign spread over the word;
+ *   FORM_NO_NEG  besides, no key in the lower half of the radix order (the negatives; -0.0
+ *                lies with +0.0): bits | sign, the integer digit's cost (-0.0 included).
+ * Each gives the same radix key as gpusort__radix_f32/_f64 for the keys it is chosen for, so
+ * the histograms (made with the full form) hold for its digits. */
+enum { FORM_ANY = 0, FORM_NO_NAN = 1, FORM_NO_NEG = 2 };
+template <bool FLOAT, int FORM>
+__device__ __forceinline__ uint32_t radix_digit_form(uint32_t bits, uint32_t mask, int shift)
+{
+    if (!FLOAT || FORM == FORM_ANY) return radix_digit<FLOAT>(bits, mask, shift);
+    if (FORM == FORM_NO_NEG) return radix_digit<false>(bits | 0x80000000u, mask, shift);
+    const uint32_t s = (uint32_t)((int32_t)bits >> 31);
+    return radix_digit<false>((bits ^ (s | 0x80000000u)) - s, mask, shift);
+}
+template <bool FLOAT, int FORM>
+__device__ __forceinline__ uint32_t radix_digit_form(uint64_t bits, uint64_t mask, int shift)
+{
+    if (!FLOAT || FORM == FORM_ANY) return radix_digit<FLOAT>(bits, mask, shift);
+    if (FORM == FORM_NO_NEG) return radix_digit<false>(bits | 0x8000000000000000ull, mask, shift);
+    /* -bits by halves, as f64_half without its NaN test */
+    const uint32_t hi = (uint32_t)(bits >> 32), lo = (uint32_t)bits;
+    const uint32_t neg = (uint32_t)((int32_t)hi >> 31);
+    const uint32_t h = (shift & 32) ? ((hi ^ (neg | 0x80000000u)) + (neg & (lo == 0u))) ^ (uint32_t)(mask >> 32)
+                                    : ((lo ^ neg) - neg) ^ (uint32_t)mask;
     return (h >> (shift & 31)) & (RADIX_DIGITS - 1);
 }
 
