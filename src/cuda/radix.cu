@@ -53,10 +53,10 @@
  * before = 7) or, if tile 1 is still looking back, AGGREGATE|2, then tile 0's INCLUSIVE|5
  * (before = 2 + 5 = 7). Either way its d-keys go to base[d] + 7 .. + 10.
  *
- * Measured against CUB (same run, same data, H200, 2^28 keys, uniform;
- * bench/results/radix-msd-2026-11-29.md, floats radix-2026-11-29c.md): u32 1.190x, f32 1.200x,
- * u64 1.315x, f64 1.307x, u32/u32 pairs 1.223x, u64/u32 pairs 1.199x and u64/u64 pairs (2^27)
- * 1.229x (MSD first), argsort f32 1.267x.
+ * Measured against CUB (same run, same data, H200, 2^28 keys, uniform bits;
+ * bench/results/radix-msd-2026-11-29.md, floats radix-2026-11-29c.md and -29e.md): u32 1.190x,
+ * f32 1.18x (1.235x without NaN), u64 1.315x, f64 1.31x (1.34-1.38x without NaN), u32/u32 pairs
+ * 1.223x, u64/u32 pairs 1.199x and u64/u64 pairs (2^27) 1.229x (MSD first), argsort f32 1.267x.
  *
  * Small inputs (n <= one tile) take tile_sort_kernel: one block ranks and permutes the tile in
  * shared memory for every digit position (skipping positions where the tile's keys agree) and
