@@ -1468,7 +1468,7 @@ template <typename K, bool FLOAT, int VB> static int shape_of(gpusort_ctx *ctx, 
  *          latency-bound blocks cost more than the passes saved.
  * Between the two ranges (and below 2^23) the LSD passes are faster. Keys alone and 32-bit keys
  * stay LSD: the bucket sort ranks a digit no faster than a pass does, so MSD first pays only
- * where a pass moves many bytes per key (32-bit keys with the warp kernel: 7-20% slower,
+ * where a pass moves many bytes per key (the warp kernel too, for 32-bit keys:
  * bench/results/radix-2026-11-29f.md). Doubles stay LSD too: their top digits are the
  * exponent's, rarely uniform, and every NaN has one radix key, so random bits overflow a
  * sub-bucket and take the fallback. The measurements: bench/results/radix-msd-2026-11-29.md

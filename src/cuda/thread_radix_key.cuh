@@ -106,8 +106,9 @@ __device__ __forceinline__ uint32_t radix_digit_form(uint64_t bits, uint64_t mas
     /* -bits by halves, as f64_half without its NaN test */
     const uint32_t hi = (uint32_t)(bits >> 32), lo = (uint32_t)bits;
     const uint32_t neg = (uint32_t)((int32_t)hi >> 31);
-    const uint32_t h = (shift & 32) ? ((hi ^ (neg | 0x80000000u)) + (neg & (lo == 0u))) ^ (uint32_t)(mask >> 32)
-                                    : ((lo ^ neg) - neg) ^ (uint32_t)mask;
+    const uint32_t h = (shift & 32)
+                           ? ((hi ^ (neg | 0x80000000u)) + (neg & (lo == 0u))) ^ (uint32_t)(mask >> 32)
+                           : ((lo ^ neg) - neg) ^ (uint32_t)mask;
     return (h >> (shift & 31)) & (RADIX_DIGITS - 1);
 }
 
