@@ -354,9 +354,9 @@ __global__ void __launch_bounds__(THREADS, (min_blocks<VB>())) onesweep_kernel(S
     const size_t tile_first = a.portion_start + (size_t)tile * TILE;
     const size_t left = a.portion_n - (size_t)tile * TILE;
     const int tile_n = left < (size_t)TILE ? (int)left : TILE;
-    /* Full tiles (all but the last of a portion) compile without bounds checks, and take the
-     * float digit in the form the plan chose (FORM: the last tile, any float, as every form
-     * gives the same digits where it is chosen). */
+    /* Full tiles (all but the last of a portion) compile without bounds checks and take the
+     * float digit in the form the plan chose (FORM). The last tile takes FORM_ANY: every form
+     * gives the same digits on the keys it is chosen for. */
     auto sweep = [&](auto full, auto form_c) {
         constexpr bool FULL = decltype(full)::value;
         constexpr int FORM = decltype(form_c)::value;

@@ -62,21 +62,27 @@ __device__ __forceinline__ uint32_t radix_digit(uint64_t bits, uint64_t mask, in
  * its own; positives with the sign bit set). The low half is (lo ^ neg) - neg; the high half the
  * sign flipped, plus the negation's carry (negatives with lo == 0). The passes compute a digit
  * per key up to twice (rank and write), so these steps are a pass's cost
- * (bench/results/radix-2026-11-29c.md). */
-template <int HALF>
+ * (bench/results/radix-2026-11-29c.md). NAN_TEST false: for keys known to hold no NaN
+ * (FORM_NO_NAN below). */
+template <int HALF, bool NAN_TEST>
 __device__ __forceinline__ uint32_t f64_half(uint64_t bits)
 {
     const uint32_t hi = (uint32_t)(bits >> 32), lo = (uint32_t)bits;
     const uint32_t neg = (uint32_t)((int32_t)hi >> 31); /* all ones for a negative sign */
-    if ((bits & 0x7fffffffffffffffull) > 0x7ff0000000000000ull) return 0xffffffffu; /* NaN */
+    if (NAN_TEST && (bits & 0x7fffffffffffffffull) > 0x7ff0000000000000ull) return 0xffffffffu;
     return HALF == 0 ? (lo ^ neg) - neg : (hi ^ (neg | 0x80000000u)) + (neg & (lo == 0u));
+}
+template <bool NAN_TEST>
+__device__ __forceinline__ uint32_t f64_digit(uint64_t bits, uint64_t mask, int shift)
+{
+    const uint32_t h = (shift & 32) ? f64_half<1, NAN_TEST>(bits) ^ (uint32_t)(mask >> 32)
+                                    : f64_half<0, NAN_TEST>(bits) ^ (uint32_t)mask;
+    return (h >> (shift & 31)) & (RADIX_DIGITS - 1);
 }
 template <>
 __device__ __forceinline__ uint32_t radix_digit<true>(uint64_t bits, uint64_t mask, int shift)
 {
-    const uint32_t h = (shift & 32) ? f64_half<1>(bits) ^ (uint32_t)(mask >> 32)
-                                    : f64_half<0>(bits) ^ (uint32_t)mask;
-    return (h >> (shift & 31)) & (RADIX_DIGITS - 1);
+    return f64_digit<true>(bits, mask, shift);
 }
 
 /* Cheaper forms of the float digit, for keys the histograms showed to need less (scan_kernel
@@ -103,13 +109,7 @@ __device__ __forceinline__ uint32_t radix_digit_form(uint64_t bits, uint64_t mas
 {
     if (!FLOAT || FORM == FORM_ANY) return radix_digit<FLOAT>(bits, mask, shift);
     if (FORM == FORM_NO_NEG) return radix_digit<false>(bits | 0x8000000000000000ull, mask, shift);
-    /* -bits by halves, as f64_half without its NaN test */
-    const uint32_t hi = (uint32_t)(bits >> 32), lo = (uint32_t)bits;
-    const uint32_t neg = (uint32_t)((int32_t)hi >> 31);
-    const uint32_t h = (shift & 32)
-                           ? ((hi ^ (neg | 0x80000000u)) + (neg & (lo == 0u))) ^ (uint32_t)(mask >> 32)
-                           : ((lo ^ neg) - neg) ^ (uint32_t)mask;
-    return (h >> (shift & 31)) & (RADIX_DIGITS - 1);
+    return f64_digit<false>(bits, mask, shift);
 }
 
 /* The run-time mask of a key type and order (see above). */
