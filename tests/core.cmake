@@ -107,9 +107,21 @@ add_test(NAME test_backends_cuda_radix_hist_copies
          COMMAND test_backends --backend cuda --algorithm radix --quick)
 set_tests_properties(test_backends_cuda_radix_hist_copies PROPERTIES
                      ENVIRONMENT "GPUSORT_TEST_RADIX_HIST=0" TIMEOUT 900 LABELS "core;cuda")
+# Argsorts of 32-bit keys with u64 indices above 2^21 keys: packed (the default), and with
+# narrow indices (knob 0). Every 32-bit key type, every mode (the argsort rows take the path).
+add_test(NAME test_backends_cuda_radix_pack
+         COMMAND test_backends --backend cuda --algorithm radix --sizes 2097153,3000017 --quick
+                 --filter 32/)
+add_test(NAME test_backends_cuda_radix_pack_off
+         COMMAND test_backends --backend cuda --algorithm radix --sizes 2097153 --quick
+                 --filter 32/)
+set_tests_properties(test_backends_cuda_radix_pack PROPERTIES TIMEOUT 900 LABELS "core;cuda")
+set_tests_properties(test_backends_cuda_radix_pack_off PROPERTIES
+                     ENVIRONMENT "GPUSORT_TEST_RADIX_PACK=0" TIMEOUT 900 LABELS "core;cuda")
 gpusort_skippable(test_backends_cuda_radix_msd test_backends_cuda_radix_msd_tiles
                   test_backends_cuda_radix_msd_fallback test_backends_cuda_radix_msd_blocks
-                  test_backends_cuda_radix_hist_copies)
+                  test_backends_cuda_radix_hist_copies test_backends_cuda_radix_pack
+                  test_backends_cuda_radix_pack_off)
 # The same option on the CPU (so CI runs it): a few sizes, and a malformed list must exit 2.
 add_test(NAME test_backends_cpu_sizes
          COMMAND test_backends --backend cpu --algorithm radix --sizes 2305,7681,9217 --filter u32/)

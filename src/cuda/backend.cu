@@ -165,6 +165,8 @@ static gpusort_status cuda_init(gpusort_ctx *ctx, int device)
         im->radix_hybrid = hybrid && *hybrid ? atoi(hybrid) : -1;
         const char *hist = getenv("GPUSORT_TEST_RADIX_HIST");
         im->radix_hist = hist && *hist ? atoi(hist) != 0 : -1;
+        const char *pack = getenv("GPUSORT_TEST_RADIX_PACK");
+        im->radix_pack = !(pack && *pack && atoi(pack) == 0);
         const char *form = getenv("GPUSORT_TEST_RADIX_FLOAT_FORM");
         im->radix_float_form = !(form && *form && atoi(form) == 0);
     }

@@ -273,6 +273,7 @@ typedef struct gpusort__cuda_impl {
     int radix_hybrid;              /* GPUSORT_TEST_RADIX_HYBRID: -1 by size, 0 never, 1 always
                                       (small sub-buckets by warps), 2 always (by blocks) */
     int radix_hist;                /* GPUSORT_TEST_RADIX_HIST: -1 by size, 0 copies, 1 columns */
+    int radix_pack;                /* GPUSORT_TEST_RADIX_PACK=0: no packed argsort (radix.cu) */
     int radix_float_form;          /* GPUSORT_TEST_RADIX_FLOAT_FORM: 0 the full float digit
                                       always, else as the histograms allow */
 } gpusort__cuda_impl;

@@ -5,7 +5,8 @@
  * order-preserving radix key, thread_radix_key.cuh), ascending or descending, keys only, pairs
  * with u32/u64 values, argsort (values generated as indices on the first pass). Stable.
  * An argsort with u64 indices of n < 2^32 keys (torch.sort's int64 indices) sorts u32 indices
- * and widens them where it writes them last ("Narrow indices" below).
+ * and widens them where it writes them last ("Narrow indices" below); for 32-bit keys above
+ * 2^21 it sorts each key and its index as one 64-bit word ("Packed argsort").
  *
  * Algorithm (Adinets & Merrill 2022, "Onesweep: A Faster Least Significant Digit Radix Sort for
  * GPUs"; decoupled look-back from Merrill & Garland 2016, "Single-pass Parallel Prefix Scan with
@@ -83,6 +84,23 @@
  * their kernels are compiled without it (the WIDEN template flag). Narrow indices of u64/i64
  * keys also take MSD first where u32 values do (below): its values' buffers are then chosen so
  * that the u64 stores never overwrite u32 indices still to be read.
+ *
+ * Packed argsort. An argsort of 32-bit keys with u64 indices above SMALL_N (torch.sort's
+ * shape; not in place, n <= UINT32_MAX; pack_applies) sorts 64-bit WORDS, the key's bits above
+ * its u32 index, with the 64-bit keys-only kernels (MODE_PACK): the same 16 bytes per key and
+ * pass as narrow indices, but one array of 8-byte items instead of two of 4-byte ones, and a
+ * 64-bit keys-only pass runs faster than a u32/u32 pairs pass of the same bytes (one load, one
+ * exchange through shared memory and one store per item instead of two each): argsort f32
+ * 2^24 0.550 -> 0.467 ms, i32 0.553 -> 0.518 ms (bench/results/radix-2026-11-29g.md). The
+ * digit is the 32-bit key's (radix_digit_form of the high half), so floats keep their forms
+ * and their bits (NaN payloads, -0.0); the histograms are the 32-bit keys'. The first executed
+ * pass (vsrc NULL in the plan) reads the 32-bit keys and makes the words, the last
+ * (Plan::wide_pass) stores the key halves to the output keys and the indices as u64. The words
+ * ping-pong between n*8 bytes of slot VALUES and the caller's u64 index array, the last pass
+ * reading slot VALUES (make_plan's packed branch):
+ *     E = 4:  keys -> alt -> out_idx -> alt -> (out_keys, out_idx)
+ * With no pass at all, finish_kernel writes the keys and the u64 indices, as for narrow
+ * indices. Test knob GPUSORT_TEST_RADIX_PACK=0: narrow indices instead.
  *
  * MSD first (u64/i64 keys with values or narrow indices, 2^23 .. 2^24.58 and from 2^27 keys;
  * hybrid_kind says where it pays). The passes are bound by ranking as much as by memory (a pass
@@ -223,6 +241,7 @@ struct PlanInput {
     void *vals_out, *vals_alt;       /* narrow indices: vals_out is the caller's u64 array */
     int has_vals;
     int widen;                       /* narrow indices (see the top of the file) */
+    int pack;                        /* packed argsort: keys_alt holds n words (MODE_PACK) */
 };
 
 /* What the passes do, decided on the device by scan_kernel (see the top of the file). */
@@ -260,6 +279,10 @@ struct SweepArgs {
  * grouped by the digit at seg_shift ("buckets"), and the pass sorts within each bucket: key j
  * of digit d and bucket t goes to seg_off[t][d] + (digit-d keys before it in the input). */
 constexpr int MODE_PLAIN = 0, MODE_SCATTER = 1, MODE_SEGMENTED = 2;
+/* MODE_PACK: an argsort of 32-bit keys with u64 indices as 64-bit keys alone (K = u64, "Packed
+ * argsort" at the top of the file): a word holds the key's bits above its index; the digit
+ * comes from the key half. */
+constexpr int MODE_PACK = 3;
 constexpr int MULTI_MAX_DST = 8;
 struct MultiArgs {
     int ndst;                                   /* SCATTER: receive buffers */
@@ -363,16 +386,41 @@ __global__ void __launch_bounds__(THREADS, (min_blocks<VB>())) onesweep_kernel(S
         /* The integer-cost form recomputes the digit at the write, as integers do. */
         constexpr bool KEEP = KEEP_DIGIT && FORM != FORM_NO_NEG;
         const int nv = FULL ? TILE : tile_n;
+        auto digit_at = [&](K k) -> uint32_t {
+            if constexpr (MODE == MODE_PACK)
+                return radix_digit_form<FLOAT, FORM>((uint32_t)(k >> 32), (uint32_t)(mask >> 32),
+                                                     shift);
+            else
+                return radix_digit_form<FLOAT, FORM>(k, mask, shift);
+        };
 
         /* Load (warp-striped: warp w holds keys [w*32*KPT, (w+1)*32*KPT), lane l of item i key
          * w*32*KPT + 32i + l, so (warp, item, lane) order is input order: stable ranks). */
         const int warp_first = warp * 32 * KPT;
         const K *kin = ksrc + tile_first;
         K keys[KPT];
+        auto load = [&]() {
     #pragma unroll
-        for (int i = 0; i < KPT; i++) {
-            const int idx = warp_first + i * 32 + lane;
-            keys[i] = (FULL || idx < nv) ? ld_global(kin + idx) : (K)0;
+            for (int i = 0; i < KPT; i++) {
+                const int idx = warp_first + i * 32 + lane;
+                keys[i] = (FULL || idx < nv) ? ld_global(kin + idx) : (K)0;
+            }
+        };
+        if constexpr (MODE == MODE_PACK) {
+            if (!plan->vsrc[a.pass]) { /* the first pass (uniform): make the words */
+                const uint32_t *kin32 = (const uint32_t *)ksrc + tile_first;
+    #pragma unroll
+                for (int i = 0; i < KPT; i++) {
+                    const int idx = warp_first + i * 32 + lane;
+                    keys[i] = (FULL || idx < nv) ? (uint64_t)ld_global(kin32 + idx) << 32 |
+                                                       (uint32_t)(tile_first + idx)
+                                                 : (K)0;
+                }
+            } else {
+                load();
+            }
+        } else {
+            load();
         }
         auto valid = [&](int i) -> bool { return FULL || warp_first + i * 32 + lane < nv; };
         /* Digits are computed once and kept 4 to a register (the float transform and 64-bit
@@ -382,7 +430,7 @@ __global__ void __launch_bounds__(THREADS, (min_blocks<VB>())) onesweep_kernel(S
         uint32_t dpk[(KPT + 3) / 4];
     #pragma unroll
         for (int i = 0; i < KPT; i++) {
-            const uint32_t d = radix_digit_form<FLOAT, FORM>(keys[i], mask, shift);
+            const uint32_t d = digit_at(keys[i]);
             dpk[i / 4] = (i % 4) ? dpk[i / 4] | d << (8 * (i % 4)) : d;
         }
         auto digit_of = [&](int i) -> uint32_t { return (dpk[i / 4] >> (8 * (i % 4))) & 0xffu; };
@@ -517,7 +565,7 @@ __global__ void __launch_bounds__(THREADS, (min_blocks<VB>())) onesweep_kernel(S
                 const int j = tid + i * THREADS;
                 if (FULL || j < nv) {
                     const K k = s_keys[j];
-                    const uint32_t d = KEEP ? s_digit[j] : radix_digit_form<FLOAT, FORM>(k, mask, shift);
+                    const uint32_t d = KEEP ? s_digit[j] : digit_at(k);
                     long long o = s_delta[d] + j;
                     if (MODE == MODE_SEGMENTED && seg_tile >= RADIX_DIGITS) /* uniform branch */
                         o += __ldg(mu.seg_off + radix_digit<FLOAT>(k, mask, mu.seg_shift) * RADIX_DIGITS + d);
@@ -540,6 +588,9 @@ __global__ void __launch_bounds__(THREADS, (min_blocks<VB>())) onesweep_kernel(S
                             }
                         st_global(kd + (o - (long long)at), k);
                         if (VB) st_global(vd + (o - (long long)at), (W)s_vals[j]);
+                    } else if (MODE == MODE_PACK && WIDE) { /* the key half; the index, widened */
+                        st_global((uint32_t *)kout + o, (uint32_t)((uint64_t)k >> 32));
+                        st_global((uint64_t *)vout + o, (uint64_t)(uint32_t)k);
                     } else {
                         st_global(kout + o, k);
                         if (VB) st_global((W *)vout + o, (W)s_vals[j]);
@@ -547,7 +598,7 @@ __global__ void __launch_bounds__(THREADS, (min_blocks<VB>())) onesweep_kernel(S
                 }
             }
         };
-        if constexpr (WIDEN) {
+        if constexpr (WIDEN || MODE == MODE_PACK) {
             if (plan->wide_pass == a.pass) write(BoolC<true>()); /* uniform over the grid */
             else write(BoolC<false>());
         } else {
@@ -556,7 +607,7 @@ __global__ void __launch_bounds__(THREADS, (min_blocks<VB>())) onesweep_kernel(S
     };
     if (tile_n != TILE) {
         sweep(BoolC<false>(), IntC<FORM_ANY>());
-    } else if constexpr (FLOAT && MODE == MODE_PLAIN) {
+    } else if constexpr (FLOAT && (MODE == MODE_PLAIN || MODE == MODE_PACK)) {
         /* The form without the NaN test: doubles and floats alone (floats with values spill
          * with its body: bench/results/radix-2026-11-29e.md). */
         constexpr bool NO_NAN_FORM = sizeof(K) == 8 || VB == 0;
@@ -656,6 +707,33 @@ __device__ void make_plan(const int *trivial, int passes, const PlanInput &in, P
      * and copy at the end. */
     int E = 0;
     for (int p = 0; p < passes; p++) E += !trivial[p];
+    /* Packed argsort (never in place): executed pass e < E-1 writes words to keys_alt or to
+     * vals_out (the caller's u64 indices, as large), alternating so that the last reads
+     * keys_alt; the last writes keys_out and vals_out. vsrc marks the first (NULL: it reads the
+     * 32-bit keys). */
+    if (in.pack) {
+        const void *src = in.keys_in;
+        int e = 0;
+        for (int p = 0; p < passes; p++) {
+            plan->active[p] = !trivial[p];
+            if (trivial[p]) continue;
+            void *dst = e == E - 1 ? in.keys_out : ((E - 2 - e) & 1) ? in.vals_out : in.keys_alt;
+            plan->ksrc[p] = src;
+            plan->kdst[p] = dst;
+            plan->vsrc[p] = e == 0 ? NULL : src;
+            plan->vdst[p] = in.vals_out;
+            plan->wide_pass = p; /* the last executed, when the loop ends */
+            src = dst;
+            e++;
+        }
+        if (!E) plan->wide_pass = -1;
+        plan->executed = E;
+        plan->done = 0;
+        plan->float_form = FORM_ANY;
+        plan->in = in;
+        plan->copy_keys = plan->copy_vals = 0;
+        return;
+    }
     const bool kin_place = in.keys_in == in.keys_out;
     const bool vin_place = in.has_vals && in.vals_in == in.vals_out;
     const bool odd = E & 1;
@@ -1290,7 +1368,7 @@ static size_t align_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
  * 0/1 sweep/tile kernel, + 2 x SHAPE, + 8 for the WIDEN sweep kernel; 16 / 17 the sweeps of
  * the several-GPU sort (MODE_SCATTER / MODE_SEGMENTED, the latter also the MSD-first pass B);
  * 18 / 21 the bucket sort (21: WIDE), 19 the histogram's column layout, 20 / 22 the warp bucket
- * sort (22: WIDE). */
+ * sort (22: WIDE), 24 the packed argsort's sweeps. */
 template <typename K, bool FLOAT, int VB, int WHICH> struct SmemOnce {
     static unsigned long long devices;
 };
@@ -1646,6 +1724,7 @@ gpusort_status radix_sort(gpusort_ctx *ctx, const gpusort__sort_args *d)
     in.vals_out = VB ? d->values_out : NULL;
     in.has_vals = VB != 0;
     in.widen = WIDEN;
+    in.pack = 0;
     in.keys_alt = gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_KEYS, n * sizeof(K));
     if (!in.keys_alt) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
     in.vals_alt = NULL;
@@ -1728,12 +1807,81 @@ template <typename K, bool FLOAT> static bool narrow_indices(gpusort_ctx *ctx, c
            d->n > tile_of<K, FLOAT, 4>(ctx, d->n);
 }
 
+/* Packed argsort (the top of the file): the tile of its 64-bit words, and whether d takes it:
+ * an argsort of 32-bit keys with u64 indices past the small sizes (n <= 2^32), not in place,
+ * where the Hopper shape of 64-bit keys fits (test knob GPUSORT_TEST_RADIX_PACK=0: never). */
+constexpr int PACK_TILE = THREADS * Tune<uint64_t, false, 0, HOPPER>::KPT;
+template <typename K, bool FLOAT>
+static bool pack_applies(gpusort_ctx *ctx, const gpusort__sort_args *d)
+{
+    return sizeof(K) == 4 && gpusort__cuda_impl_of(ctx)->radix_pack &&
+           d->value_type == GPUSORT_TYPE_U64 && !d->values_in && d->n > SMALL_N &&
+           d->n <= UINT32_MAX && d->keys_in != d->keys_out && !use_compact<uint64_t, FLOAT, 0>(ctx);
+}
+
+/* The packed argsort's host side: the histograms of the 32-bit keys, the plan (make_plan's
+ * packed branch), the passes as 64-bit keys alone (MODE_PACK, the key's mask in the high half),
+ * finish_kernel for a sort with no pass (the narrow indices' one: u64 indices). Its words live
+ * in the values slot (n u64, the bound of any argsort with u64 indices). */
+template <typename K, bool FLOAT>
+gpusort_status radix_sort_packed(gpusort_ctx *ctx, const gpusort__sort_args *d)
+{
+    typedef uint64_t W;
+    constexpr int KPT = Tune<W, FLOAT, 0, HOPPER>::KPT;
+    static_assert(THREADS * KPT == PACK_TILE, "one tile for every key type");
+    constexpr int P = sizeof(K);
+    cudaStream_t st = gpusort__cuda_stream(ctx);
+    const size_t n = d->n;
+    const K mask = (K)radix_mask(d->key_type, d->order);
+    gpusort_status s;
+    const AuxLayout L = aux_layout(n, PACK_TILE, P);
+    char *aux = (char *)gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_AUX, L.aux_bytes);
+    if (!aux) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
+    unsigned long long *hist = (unsigned long long *)aux;
+    Plan *plan = (Plan *)(aux + L.off_plan);
+    uint64_t *bin_base = (uint64_t *)(aux + L.off_base);
+    PlanInput in;
+    in.keys_in = d->keys_in;
+    in.keys_out = d->keys_out;
+    in.vals_in = NULL;
+    in.vals_out = d->values_out;
+    in.vals_alt = NULL;
+    in.has_vals = 1;
+    in.widen = 1;
+    in.pack = 1;
+    in.keys_alt = gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_VALUES, n * sizeof(W));
+    if (!in.keys_alt) return GPUSORT_STATUS_OUT_OF_DEVICE_MEMORY;
+    if ((s = gpusort__cuda_check(ctx, cudaMemsetAsync(aux, 0, L.off_state + L.state_bytes, st),
+                                 "cudaMemsetAsync")) ||
+        (s = launch_hist<K, FLOAT>(ctx, st, (const K *)d->keys_in, n, mask, hist)))
+        return s;
+    const int pdl = gpusort__cuda_pdl(ctx);
+    launch_pdl(scan_kernel, 1, RADIX_DIGITS, 0, st, pdl, (const unsigned long long *)hist, P, n,
+               bin_base, in, plan, (Hybrid *)NULL, 0u,
+               FLOAT && gpusort__cuda_impl_of(ctx)->radix_float_form
+                   ? (int)((uint64_t)mask >> (8 * (P - 1))) & 0xff : -1);
+    if ((s = gpusort__cuda_check(ctx, cudaGetLastError(), "radix histogram"))) return s;
+    const size_t smem = sweep_smem<W, FLOAT>(KPT, 0);
+    auto kern = onesweep_kernel<W, FLOAT, 0, KPT, false, MODE_PACK>;
+    if ((s = allow_smem(ctx, (const void *)kern, smem, &SmemOnce<K, FLOAT, 0, 24>::devices)))
+        return s;
+    MultiArgs mu;
+    memset(&mu, 0, sizeof mu);
+    if ((s = launch_sweeps(ctx, kern, smem, st, pdl, pdl, L, aux, plan, (uint64_t)mask << 32, n,
+                           PACK_TILE, 0, P, 0, 0, mu)))
+        return s;
+    launch_pdl(finish_kernel<K, 4>, finish_blocks(ctx, n), 256, 0, st, pdl, (const Plan *)plan, n);
+    return gpusort__cuda_check(ctx, cudaGetLastError(), "radix finish_kernel");
+}
+
 template <typename K, bool FLOAT>
 gpusort_status radix_sort_values(gpusort_ctx *ctx, const gpusort__sort_args *d)
 {
     switch (d->value_type) {
     case GPUSORT_TYPE_U32: return radix_sort_shape<K, FLOAT, 4>(ctx, d);
     case GPUSORT_TYPE_U64:
+        if constexpr (sizeof(K) == 4)
+            if (pack_applies<K, FLOAT>(ctx, d)) return radix_sort_packed<K, FLOAT>(ctx, d);
         if (narrow_indices<K, FLOAT>(ctx, d)) return radix_sort_shape<K, FLOAT, 4, true>(ctx, d);
         return radix_sort_shape<K, FLOAT, 8>(ctx, d);
     default: return radix_sort_shape<K, FLOAT, 0>(ctx, d);
@@ -1765,7 +1913,11 @@ template <typename K, bool FLOAT> static size_t aux_bytes_of_sort(gpusort_ctx *c
     case GPUSORT_TYPE_U64: {
         const size_t wide = aux_bytes_of<K, FLOAT, 8>(ctx, d->n);
         const size_t narrow = d->values_in ? 0 : aux_bytes_of<K, FLOAT, 4>(ctx, d->n);
-        return wide > narrow ? wide : narrow;
+        /* packed argsort: its own tile (any n past one tile bounds it, as above) */
+        const size_t packed = d->values_in || sizeof(K) != 4 || d->n <= (size_t)PACK_TILE
+                                  ? 0 : aux_layout(d->n, PACK_TILE, sizeof(K)).aux_bytes;
+        const size_t m = wide > narrow ? wide : narrow;
+        return m > packed ? m : packed;
     }
     default: return aux_bytes_of<K, FLOAT, 0>(ctx, d->n);
     }
@@ -1916,6 +2068,7 @@ template <typename K, bool FLOAT, int VB> struct Multi {
         in.vals_out = VB ? d->values_out : NULL;
         in.has_vals = VB != 0;
         in.widen = 0;
+        in.pack = 0;
         in.keys_alt = gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_KEYS, n * sizeof(K));
         in.vals_alt = VB ? gpusort__cuda_scratch(ctx, GPUSORT_CUDA_SCRATCH_VALUES, n * sizeof(V))
                          : NULL;
