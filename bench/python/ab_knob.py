@@ -18,20 +18,7 @@ import argparse, os, statistics
 import torch
 import gpusort
 from gpusort import _core
-
-
-def median_events(fn, runs):
-    fn()
-    torch.cuda.synchronize()
-    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    t = []
-    for _ in range(runs):
-        s.record()
-        fn()
-        e.record()
-        e.synchronize()
-        t.append(s.elapsed_time(e))
-    return statistics.median(t)
+from bench_py import median_events, torch_sort_matches   # bench_py.py, beside this file
 
 
 def main():
@@ -55,14 +42,10 @@ def main():
             os.environ[a.knob] = v
             _core.trim(True)
             for typ, x in data.items():
-                if v not in checked:
-                    gv, gi = gpusort.sort(x, return_indices=True)
-                    tv, ti = torch.sort(x, stable=True)
-                    if not (torch.equal(gv, tv) and torch.equal(gi, ti)):
-                        print(f"MISMATCH: {a.knob}={v} {typ}")
-                    del gv, gi, tv, ti
-                peer = median_events(lambda: torch.sort(x, stable=True), a.runs)
-                ours = median_events(lambda: gpusort.sort(x, return_indices=True), a.runs)
+                if v not in checked and not torch_sort_matches(torch, x):
+                    print(f"MISMATCH: {a.knob}={v} {typ}")
+                peer = median_events(torch, lambda: torch.sort(x, stable=True), a.runs)
+                ours = median_events(torch, lambda: gpusort.sort(x, return_indices=True), a.runs)
                 res[(v, typ)].append((peer, ours))
                 print(f"round {r} {a.knob}={v} {typ:8s} torch {peer * 1e3:7.1f} us  gpusort "
                       f"{ours * 1e3:7.1f} us  {peer / ours:.3f}x", flush=True)

@@ -43,6 +43,13 @@ def median_events(torch, fn, runs):
     return statistics.median(t)
 
 
+def torch_sort_matches(torch, x):
+    """gpusort.sort(x, return_indices=True) equals torch.sort(x, stable=True), bit for bit."""
+    gv, gi = gpusort.sort(x, return_indices=True)
+    tv, ti = torch.sort(x, stable=True)
+    return torch.equal(gv, tv) and torch.equal(gi, ti)
+
+
 def median_wall(fn, runs, sync=lambda: None):
     fn()
     sync()
@@ -89,11 +96,8 @@ def main():
             else:
                 x = torch.randint(torch.iinfo(dt).min, torch.iinfo(dt).max, (n,), device="cuda",
                                   dtype=dt)
-            gv, gi = gpusort.sort(x, return_indices=True)
-            tv, ti = torch.sort(x, stable=True)
-            if not (torch.equal(gv, tv) and torch.equal(gi, ti)):
+            if not torch_sort_matches(torch, x):
                 print(f"MISMATCH: torch {typ} 2^{log2n}: gpusort differs from torch.sort")
-            del gv, gi, tv, ti
             peer = median_events(torch, lambda: torch.sort(x, stable=True), a.runs)
             ours = median_events(torch, lambda: gpusort.sort(x, return_indices=True), a.runs)
             row("torch", typ, log2n, peer, ours, 1.5)
@@ -124,9 +128,7 @@ def main():
 
     # The same for torch with indices (three tensors a call: values, indices, scratch).
     t = torch.from_dlpack(c)
-    gv, gi = gpusort.sort(t, return_indices=True)
-    tv, ti = torch.sort(t, stable=True)
-    if not (torch.equal(gv, tv) and torch.equal(gi, ti)):
+    if not torch_sort_matches(torch, t):
         print("MISMATCH: torch int32 2^10")
     tsync = torch.cuda.synchronize
 
