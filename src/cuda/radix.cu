@@ -90,10 +90,10 @@
  * its u32 index, with the 64-bit keys-only kernels (MODE_PACK): the same 16 bytes per key and
  * pass as narrow indices, but one array of 8-byte items instead of two of 4-byte ones, and a
  * 64-bit keys-only pass runs faster than a u32/u32 pairs pass of the same bytes (one load, one
- * exchange through shared memory and one store per item instead of two each): argsort f32
- * 2^24 0.550 -> 0.467 ms, i32 0.553 -> 0.518 ms (bench/results/radix-2026-11-29g.md). The
- * digit is the 32-bit key's (radix_digit_form of the high half), so floats keep their forms
- * and their bits (NaN payloads, -0.0); the histograms are the 32-bit keys'. The first executed
+ * exchange through shared memory and one store per item instead of two each; measured in
+ * bench/results/radix-2026-11-29g.md). The digit is the 32-bit key's (radix_digit_form of the
+ * high half), so floats keep their forms and their bits (NaN payloads, -0.0); the histograms
+ * are the 32-bit keys'. The first executed
  * pass (vsrc NULL in the plan) reads the 32-bit keys and makes the words, the last
  * (Plan::wide_pass) stores the key halves to the output keys and the indices as u64. The words
  * ping-pong between n*8 bytes of slot VALUES and the caller's u64 index array, the last pass
